@@ -1,0 +1,35 @@
+import { defineConfig } from 'vitest/config';
+
+// Three kinds of test, one command: unit (in-process, real SQLite files), integration (the built
+// service and MCP servers as child processes), e2e (the built app in Debian's Chromium).
+export default defineConfig({
+	test: {
+		projects: [
+			{
+				test: {
+					name: 'unit',
+					include: ['test/unit/**/*.test.ts'],
+					testTimeout: 30_000
+				}
+			},
+			{
+				test: {
+					name: 'integration',
+					include: ['test/integration/**/*.test.ts'],
+					testTimeout: 120_000,
+					hookTimeout: 120_000,
+					fileParallelism: false
+				}
+			},
+			{
+				test: {
+					name: 'e2e',
+					include: ['test/e2e/**/*.test.ts'],
+					testTimeout: 120_000,
+					hookTimeout: 120_000,
+					fileParallelism: false
+				}
+			}
+		]
+	}
+});
