@@ -1,0 +1,62 @@
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+
+export type ToolCallDto = { id?: string; name: string; args: Record<string, unknown> };
+
+export type MessageDto = {
+	id: string;
+	role: 'user' | 'assistant' | 'tool';
+	content: string;
+	reasoning?: string;
+	toolCalls?: ToolCallDto[];
+	name?: string;
+	toolCallId?: string;
+	status?: 'success' | 'error';
+};
+
+/** Flattens string or multi-part content to its text. */
+export function messageText(content: BaseMessage['content']): string {
+	if (typeof content === 'string') return content;
+	return content
+		.map((part) => (typeof part === 'string' ? part : part.type === 'text' ? String(part.text) : ''))
+		.join('');
+}
+
+export function reasoningOf(message: BaseMessage): string {
+	const value = message.additional_kwargs?.reasoning_content;
+	return typeof value === 'string' ? value : '';
+}
+
+/** Projects a LangChain message to the API's shape; system and other kinds are not shown. */
+export function toMessageDto(message: BaseMessage): MessageDto | null {
+	const id = message.id ?? '';
+	const content = messageText(message.content);
+	if (HumanMessage.isInstance(message)) return { id, role: 'user', content };
+	if (AIMessage.isInstance(message)) {
+		const reasoning = reasoningOf(message);
+		const calls = message.tool_calls ?? [];
+		return {
+			id,
+			role: 'assistant',
+			content,
+			...(reasoning ? { reasoning } : {}),
+			...(calls.length
+				? { toolCalls: calls.map((c) => ({ id: c.id, name: c.name, args: c.args })) }
+				: {})
+		};
+	}
+	if (ToolMessage.isInstance(message)) {
+		return {
+			id,
+			role: 'tool',
+			content,
+			...(message.name ? { name: message.name } : {}),
+			toolCallId: message.tool_call_id,
+			status: message.status === 'error' ? 'error' : 'success'
+		};
+	}
+	return null;
+}
+
+export function toMessageDtos(messages: readonly BaseMessage[]): MessageDto[] {
+	return messages.flatMap((m) => toMessageDto(m) ?? []);
+}

@@ -1,0 +1,48 @@
+import type { BaseMessage } from '@langchain/core/messages';
+import type { AgentGraph } from './agent-graph';
+import { toMessageDto, toMessageDtos, type MessageDto } from './messages';
+
+export type ThreadState = { messages: MessageDto[]; next: string[] };
+
+export type CheckpointSummary = {
+	checkpoint_id: string;
+	created_at: string | null;
+	step: number | null;
+	source: string | null;
+	next: string[];
+	message_count: number;
+	last_message: MessageDto | null;
+};
+
+const threadConfig = (threadId: string) => ({ configurable: { thread_id: threadId } });
+
+/** Reads threads from their checkpoints; never calls the model or a tool. */
+export class ThreadReader {
+	constructor(private readonly graph: AgentGraph) {}
+
+	async state(threadId: string): Promise<ThreadState> {
+		const snapshot = await this.graph.getState(threadConfig(threadId));
+		const messages = (snapshot.values as { messages?: BaseMessage[] }).messages ?? [];
+		return { messages: toMessageDtos(messages), next: [...snapshot.next] };
+	}
+
+	/** Every checkpoint of the thread, oldest first. */
+	async *history(threadId: string): AsyncGenerator<CheckpointSummary> {
+		const newestFirst = [];
+		for await (const snapshot of this.graph.getStateHistory(threadConfig(threadId))) newestFirst.push(snapshot);
+		for (const snapshot of newestFirst.reverse()) {
+			const messages = (snapshot.values as { messages?: BaseMessage[] }).messages ?? [];
+			const dtos = toMessageDtos(messages);
+			const metadata = snapshot.metadata as { step?: number; source?: string } | undefined;
+			yield {
+				checkpoint_id: String(snapshot.config.configurable?.checkpoint_id ?? ''),
+				created_at: snapshot.createdAt ?? null,
+				step: metadata?.step ?? null,
+				source: metadata?.source ?? null,
+				next: [...snapshot.next],
+				message_count: dtos.length,
+				last_message: messages.length ? toMessageDto(messages.at(-1)!) : null
+			};
+		}
+	}
+}

@@ -1,0 +1,102 @@
+import type Database from 'better-sqlite3';
+
+export type RunStatus = 'running' | 'interrupted' | 'completed' | 'failed' | 'cancelled';
+
+export type ConversationSummary = {
+	id: string;
+	title: string;
+	createdAt: string;
+	updatedAt: string;
+	messageCount: number;
+	status: RunStatus | null;
+	error?: { code: string; message: string };
+};
+
+type SummaryRow = {
+	id: string;
+	title: string;
+	created_at: string;
+	updated_at: string;
+	message_count: number;
+	status: RunStatus | null;
+	error_code: string | null;
+	error_message: string | null;
+};
+
+const SUMMARY_SELECT = `
+	SELECT c.id, c.title, c.created_at, c.updated_at, c.message_count,
+		r.status, r.error_code, r.error_message
+	FROM conversations c
+	LEFT JOIN runs r ON r.rowid = (
+		SELECT rowid FROM runs WHERE conversation_id = c.id ORDER BY started_at DESC, rowid DESC LIMIT 1
+	)`;
+
+function toSummary(row: SummaryRow): ConversationSummary {
+	return {
+		id: row.id,
+		title: row.title,
+		createdAt: row.created_at,
+		updatedAt: row.updated_at,
+		messageCount: row.message_count,
+		status: row.status,
+		...(row.error_code ? { error: { code: row.error_code, message: row.error_message ?? '' } } : {})
+	};
+}
+
+const TITLE_MAX = 50;
+
+export function titleFromMessage(message: string): string {
+	const firstLine = message.trim().split('\n', 1)[0]!.trim();
+	if (!firstLine) return 'New Conversation';
+	return firstLine.length > TITLE_MAX ? `${firstLine.slice(0, TITLE_MAX)}...` : firstLine;
+}
+
+/** Conversation rows: the sidebar's view of each thread. Messages live in the checkpoints. */
+export class ConversationStore {
+	private readonly byId;
+	private readonly all;
+	private readonly insert;
+	private readonly remove;
+	private readonly count;
+
+	constructor(private readonly db: Database.Database) {
+		this.byId = db.prepare<[string], SummaryRow>(`${SUMMARY_SELECT} WHERE c.id = ?`);
+		this.all = db.prepare<[], SummaryRow>(`${SUMMARY_SELECT} ORDER BY c.updated_at DESC, c.rowid DESC`);
+		this.insert = db.prepare(
+			'INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)'
+		);
+		this.remove = db.prepare('DELETE FROM conversations WHERE id = ?');
+		this.count = db.prepare('UPDATE conversations SET message_count = ? WHERE id = ?');
+	}
+
+	get(id: string): ConversationSummary | undefined {
+		const row = this.byId.get(id);
+		return row && toSummary(row);
+	}
+
+	exists(id: string): boolean {
+		return this.byId.get(id) !== undefined;
+	}
+
+	list(): ConversationSummary[] {
+		return this.all.all().map(toSummary);
+	}
+
+	/** Inserts the row; callers wrap it in the transaction that also claims the first run. */
+	create(id: string, firstMessage: string, now: string): void {
+		this.insert.run(id, titleFromMessage(firstMessage), now, now);
+	}
+
+	/** Removes the conversation and, by cascade, its runs. */
+	delete(id: string): boolean {
+		return this.remove.run(id).changes > 0;
+	}
+
+	setMessageCount(id: string, messageCount: number): void {
+		this.count.run(messageCount, id);
+	}
+
+	transaction<T>(fn: () => T): T {
+		return this.db.transaction(fn)();
+	}
+}

@@ -1,0 +1,39 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Append-only: a shipped migration is never edited, only followed by a new one, so every database
+ * converges on the same schema. `PRAGMA user_version` holds how many have been applied.
+ */
+const MIGRATIONS: readonly string[] = [
+	`CREATE TABLE conversations (
+		id TEXT PRIMARY KEY,
+		title TEXT NOT NULL,
+		created_at TEXT NOT NULL,
+		updated_at TEXT NOT NULL,
+		message_count INTEGER NOT NULL DEFAULT 0
+	);
+	CREATE TABLE runs (
+		id TEXT PRIMARY KEY,
+		conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+		status TEXT NOT NULL CHECK (status IN ('running', 'interrupted', 'completed', 'failed', 'cancelled')),
+		error_code TEXT,
+		error_message TEXT,
+		started_at TEXT NOT NULL,
+		finished_at TEXT
+	);
+	CREATE INDEX runs_by_conversation ON runs(conversation_id, started_at);
+	-- One active run per conversation, enforced where two processes or two requests cannot race it.
+	CREATE UNIQUE INDEX one_running_run ON runs(conversation_id) WHERE status = 'running';
+	CREATE INDEX conversations_by_update ON conversations(updated_at);`
+];
+
+export function migrate(db: Database.Database): number {
+	const applied = db.pragma('user_version', { simple: true }) as number;
+	for (let i = applied; i < MIGRATIONS.length; i++) {
+		db.transaction(() => {
+			db.exec(MIGRATIONS[i]!);
+			db.pragma(`user_version = ${i + 1}`);
+		})();
+	}
+	return MIGRATIONS.length - applied;
+}

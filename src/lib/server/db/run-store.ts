@@ -1,0 +1,126 @@
+import type Database from 'better-sqlite3';
+import type { RunStatus } from './conversation-store';
+
+export type RunRecord = {
+	id: string;
+	status: RunStatus;
+	error: { code: string; message: string } | null;
+	startedAt: string;
+	finishedAt: string | null;
+};
+
+export type RunOutcome = {
+	status: Exclude<RunStatus, 'running'>;
+	error?: { code: string; message: string };
+	messageCount: number;
+};
+
+type RunRow = {
+	id: string;
+	status: RunStatus;
+	error_code: string | null;
+	error_message: string | null;
+	started_at: string;
+	finished_at: string | null;
+};
+
+/**
+ * The run ledger. A run is claimed by inserting its `running` row; the partial unique index
+ * `one_running_run` makes a second claim on the same conversation fail, whoever tries it.
+ */
+export class RunStore {
+	private readonly insert;
+	private readonly touch;
+	private readonly finishRow;
+	private readonly finishTouch;
+	private readonly release;
+	private readonly byConversation;
+	private readonly running;
+	private readonly interrupt;
+
+	constructor(private readonly db: Database.Database) {
+		this.insert = db.prepare(
+			"INSERT INTO runs (id, conversation_id, status, started_at) VALUES (?, ?, 'running', ?)"
+		);
+		this.touch = db.prepare('UPDATE conversations SET updated_at = ? WHERE id = ?');
+		this.finishRow = db.prepare(
+			`UPDATE runs SET status = ?, error_code = ?, error_message = ?, finished_at = ?
+			 WHERE id = ? AND status = 'running'`
+		);
+		this.finishTouch = db.prepare(
+			`UPDATE conversations SET updated_at = ?, message_count = ?
+			 WHERE id = (SELECT conversation_id FROM runs WHERE id = ?)`
+		);
+		this.release = db.prepare("DELETE FROM runs WHERE id = ? AND status = 'running'");
+		this.byConversation = db.prepare<[string], RunRow>(
+			'SELECT * FROM runs WHERE conversation_id = ? ORDER BY started_at DESC, rowid DESC'
+		);
+		this.running = db.prepare<[string], { id: string }>(
+			"SELECT id FROM runs WHERE conversation_id = ? AND status = 'running'"
+		);
+		this.interrupt = db.prepare<[string, string, string], { conversation_id: string }>(
+			`UPDATE runs SET status = 'interrupted', error_code = ?, error_message = ?, finished_at = ?
+			 WHERE status = 'running' RETURNING conversation_id`
+		);
+	}
+
+	/** Claims the conversation for a new run. Returns false when another run holds it. */
+	claim(conversationId: string, runId: string, now: string): boolean {
+		try {
+			this.db.transaction(() => {
+				this.insert.run(runId, conversationId, now);
+				this.touch.run(now, conversationId);
+			})();
+			return true;
+		} catch (e) {
+			if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return false;
+			throw e;
+		}
+	}
+
+	/** Undoes a claim that turned out to have nothing to run; a started run is never released. */
+	releaseClaim(runId: string): void {
+		this.release.run(runId);
+	}
+
+	/**
+	 * Records the run's outcome and the conversation's message count in one transaction. Only a
+	 * `running` row changes, so of two racing outcomes exactly one is kept; returns whether this was it.
+	 */
+	finish(runId: string, outcome: RunOutcome, now: string): boolean {
+		return this.db.transaction(() => {
+			const changed = this.finishRow.run(
+				outcome.status,
+				outcome.error?.code ?? null,
+				outcome.error?.message ?? null,
+				now,
+				runId
+			).changes;
+			if (changed) this.finishTouch.run(now, outcome.messageCount, runId);
+			return changed > 0;
+		})();
+	}
+
+	hasRunning(conversationId: string): boolean {
+		return this.running.get(conversationId) !== undefined;
+	}
+
+	list(conversationId: string): RunRecord[] {
+		return this.byConversation.all(conversationId).map((row) => ({
+			id: row.id,
+			status: row.status,
+			error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
+			startedAt: row.started_at,
+			finishedAt: row.finished_at
+		}));
+	}
+
+	/**
+	 * Start-up recovery: a run still `running` when the process starts was owned by a process that
+	 * died. Returns the conversations touched so their message counts can be recomputed.
+	 */
+	interruptAll(cause: { code: string; message: string }, now: string): string[] {
+		const rows = this.interrupt.all(cause.code, cause.message, now);
+		return [...new Set(rows.map((r) => r.conversation_id))];
+	}
+}

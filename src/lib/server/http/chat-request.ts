@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { SophosError } from '../errors';
+import type { StartRequest } from '../runs/run-service';
+import { parseUuid } from './uuid';
+
+export const ChatRequestSchema = z.strictObject({
+	message: z.string().optional(),
+	conversation: z.string().nullable().optional(),
+	resume: z.boolean().optional()
+});
+
+/** POST /api/chat's body, checked in the reference's order, as a typed start request. */
+export function parseChatRequest(body: unknown, maxMessageChars: number): StartRequest {
+	if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+		throw new SophosError('BAD_REQUEST', 'Request body must be a JSON object');
+	}
+	const parsed = ChatRequestSchema.safeParse(body);
+	if (!parsed.success) {
+		const issue = parsed.error.issues[0]!;
+		const field = issue.path.join('.') || (issue as { keys?: string[] }).keys?.join(', ') || 'body';
+		throw new SophosError('BAD_REQUEST', `Invalid field "${field}": ${issue.message}`);
+	}
+	const { message = '', conversation, resume } = parsed.data;
+	const text = message.trim();
+	if (!resume && !text) throw new SophosError('BAD_REQUEST', 'Message is required');
+	if (text.length > maxMessageChars) {
+		throw new SophosError('MESSAGE_TOO_LARGE', `Message must be at most ${maxMessageChars} characters`);
+	}
+	if (conversation === undefined || conversation === null) {
+		if (resume) throw new SophosError('BAD_REQUEST', 'A conversation is required to resume');
+		return { kind: 'message', conversation: null, message: text };
+	}
+	const id = parseUuid(conversation);
+	if (!id) throw new SophosError('BAD_REQUEST', 'Invalid Conversation ID');
+	return resume ? { kind: 'resume', conversation: id } : { kind: 'message', conversation: id, message: text };
+}

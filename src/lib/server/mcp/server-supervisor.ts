@@ -1,0 +1,123 @@
+import { MultiServerMCPClient } from '@langchain/mcp-adapters';
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import { isStdio, type McpServerConfig } from './mcp-config';
+
+export type ServerState = 'starting' | 'up' | 'down' | 'closed';
+
+export type ServerStatus = {
+	name: string;
+	state: ServerState;
+	tools: number;
+	restarts: number;
+	error?: string;
+};
+
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 30_000;
+
+/**
+ * Owns one MCP server connection: starts it, notices when it dies (the transport closes), and
+ * starts it again on its next use, waiting longer after each failure in a row so a server that
+ * crashes at start does not get respawned on every model step.
+ */
+export class ServerSupervisor {
+	private state: ServerState = 'down';
+	private client: MultiServerMCPClient | null = null;
+	private tools: StructuredToolInterface[] = [];
+	private starting: Promise<void> | null = null;
+	private failures = 0;
+	private retryAt = 0;
+	private restarts = 0;
+	private lastError: string | undefined;
+	private everUp = false;
+
+	constructor(
+		readonly name: string,
+		private readonly config: McpServerConfig,
+		private readonly log: (line: string) => void = console.log
+	) {}
+
+	status(): ServerStatus {
+		return {
+			name: this.name,
+			state: this.state,
+			tools: this.state === 'up' ? this.tools.length : 0,
+			restarts: this.restarts,
+			...(this.lastError && this.state !== 'up' ? { error: this.lastError } : {})
+		};
+	}
+
+	/** The server's tools, starting it first if it is down and its backoff has passed; [] if it cannot. */
+	async currentTools(now = Date.now()): Promise<StructuredToolInterface[]> {
+		if (this.state === 'closed') return [];
+		if (this.state !== 'up' && !this.starting && now >= this.retryAt) this.starting = this.start();
+		if (this.starting) await this.starting;
+		return this.state === 'up' ? this.tools : [];
+	}
+
+	/** Called when a tool call found the connection gone; the next use starts the server again. */
+	markDown(reason: string): void {
+		if (this.state !== 'up') return;
+		this.state = 'down';
+		this.lastError = reason;
+		this.log(`MCP: server "${this.name}" is down (${reason}); it will be restarted on its next use`);
+		const client = this.client;
+		this.client = null;
+		void client?.close().catch(() => {});
+	}
+
+	async close(): Promise<void> {
+		this.state = 'closed';
+		await this.starting?.catch(() => {});
+		const client = this.client;
+		this.client = null;
+		await client?.close().catch(() => {});
+	}
+
+	private async start(): Promise<void> {
+		this.state = 'starting';
+		if (this.everUp) this.restarts++;
+		const client = new MultiServerMCPClient({
+			mcpServers: { [this.name]: this.connection() },
+			prefixToolNameWithServerName: true,
+			onConnectionError: 'throw'
+		});
+		try {
+			const tools = await client.getTools();
+			const sdk = await client.getClient(this.name);
+			if (this.isClosed()) {
+				await client.close();
+				return;
+			}
+			if (sdk) sdk.onclose = () => this.client === client && this.markDown('the connection closed');
+			this.client = client;
+			this.tools = tools;
+			this.state = 'up';
+			this.everUp = true;
+			this.failures = 0;
+			this.retryAt = 0;
+			this.log(`MCP: connected to "${this.name}" (${tools.length} tools)`);
+		} catch (e) {
+			await client.close().catch(() => {});
+			this.failures++;
+			this.lastError = e instanceof Error ? e.message : String(e);
+			this.retryAt = Date.now() + Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (this.failures - 1));
+			if (!this.isClosed()) this.state = 'down';
+			this.log(`MCP: server "${this.name}" failed to start: ${this.lastError}`);
+		} finally {
+			this.starting = null;
+		}
+	}
+
+	/** Read through a method: `close()` may have run while `start()` awaited. */
+	private isClosed(): boolean {
+		return this.state === 'closed';
+	}
+
+	private connection() {
+		const c = this.config;
+		return isStdio(c)
+			? { transport: 'stdio' as const, command: c.command, args: c.args, env: c.env, cwd: c.cwd }
+			: { transport: c.type ?? c.transport ?? ('http' as const), url: c.url, headers: c.headers };
+	}
+}

@@ -1,0 +1,71 @@
+import type Database from 'better-sqlite3';
+import type { ServerStatus } from './mcp/server-supervisor';
+
+export type Check = { status: 'ok' | 'error' | 'starting'; message?: string };
+
+export type Readiness = {
+	status: 'ok' | 'error';
+	message?: string;
+	checks: { database: Check; model: Check; mcp: Record<string, Check & { tools: number }> };
+};
+
+const TAGS_TIMEOUT_MS = 3000;
+
+/** Exact match: "qwen3" is served by "qwen3" or "qwen3:latest", never by "qwen3-coder". */
+export function modelIsListed(names: string[], model: string): boolean {
+	return names.some((n) => n === model || (!model.includes(':') && n === `${model}:latest`));
+}
+
+async function checkModel(host: string, model: string): Promise<Check> {
+	try {
+		const res = await fetch(new URL('/api/tags', host), { signal: AbortSignal.timeout(TAGS_TIMEOUT_MS) });
+		if (!res.ok) return { status: 'error', message: `Ollama at ${host} answered ${res.status}` };
+		const body = (await res.json()) as { models?: { name?: string; model?: string }[] };
+		const names = (body.models ?? []).flatMap((m) => [m.name, m.model].filter((n): n is string => !!n));
+		return modelIsListed(names, model)
+			? { status: 'ok' }
+			: { status: 'error', message: `Model "${model}" is not pulled on ${host}: run \`ollama pull ${model}\`` };
+	} catch {
+		return { status: 'error', message: `Ollama is not reachable at ${host}: start it with \`ollama serve\`` };
+	}
+}
+
+function checkDatabase(db: Database.Database): Check {
+	try {
+		db.prepare('SELECT 1').get();
+		return { status: 'ok' };
+	} catch (e) {
+		return { status: 'error', message: `Database: ${(e as Error).message}` };
+	}
+}
+
+/** Database, model and each MCP server, separately; `error` names everything that is not up. */
+export async function checkReadiness(parts: {
+	db: Database.Database;
+	ollamaHost: string;
+	model: string;
+	mcp: ServerStatus[];
+}): Promise<Readiness> {
+	const database = checkDatabase(parts.db);
+	const model = await checkModel(parts.ollamaHost, parts.model);
+	const mcp = Object.fromEntries(
+		parts.mcp.map((s): [string, Check & { tools: number }] => [
+			s.name,
+			{
+				status: s.state === 'up' ? 'ok' : s.state === 'starting' ? 'starting' : 'error',
+				tools: s.tools,
+				...(s.state !== 'up' ? { message: s.error ?? `MCP server "${s.name}" is ${s.state}` } : {})
+			}
+		])
+	);
+	const down = [
+		...(database.status !== 'ok' ? [database.message!] : []),
+		...(model.status !== 'ok' ? [model.message!] : []),
+		...Object.entries(mcp).flatMap(([name, c]) => (c.status === 'ok' ? [] : [`MCP server "${name}" is ${c.status}`]))
+	];
+	return {
+		status: down.length ? 'error' : 'ok',
+		...(down.length ? { message: down.join('; ') } : {}),
+		checks: { database, model, mcp }
+	};
+}

@@ -1,0 +1,100 @@
+import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
+import { agentEvents, type AgentEvent } from '../agent/agent-events';
+import type { AgentGraph } from '../agent/agent-graph';
+import { classifyRunError } from '../agent/model-errors';
+import type { ThreadReader } from '../agent/thread-reader';
+import type { RunStore, RunOutcome } from '../db/run-store';
+import type { RunEvent } from '../stream/run-events';
+import type { ActiveRun, RunInput } from './active-run';
+
+export type ExecutorParts = {
+	graph: AgentGraph;
+	threads: ThreadReader;
+	runs: RunStore;
+	recursionLimit: number;
+	/** Servers whose tools this run will not have, announced as a `warning` event. */
+	unavailableServers: () => string[];
+	now: () => string;
+	log: (line: string, error?: unknown) => void;
+};
+
+function toRunEvent(e: AgentEvent): RunEvent {
+	switch (e.type) {
+		case 'token':
+			return { event: 'token', data: e.text };
+		case 'reasoning':
+			return { event: 'reasoning', data: e.text };
+		case 'trace':
+			return { event: 'trace', data: e.note };
+	}
+}
+
+async function streamRun(run: ActiveRun, input: RunInput, parts: ExecutorParts): Promise<void> {
+	const down = parts.unavailableServers();
+	if (down.length) {
+		run.log.publish({
+			event: 'warning',
+			data: {
+				code: 'TOOLS_UNAVAILABLE',
+				message: `Running without the tools of: ${down.join(', ')} (see /api/readyz).`,
+				servers: down
+			}
+		});
+	}
+	const graphInput = input.kind === 'message' ? { messages: [new HumanMessage(input.message)] } : null;
+	const stream = (await parts.graph.stream(graphInput, {
+		configurable: { thread_id: run.conversationId },
+		streamMode: 'messages',
+		durability: 'sync',
+		recursionLimit: parts.recursionLimit,
+		signal: run.signal
+	})) as unknown as AsyncIterable<[BaseMessage, Record<string, unknown>]>;
+	for await (const event of agentEvents(stream)) run.log.publish(toRunEvent(event));
+}
+
+function outcomeOf(run: ActiveRun, error: unknown): Omit<RunOutcome, 'messageCount'> {
+	if (error === undefined) return { status: 'completed' };
+	if (run.stopReason === 'shutdown') {
+		return {
+			status: 'interrupted',
+			error: { code: 'SHUTDOWN', message: 'The service shut down during this run; resume it to continue.' }
+		};
+	}
+	const e = classifyRunError(error);
+	return { status: 'failed', error: { code: e.code, message: e.message } };
+}
+
+/**
+ * Executes one run to its end. The one place a run's outcome is written: persisted first, then
+ * announced by exactly one terminal event, then the run leaves the registry.
+ */
+export async function executeRun(run: ActiveRun, input: RunInput, parts: ExecutorParts): Promise<void> {
+	let failure: unknown;
+	try {
+		await streamRun(run, input, parts);
+	} catch (e) {
+		failure = e ?? new Error('unknown failure');
+		if (!run.stopReason) parts.log(`Run ${run.id} failed`, e);
+	}
+	const outcome = outcomeOf(run, failure);
+	let recorded = false;
+	try {
+		const { messages } = await parts.threads.state(run.conversationId);
+		recorded = parts.runs.finish(run.id, { ...outcome, messageCount: messages.length }, parts.now());
+	} catch (e) {
+		parts.log(`Run ${run.id}: recording its outcome failed`, e);
+	}
+	const ids = { conversation: run.conversationId, run: run.id };
+	if (!recorded) {
+		run.log.publish({
+			event: 'chat-error',
+			data: { code: 'OUTCOME_NOT_RECORDED', message: 'The run ended but its outcome could not be recorded.', ...ids }
+		});
+	} else if (outcome.status === 'failed' && outcome.error) {
+		const code = outcome.error.code as Extract<RunEvent, { event: 'chat-error' }>['data']['code'];
+		run.log.publish({ event: 'chat-error', data: { code, message: outcome.error.message, ...ids } });
+	} else {
+		const cause = outcome.error?.code as Extract<RunEvent, { event: 'end' }>['data']['cause'];
+		run.log.publish({ event: 'end', data: { ...ids, status: outcome.status, ...(cause ? { cause } : {}) } });
+	}
+}

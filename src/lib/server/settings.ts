@@ -1,0 +1,72 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Every setting the service reads from its environment, parsed once at start.
+ * An empty string counts as unset, so `FOO=` in an env file falls back to the default.
+ */
+const boolean = z
+	.string()
+	.transform((v) => v.toLowerCase())
+	.pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no']))
+	.transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const list = z
+	.string()
+	.transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+
+export const SettingsSchema = z.object({
+	OLLAMA_HOST: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:11434'),
+	OLLAMA_MODEL: z.string().trim().min(1).default('qwen3'),
+	OLLAMA_THINK: boolean.default(false),
+	CONFIG_DIR: z.string().default('config'),
+	DATABASE_PATH: z.string().default('data/sophos.db'),
+	MEMORY_FILE_PATH: z.string().default('data/memory.jsonl'),
+	AGENT_RECURSION_LIMIT: integer(1, 10_000).default(25),
+	HOST: z.string().default('127.0.0.1'),
+	PORT: integer(0, 65_535).default(3000),
+	SSE_BUFFER_EVENTS: integer(100, 10_000_000).default(10_000),
+	MAX_MESSAGE_CHARS: integer(1, 10_000_000).default(32_000),
+	MCP_TOOL_TIMEOUT_MS: integer(1, 3_600_000).default(60_000),
+	TOOL_RESULT_MAX_CHARS: integer(100, 10_000_000).default(20_000),
+	MCP_TOOLS_ALLOW: list.optional(),
+	MCP_TOOLS_DENY: list.optional()
+});
+
+export type Settings = z.infer<typeof SettingsSchema> & {
+	/** Absolute paths derived from the settings above. */
+	paths: { database: string; configDir: string; memoryFile: string };
+};
+
+export class SettingsError extends Error {
+	override name = 'SettingsError';
+}
+
+export function parseSettings(env: Record<string, string | undefined>, cwd = process.cwd()): Settings {
+	const present = Object.fromEntries(
+		Object.keys(SettingsSchema.shape).flatMap((key) => {
+			const value = env[key];
+			return value === undefined || value.trim() === '' ? [] : [[key, value]];
+		})
+	);
+	const result = SettingsSchema.safeParse(present);
+	if (!result.success) {
+		const problems = result.error.issues.map((issue) => {
+			const name = String(issue.path[0]);
+			return `${name}=${JSON.stringify(present[name])}: ${issue.message}`;
+		});
+		throw new SettingsError(`Invalid settings: ${problems.join('; ')}`);
+	}
+	const s = result.data;
+	const abs = (p: string) => (p === ':memory:' ? p : path.resolve(cwd, p));
+	return {
+		...s,
+		paths: {
+			database: abs(s.DATABASE_PATH),
+			configDir: abs(s.CONFIG_DIR),
+			memoryFile: abs(s.MEMORY_FILE_PATH)
+		}
+	};
+}

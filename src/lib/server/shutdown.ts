@@ -1,0 +1,34 @@
+import type { Runtime } from './runtime';
+
+/** adapter-node's own wait for open requests (SHUTDOWN_TIMEOUT) is 30 s; ours is shorter and ends them. */
+const HTTP_CLOSE_WAIT_MS = 5_000;
+
+/**
+ * On SIGTERM or SIGINT: refuse new runs and stop those in flight (each records its outcome and ends
+ * its SSE streams with a terminal event), let adapter-node finish open responses, then close MCP
+ * servers and the database and exit 0.
+ */
+export function installShutdown(runtime: Runtime): void {
+	let started = false;
+	const onSignal = async (signal: NodeJS.Signals) => {
+		if (started) return;
+		started = true;
+		console.log(`${signal}: shutting down`);
+		const httpClosed = new Promise<void>((resolve) => {
+			process.once('sveltekit:shutdown' as 'exit', () => resolve());
+			setTimeout(resolve, HTTP_CLOSE_WAIT_MS);
+		});
+		let code = 0;
+		try {
+			await runtime.runService.stopAll();
+			await httpClosed;
+			await runtime.close();
+		} catch (e) {
+			console.error('Shutdown failed', e);
+			code = 1;
+		}
+		process.exit(code);
+	};
+	process.once('SIGTERM', onSignal);
+	process.once('SIGINT', onSignal);
+}

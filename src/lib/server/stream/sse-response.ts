@@ -1,0 +1,60 @@
+import { SSE_HEADERS, SSE_RETRY, formatSseFrame } from './sse-frame';
+import { isTerminal } from './run-events';
+import type { EventLog } from './event-log';
+
+/** Comments would do, but the reference's clients listen for a `ping` event; it has no id. */
+const PING_MS = 15_000;
+
+const encoder = new TextEncoder();
+
+/** A response holding one event and no id: the durable answer when no run is live. */
+export function singleEventResponse(event: string, data: unknown): Response {
+	return new Response(SSE_RETRY + formatSseFrame(event, data), { headers: SSE_HEADERS });
+}
+
+/**
+ * Replays the log after `lastEventId`, then follows it live until its terminal event. Replay and
+ * subscribe run in one synchronous block, so no event can fall between them.
+ */
+export function liveEventResponse(log: EventLog, lastEventId: number, signal: AbortSignal): Response {
+	let cleanup = () => {};
+	const body = new ReadableStream<Uint8Array>({
+		start(controller) {
+			let open = true;
+			const send = (text: string) => open && controller.enqueue(encoder.encode(text));
+			send(SSE_RETRY + log.replay(lastEventId).join(''));
+			if (log.isEnded) {
+				controller.close();
+				return;
+			}
+			const unsubscribe = log.subscribe((frame, event) => {
+				send(frame);
+				if (isTerminal(event)) cleanup();
+			});
+			const ping = setInterval(() => send(formatSseFrame('ping', '')), PING_MS);
+			ping.unref();
+			cleanup = () => {
+				if (!open) return;
+				open = false;
+				clearInterval(ping);
+				unsubscribe();
+				signal.removeEventListener('abort', cleanup);
+				try {
+					controller.close();
+				} catch {
+					// Already closed by the client going away.
+				}
+			};
+			signal.addEventListener('abort', cleanup);
+		},
+		cancel() {
+			cleanup();
+		}
+	});
+	return new Response(body, { headers: SSE_HEADERS });
+}
+
+export function parseLastEventId(header: string | null): number {
+	const n = Number(header);
+	return Number.isSafeInteger(n) && n > 0 ? n : 0;
+}

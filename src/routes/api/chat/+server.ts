@@ -1,0 +1,30 @@
+import type { RequestHandler } from './$types';
+import { runtime } from '$lib/server/runtime-instance';
+import { errorResponse, jsonResponse } from '$lib/server/http/api-error';
+import { readJsonBody } from '$lib/server/http/request-body';
+import { parseChatRequest } from '$lib/server/http/chat-request';
+import { parseUuid } from '$lib/server/http/uuid';
+import { liveEventResponse, parseLastEventId, singleEventResponse } from '$lib/server/stream/sse-response';
+
+export const POST: RequestHandler = async ({ request }) => {
+	try {
+		const rt = runtime();
+		const start = parseChatRequest(await readJsonBody(request), rt.settings.MAX_MESSAGE_CHARS);
+		return jsonResponse(await rt.runService.start(start));
+	} catch (e) {
+		return errorResponse(e);
+	}
+};
+
+export const GET: RequestHandler = ({ url, request }) => {
+	const rt = runtime();
+	const id = parseUuid(url.searchParams.get('conversation'));
+	if (!id) return singleEventResponse('chat-error', { code: 'BAD_REQUEST', message: 'Invalid Conversation ID' });
+	const run = rt.runService.registry.get(id);
+	if (run) return liveEventResponse(run.log, parseLastEventId(request.headers.get('last-event-id')), request.signal);
+	const conversation = rt.conversations.get(id);
+	if (!conversation) {
+		return singleEventResponse('chat-error', { code: 'NOT_FOUND', message: 'Conversation Not Found', conversation: id });
+	}
+	return singleEventResponse('end', { conversation: id, status: conversation.status });
+};

@@ -1,0 +1,31 @@
+import type { RequestHandler } from './$types';
+import { runtime } from '$lib/server/runtime-instance';
+import { errorResponse, jsonResponse } from '$lib/server/http/api-error';
+import { requireConversation } from '$lib/server/http/conversation-param';
+import { SophosError } from '$lib/server/errors';
+
+export const GET: RequestHandler = async ({ params }) => {
+	try {
+		const rt = runtime();
+		const conversation = requireConversation(rt.conversations, params.conversationId);
+		const { messages, next } = await rt.threads.state(conversation.id);
+		const resumable = next.length > 0 && !rt.runs.hasRunning(conversation.id);
+		return jsonResponse({ conversation, messages, resumable });
+	} catch (e) {
+		return errorResponse(e);
+	}
+};
+
+export const DELETE: RequestHandler = async ({ params }) => {
+	try {
+		const rt = runtime();
+		const conversation = requireConversation(rt.conversations, params.conversationId);
+		if (rt.runs.hasRunning(conversation.id)) {
+			throw new SophosError('SESSION_IN_PROGRESS', 'A run is active on this conversation; wait for it to end');
+		}
+		await rt.deleteConversation(conversation.id);
+		return new Response(null, { status: 204 });
+	} catch (e) {
+		return errorResponse(e);
+	}
+};

@@ -1,0 +1,186 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A stand-in for Ollama that speaks its HTTP protocol (POST /api/chat as NDJSON or one JSON body,
+ * GET /api/tags, GET /api/version, 404 "model ... not found"), for machines where no model can run.
+ * Each reply is decided by a script from the request it is sent, so a replayed step gets the same
+ * reply; every request is recorded so tests can assert on what the client sent.
+ */
+
+export type OllamaMessage = {
+	role: 'system' | 'user' | 'assistant' | 'tool';
+	content: string;
+	thinking?: string;
+	tool_calls?: { function: { name: string; arguments: Record<string, unknown> } }[];
+	tool_name?: string;
+};
+
+export type ChatRequest = {
+	model: string;
+	messages: OllamaMessage[];
+	tools?: { type: 'function'; function: { name: string; description?: string; parameters?: unknown } }[];
+	stream?: boolean;
+	think?: boolean;
+	options?: Record<string, unknown>;
+};
+
+export type ScriptedReply = {
+	thinking?: string;
+	content?: string;
+	toolCalls?: { name: string; arguments: Record<string, unknown> }[];
+	/** Characters per streamed chunk (default 4: about one token). */
+	chunkChars?: number;
+	/** Stop streaming after this many content chunks until `release(hold)` is called. */
+	holdAfterChunks?: number;
+	/** Names the hold, for `held(name)` and `release(name)`. */
+	hold?: string;
+	/** Answer with this HTTP error instead of a reply. */
+	httpError?: { status: number; error: string };
+};
+
+export type Script = (request: ChatRequest) => ScriptedReply;
+
+type Deferred = { promise: Promise<void>; resolve: () => void };
+const deferred = (): Deferred => {
+	let resolve!: () => void;
+	const promise = new Promise<void>((r) => (resolve = r));
+	return { promise, resolve };
+};
+
+function split(text: string, size: number): string[] {
+	const parts: string[] = [];
+	for (let i = 0; i < text.length; i += size) parts.push(text.slice(i, i + size));
+	return parts;
+}
+
+export class ScriptedOllama {
+	readonly requests: ChatRequest[] = [];
+	private readonly holds = new Map<string, { reached: Deferred; released: Deferred }>();
+
+	private constructor(
+		private readonly server: http.Server,
+		public script: Script,
+		public models: string[]
+	) {}
+
+	static async start(script: Script, models = ['qwen3:latest']): Promise<ScriptedOllama> {
+		let instance!: ScriptedOllama;
+		const server = http.createServer((req, res) => void instance.handle(req, res));
+		instance = new ScriptedOllama(server, script, models);
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		return instance;
+	}
+
+	get url(): string {
+		const { port } = this.server.address() as AddressInfo;
+		return `http://127.0.0.1:${port}`;
+	}
+
+	/** Resolves when a reply with this hold has streamed up to it. */
+	held(name: string): Promise<void> {
+		return this.holdFor(name).reached.promise;
+	}
+
+	release(name: string): void {
+		this.holdFor(name).released.resolve();
+	}
+
+	async close(): Promise<void> {
+		for (const h of this.holds.values()) h.released.resolve();
+		this.server.closeAllConnections();
+		await new Promise<void>((resolve) => this.server.close(() => resolve()));
+	}
+
+	private holdFor(name: string) {
+		let h = this.holds.get(name);
+		if (!h) this.holds.set(name, (h = { reached: deferred(), released: deferred() }));
+		return h;
+	}
+
+	private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+		const chunks: Buffer[] = [];
+		for await (const c of req) chunks.push(c as Buffer);
+		const body = Buffer.concat(chunks).toString('utf8');
+		if (req.method === 'GET' && req.url === '/api/tags') return this.json(res, 200, this.tags());
+		if (req.method === 'GET' && req.url === '/api/version') return this.json(res, 200, { version: '0.12.6' });
+		if (req.method === 'POST' && req.url === '/api/chat') return this.chat(JSON.parse(body) as ChatRequest, res);
+		this.json(res, 404, { error: 'not found' });
+	}
+
+	private tags() {
+		return {
+			models: this.models.map((name) => ({
+				name,
+				model: name,
+				modified_at: '2026-11-01T00:00:00Z',
+				size: 5_200_000_000,
+				digest: 'a'.repeat(64),
+				details: { format: 'gguf', family: 'qwen3', parameter_size: '8.2B', quantization_level: 'Q4_K_M' }
+			}))
+		};
+	}
+
+	private served(model: string): boolean {
+		return this.models.some((m) => m === model || m === `${model}:latest`);
+	}
+
+	private async chat(request: ChatRequest, res: http.ServerResponse): Promise<void> {
+		this.requests.push(request);
+		if (!this.served(request.model)) {
+			return this.json(res, 404, { error: `model "${request.model}" not found, try pulling it first` });
+		}
+		const reply = this.script(request);
+		if (reply.httpError) return this.json(res, reply.httpError.status, { error: reply.httpError.error });
+		const base = () => ({ model: request.model, created_at: new Date().toISOString() });
+		const toolCalls = reply.toolCalls?.map((c, index) => ({
+			id: `call_${Math.random().toString(36).slice(2, 10)}`,
+			function: { index, name: c.name, arguments: c.arguments }
+		}));
+		const size = reply.chunkChars ?? 4;
+		const thinking = reply.thinking && request.think !== false ? split(reply.thinking, size) : [];
+		const content = split(reply.content ?? '', size);
+		const final = {
+			...base(),
+			done: true,
+			done_reason: 'stop',
+			total_duration: 1_000_000,
+			load_duration: 100_000,
+			prompt_eval_count: request.messages.length * 10,
+			prompt_eval_duration: 200_000,
+			eval_count: thinking.length + content.length + 1,
+			eval_duration: 700_000
+		};
+		if (request.stream === false) {
+			return this.json(res, 200, {
+				...final,
+				message: {
+					role: 'assistant',
+					content: reply.content ?? '',
+					...(thinking.length ? { thinking: reply.thinking } : {}),
+					...(toolCalls ? { tool_calls: toolCalls } : {})
+				}
+			});
+		}
+		res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
+		const line = (o: unknown) => res.write(`${JSON.stringify(o)}\n`);
+		for (const t of thinking) line({ ...base(), message: { role: 'assistant', content: '', thinking: t }, done: false });
+		for (const [i, c] of content.entries()) {
+			if (reply.hold && i === reply.holdAfterChunks) {
+				const h = this.holdFor(reply.hold);
+				h.reached.resolve();
+				await h.released.promise;
+				if (res.destroyed) return;
+			}
+			line({ ...base(), message: { role: 'assistant', content: c }, done: false });
+		}
+		if (toolCalls) line({ ...base(), message: { role: 'assistant', content: '', tool_calls: toolCalls }, done: false });
+		line({ ...final, message: { role: 'assistant', content: '' } });
+		res.end();
+	}
+
+	private json(res: http.ServerResponse, status: number, body: unknown): void {
+		res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
+		res.end(JSON.stringify(body));
+	}
+}

@@ -1,0 +1,58 @@
+import type { ChatRequest, Script, ScriptedReply } from './scripted-ollama';
+
+/** Scripts for the scripted model: each decides a reply from the conversation alone. */
+
+export const WALKTHROUGH_PROMPT =
+	'Fetch {url} and summarize it in one sentence. Then save that sentence to your knowledge graph as an observation on an entity named "example.com" (entityType: website).';
+
+export const SUMMARY = 'Example Domain is a page reserved for use in documentation examples.';
+
+/** Messages after the last user message: the current turn. */
+export function currentTurn(request: ChatRequest) {
+	const lastUser = request.messages.map((m) => m.role).lastIndexOf('user');
+	return { user: request.messages[lastUser]?.content ?? '', after: request.messages.slice(lastUser + 1) };
+}
+
+function offers(request: ChatRequest, name: string): boolean {
+	return request.tools?.some((t) => t.function.name === name) ?? false;
+}
+
+/**
+ * The walkthrough's run: a fetch (or, without the fetch server, a memory read of the same shape),
+ * then memory add_observations (which fails: no such entity), then create_entities, then the answer.
+ * `answer` lets a test stream the final answer slowly or hold it.
+ */
+export function walkthroughScript(options: { url: string; answer?: Partial<ScriptedReply> }): Script {
+	return (request) => {
+		const { after } = currentTurn(request);
+		const toolResults = after.filter((m) => m.role === 'tool').length;
+		switch (toolResults) {
+			case 0:
+				return offers(request, 'fetch__fetch')
+					? { thinking: 'I should fetch the page first.', toolCalls: [{ name: 'fetch__fetch', arguments: { url: options.url } }] }
+					: { thinking: 'I should look at what I know first.', toolCalls: [{ name: 'memory__read_graph', arguments: {} }] };
+			case 1:
+				return {
+					toolCalls: [
+						{ name: 'memory__add_observations', arguments: { observations: [{ entityName: 'example.com', contents: [SUMMARY] }] } }
+					]
+				};
+			case 2:
+				return {
+					toolCalls: [
+						{
+							name: 'memory__create_entities',
+							arguments: { entities: [{ name: 'example.com', entityType: 'website', observations: [SUMMARY] }] }
+						}
+					]
+				};
+			default:
+				return { content: `${SUMMARY} I saved it to the knowledge graph on the entity "example.com".`, ...options.answer };
+		}
+	};
+}
+
+/** Answers every message with a fixed text; no tools. */
+export function answerScript(content: string, extra: Partial<ScriptedReply> = {}): Script {
+	return () => ({ content, ...extra });
+}

@@ -1,0 +1,106 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+
+async function freePort(): Promise<number> {
+	const server = net.createServer();
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as net.AddressInfo;
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+	return port;
+}
+
+export function tempDir(prefix = 'sophos-test-'): string {
+	return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export type ServiceOptions = {
+	ollamaUrl: string;
+	/** Survives restarts: the database and memory file live here. */
+	dataDir?: string;
+	configDir?: string;
+	env?: Record<string, string>;
+};
+
+/** The built service (build/index.js) as its own process, as a user runs it. */
+export class Service {
+	output = '';
+	private exited: Promise<number | null>;
+
+	private constructor(
+		readonly child: ChildProcess,
+		readonly url: string,
+		readonly options: Required<Pick<ServiceOptions, 'dataDir'>> & ServiceOptions,
+		readonly port: number
+	) {
+		this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+	}
+
+	static async start(options: ServiceOptions, port?: number): Promise<Service> {
+		const dataDir = options.dataDir ?? tempDir();
+		const p = port ?? (await freePort());
+		const child = spawn(process.execPath, ['build/index.js'], {
+			cwd: ROOT,
+			env: {
+				PATH: process.env.PATH,
+				HOME: process.env.HOME,
+				HOST: '127.0.0.1',
+				PORT: String(p),
+				BODY_SIZE_LIMIT: '2M',
+				OLLAMA_HOST: options.ollamaUrl,
+				DATABASE_PATH: path.join(dataDir, 'sophos.db'),
+				MEMORY_FILE_PATH: path.join(dataDir, 'memory.jsonl'),
+				CONFIG_DIR: options.configDir ?? path.join(ROOT, 'config'),
+				...options.env
+			},
+			stdio: ['ignore', 'pipe', 'pipe']
+		});
+		const service = new Service(child, `http://127.0.0.1:${p}`, { ...options, dataDir }, p);
+		await new Promise<void>((resolve, reject) => {
+			const onData = (chunk: Buffer) => {
+				service.output += chunk.toString();
+				if (service.output.includes('Listening on')) resolve();
+			};
+			child.stdout!.on('data', onData);
+			child.stderr!.on('data', (c: Buffer) => (service.output += c.toString()));
+			void service.exited.then((code) => reject(new Error(`service exited (${code}) before listening:\n${service.output}`)));
+		});
+		return service;
+	}
+
+	/** Starts the service again on the same data directory and port. */
+	restart(env: Record<string, string> = {}): Promise<Service> {
+		return Service.start({ ...this.options, env: { ...this.options.env, ...env } }, this.port);
+	}
+
+	/** Kills the service and its MCP children at once, as a crash would. */
+	async kill(): Promise<void> {
+		this.child.kill('SIGKILL');
+		await this.exited;
+	}
+
+	async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+		if (this.child.exitCode === null) this.child.kill(signal);
+		return this.exited;
+	}
+
+	exitCode(): Promise<number | null> {
+		return this.exited;
+	}
+
+	fetch(pathname: string, init?: RequestInit): Promise<Response> {
+		return fetch(this.url + pathname, init);
+	}
+
+	post(pathname: string, body: unknown): Promise<Response> {
+		return this.fetch(pathname, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json' },
+			body: typeof body === 'string' ? body : JSON.stringify(body)
+		});
+	}
+}
