@@ -22,7 +22,12 @@ function offers(request: ChatRequest, name: string): boolean {
  * then memory add_observations (which fails: no such entity), then create_entities, then the answer.
  * `answer` lets a test stream the final answer slowly or hold it.
  */
-export function walkthroughScript(options: { url: string; answer?: Partial<ScriptedReply> }): Script {
+export function walkthroughScript(options: {
+	url: string;
+	/** Extra fields for the reply after the first tool result (step 3), e.g. a hold to crash in. */
+	second?: Partial<ScriptedReply>;
+	answer?: Partial<ScriptedReply>;
+}): Script {
 	return (request) => {
 		const { after } = currentTurn(request);
 		const toolResults = after.filter((m) => m.role === 'tool').length;
@@ -33,6 +38,8 @@ export function walkthroughScript(options: { url: string; answer?: Partial<Scrip
 					: { thinking: 'I should look at what I know first.', toolCalls: [{ name: 'memory__read_graph', arguments: {} }] };
 			case 1:
 				return {
+					content: 'Now I will save that summary to the knowledge graph.',
+					...options.second,
 					toolCalls: [
 						{ name: 'memory__add_observations', arguments: { observations: [{ entityName: 'example.com', contents: [SUMMARY] }] } }
 					]

@@ -14,13 +14,14 @@ const GONE = /not connected|connection closed|transport.*closed|EPIPE|ECONNRESET
 
 /** Tool output is untrusted text for the model: only text parts are kept. */
 function resultText(out: unknown): string {
-	if (typeof out === 'string') return out;
-	if (Array.isArray(out)) {
-		return out
-			.map((part) => (typeof part === 'string' ? part : part?.type === 'text' ? String(part.text) : ''))
-			.join('\n');
-	}
-	return JSON.stringify(out);
+	const parts = Array.isArray(out) ? out : [out];
+	return parts
+		.map((part) => {
+			if (typeof part === 'string') return part;
+			if (part?.type === 'text') return String(part.text);
+			return part?.type ? `[${part.type} content omitted]` : JSON.stringify(part);
+		})
+		.join('\n');
 }
 
 export function capText(text: string, max: number): string {

@@ -1,0 +1,104 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScriptedOllama } from '../support/scripted-ollama';
+import { SUMMARY, WALKTHROUGH_PROMPT, walkthroughScript } from '../support/scripts';
+import { Service } from '../support/service';
+import { followRun } from '../support/sse';
+
+const PROMPT = WALKTHROUGH_PROMPT.replace('{url}', 'https://example.com');
+
+type Detail = {
+	conversation: { messageCount: number; status: string };
+	messages: { role: string; status?: string; name?: string }[];
+	resumable: boolean;
+};
+
+async function detail(service: Service, id: string): Promise<Detail> {
+	return (await service.fetch(`/api/conversations/${id}`)).json();
+}
+
+describe('the walkthrough run', () => {
+	let ollama: ScriptedOllama;
+	beforeAll(async () => {
+		ollama = await ScriptedOllama.start(walkthroughScript({ url: 'https://example.com' }));
+	});
+	afterAll(() => ollama.close());
+
+	it('completes with 8 messages, 9 checkpoints and the entity in memory', async () => {
+		const service = await Service.start({ ollamaUrl: ollama.url });
+		try {
+			const res = await service.post('/api/chat', { message: PROMPT });
+			expect(res.status).toBe(200);
+			const { conversation, run } = await res.json();
+			const events = await followRun(service.url, conversation);
+			expect(events.at(-1)).toEqual({ id: String(events.length), event: 'end', data: { conversation, run, status: 'completed' } });
+
+			const d = await detail(service, conversation);
+			expect(d.messages.map((m) => m.role)).toEqual([
+				'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant'
+			]);
+			expect(d.messages.filter((m) => m.role === 'tool').map((m) => m.status)).toEqual(['success', 'error', 'success']);
+			expect(d.conversation).toMatchObject({ messageCount: 8, status: 'completed' });
+			expect(d.resumable).toBe(false);
+
+			const jsonl = await (await service.fetch(`/api/conversations/${conversation}/export?format=jsonl`)).text();
+			const checkpoints = jsonl.trim().split('\n').map((l) => JSON.parse(l));
+			expect(checkpoints.map((c) => c.step)).toEqual([-1, 0, 1, 2, 3, 4, 5, 6, 7]);
+			expect(checkpoints.at(-1)).toMatchObject({ next: [], message_count: 8, last_message: { role: 'assistant' } });
+
+			const runs = await (await service.fetch(`/api/conversations/${conversation}/runs`)).json();
+			expect(runs.runs).toEqual([expect.objectContaining({ id: run, status: 'completed', error: null })]);
+
+			const memory = fs.readFileSync(path.join(service.options.dataDir, 'memory.jsonl'), 'utf8');
+			expect(memory).toContain('"name":"example.com"');
+			expect(memory).toContain(SUMMARY);
+			expect(await service.stop()).toBe(0);
+		} finally {
+			await service.stop();
+		}
+	});
+
+	it('survives SIGKILL while the model streams step 3, and resumes without redoing the first tool', async () => {
+		ollama.script = walkthroughScript({
+			url: 'https://example.com',
+			second: { hold: 'step3', holdAfterChunks: 2 }
+		});
+		const service = await Service.start({ ollamaUrl: ollama.url });
+		let restarted: Service | undefined;
+		try {
+			const { conversation } = await (await service.post('/api/chat', { message: PROMPT })).json();
+			await ollama.held('step3');
+			await service.kill();
+			ollama.release('step3');
+
+			restarted = await service.restart();
+			const before = await detail(restarted, conversation);
+			expect(before.conversation.status).toBe('interrupted');
+			expect(before.resumable).toBe(true);
+			expect(before.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+			expect(before.conversation.messageCount).toBe(3);
+
+			const requestsBefore = ollama.requests.length;
+			const resume = await restarted.post('/api/chat', { conversation, resume: true });
+			expect(resume.status).toBe(200);
+			const events = await followRun(restarted.url, conversation);
+			expect(events.at(-1)?.event).toBe('end');
+
+			const after = await detail(restarted, conversation);
+			expect(after.messages).toHaveLength(8);
+			expect(after.conversation.status).toBe('completed');
+			const firstTool = after.messages[2]!.name;
+			expect(after.messages.filter((m) => m.role === 'tool' && m.name === firstTool)).toHaveLength(1);
+			// The resumed run asked the model three times (steps 3, 5, 7), none of them for step 1 again.
+			const resumedRequests = ollama.requests.slice(requestsBefore);
+			expect(resumedRequests.map((r) => r.messages.filter((m) => m.role === 'tool').length)).toEqual([1, 2, 3]);
+
+			const runs = (await (await restarted.fetch(`/api/conversations/${conversation}/runs`)).json()).runs;
+			expect(runs.map((r: { status: string }) => r.status)).toEqual(['completed', 'interrupted']);
+			expect(runs[1].error.code).toBe('PROCESS_EXITED');
+		} finally {
+			await restarted?.stop();
+		}
+	});
+});
