@@ -67,15 +67,17 @@ export class RunStore {
 	/** Claims the conversation for a new run. Returns false when another run holds it. */
 	claim(conversationId: string, runId: string, now: string): boolean {
 		try {
-			this.db.transaction(() => {
-				this.insert.run(runId, conversationId, now);
-				this.touch.run(now, conversationId);
-			})();
+			this.insert.run(runId, conversationId, now);
 			return true;
 		} catch (e) {
 			if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return false;
 			throw e;
 		}
+	}
+
+	/** Moves the conversation to the top of the list once its run is sure to go ahead. */
+	touchConversation(conversationId: string, now: string): void {
+		this.touch.run(now, conversationId);
 	}
 
 	/** Undoes a claim that turned out to have nothing to run; a started run is never released. */

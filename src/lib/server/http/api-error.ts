@@ -11,5 +11,7 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
 export function errorResponse(e: unknown): Response {
 	const error = isSophosError(e) ? e : new SophosError('INTERNAL_ERROR', 'Internal error');
 	if (!isSophosError(e)) console.error('Unexpected error', e);
-	return jsonResponse({ error: { code: error.code, message: error.message } }, error.status);
+	// A refused upload may still be arriving: its connection cannot carry another request.
+	const headers: Record<string, string> = error.code === 'PAYLOAD_TOO_LARGE' ? { Connection: 'close' } : {};
+	return jsonResponse({ error: { code: error.code, message: error.message } }, error.status, headers);
 }

@@ -4,6 +4,19 @@ import { SophosError } from '../errors';
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
+ * Cancelling would destroy the socket before the 413 is written, and leaving the rest unread would
+ * stall the next request on a kept-alive connection; so the rest is read and dropped, never kept.
+ * adapter-node's BODY_SIZE_LIMIT bounds how much that can be.
+ */
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+	try {
+		while (!(await reader.read()).done);
+	} catch {
+		// The stream failed (over BODY_SIZE_LIMIT, or the client left): nothing more to drop.
+	}
+}
+
+/**
  * Reads a JSON body, refusing one over `maxBytes` from its Content-Length or, when that is absent
  * or lies, while counting the stream, so an oversized body is never held whole.
  */
@@ -20,7 +33,7 @@ export async function readJsonBody(request: Request, maxBytes = MAX_BODY_BYTES):
 			if (done) break;
 			size += value.byteLength;
 			if (size > maxBytes) {
-				await reader.cancel().catch(() => {});
+				await discardRest(reader);
 				throw tooLarge();
 			}
 			chunks.push(value);

@@ -51,6 +51,7 @@ export class RunService {
 			}
 		}
 		if (request.kind === 'resume') await this.checkResumable(conversationId, runId);
+		runs.touchConversation(conversationId, now);
 
 		const input: RunInput = request.kind === 'message' ? { kind: 'message', message: request.message } : { kind: 'resume' };
 		const run = new ActiveRun(runId, conversationId, this.parts.bufferLimit);

@@ -1,0 +1,209 @@
+// SQL access to the lg_* tables, shared by the saver, the stock import and retention.
+// Synchronous (better-sqlite3): callers group calls into a transaction where they must be atomic.
+
+import type Database from 'better-sqlite3';
+import type { ChannelMap } from './channel-map.js';
+
+export interface CheckpointRow {
+	thread_id: string;
+	checkpoint_ns: string;
+	checkpoint_id: string;
+	parent_checkpoint_id: string | null;
+	type: string;
+	checkpoint: Buffer;
+	metadata: Buffer;
+	channels: string;
+}
+
+export interface SerializedItem {
+	type: string;
+	value: Uint8Array;
+}
+
+export interface WriteRow {
+	task_id: string;
+	idx: number;
+	channel: string;
+	type: string;
+	value: Buffer;
+	task_path: string;
+}
+
+export interface NewWrite {
+	taskId: string;
+	idx: number;
+	channel: string;
+	type: string;
+	value: Uint8Array;
+	taskPath: string;
+}
+
+export interface ListQuery {
+	threadId?: string;
+	ns?: string;
+	before?: string;
+	/** Metadata key → value, compared as JSON like the stock saver. */
+	filter?: Record<string, unknown>;
+	limit?: number;
+}
+
+const ROW_COLUMNS = `thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, channels`;
+// writesSortKey order (task_path, task_id, idx): the order LangGraph applies a superstep's writes.
+const WRITES_ORDER = `ORDER BY task_path, task_id, idx`;
+
+export class CheckpointStore {
+	private readonly statements = new Map<string, Database.Statement>();
+
+	constructor(readonly db: Database.Database) {}
+
+	private sql(source: string): Database.Statement {
+		let statement = this.statements.get(source);
+		if (statement === undefined) {
+			statement = this.db.prepare(source);
+			this.statements.set(source, statement);
+		}
+		return statement;
+	}
+
+	row(threadId: string, ns: string, checkpointId: string): CheckpointRow | undefined {
+		return this.sql(
+			`SELECT ${ROW_COLUMNS} FROM lg_checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`
+		).get(threadId, ns, checkpointId) as CheckpointRow | undefined;
+	}
+
+	latestRow(threadId: string, ns: string): CheckpointRow | undefined {
+		return this.sql(
+			`SELECT ${ROW_COLUMNS} FROM lg_checkpoints WHERE thread_id = ? AND checkpoint_ns = ?
+			 ORDER BY checkpoint_id DESC LIMIT 1`
+		).get(threadId, ns) as CheckpointRow | undefined;
+	}
+
+	list(query: ListQuery): CheckpointRow[] {
+		const where: string[] = [];
+		const args: unknown[] = [];
+		const add = (clause: string, ...values: unknown[]) => {
+			where.push(clause);
+			args.push(...values);
+		};
+		if (query.threadId !== undefined) add('thread_id = ?', query.threadId);
+		if (query.ns !== undefined) add('checkpoint_ns = ?', query.ns);
+		if (query.before !== undefined) add('checkpoint_id < ?', query.before);
+		for (const [key, value] of Object.entries(query.filter ?? {})) {
+			if (value !== undefined) add('(CAST(metadata AS TEXT) -> ?) = ?', `$.${key}`, JSON.stringify(value));
+		}
+		let source = `SELECT ${ROW_COLUMNS} FROM lg_checkpoints`;
+		if (where.length > 0) source += ` WHERE ${where.join(' AND ')}`;
+		source += ' ORDER BY checkpoint_id DESC';
+		// Like the stock saver, a limit of 0 means no limit.
+		if (query.limit) source += ` LIMIT ${Math.trunc(query.limit)}`;
+		return this.db.prepare(source).all(...args) as CheckpointRow[];
+	}
+
+	/** Newest first; for the rare scans that look for a channel version anywhere in a thread. */
+	rowsOfThread(threadId: string, ns: string): CheckpointRow[] {
+		return this.sql(
+			`SELECT ${ROW_COLUMNS} FROM lg_checkpoints WHERE thread_id = ? AND checkpoint_ns = ?
+			 ORDER BY checkpoint_id DESC`
+		).all(threadId, ns) as CheckpointRow[];
+	}
+
+	channelMap(threadId: string, ns: string, checkpointId: string): ChannelMap | undefined {
+		const row = this.sql(
+			`SELECT channels FROM lg_checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`
+		).get(threadId, ns, checkpointId) as { channels: string } | undefined;
+		return row === undefined ? undefined : (JSON.parse(row.channels) as ChannelMap);
+	}
+
+	/** INSERT OR REPLACE, like the stock saver: putting the same checkpoint id again overwrites it. */
+	insertCheckpoint(row: CheckpointRow): void {
+		this.sql(
+			`INSERT OR REPLACE INTO lg_checkpoints (${ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+		).run(
+			row.thread_id,
+			row.checkpoint_ns,
+			row.checkpoint_id,
+			row.parent_checkpoint_id,
+			row.type,
+			row.checkpoint,
+			row.metadata,
+			row.channels
+		);
+	}
+
+	updateChannels(threadId: string, ns: string, checkpointId: string, map: ChannelMap): void {
+		this.sql(
+			`UPDATE lg_checkpoints SET channels = ? WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`
+		).run(JSON.stringify(map), threadId, ns, checkpointId);
+	}
+
+	createLog(threadId: string, ns: string): number {
+		const info = this.sql(`INSERT INTO lg_logs (thread_id, checkpoint_ns, length) VALUES (?, ?, 0)`).run(
+			threadId,
+			ns
+		);
+		return Number(info.lastInsertRowid);
+	}
+
+	logLength(logId: number): number | undefined {
+		const row = this.sql(`SELECT length FROM lg_logs WHERE log_id = ?`).get(logId) as
+			| { length: number }
+			| undefined;
+		return row?.length;
+	}
+
+	/** Append items at positions from, from+1, …; the caller has checked that `from` is the tip. */
+	appendItems(logId: number, from: number, items: readonly SerializedItem[]): void {
+		const insert = this.sql(`INSERT INTO lg_log_items (log_id, seq, type, value) VALUES (?, ?, ?, ?)`);
+		items.forEach((item, i) => insert.run(logId, from + i, item.type, item.value));
+		this.sql(`UPDATE lg_logs SET length = ? WHERE log_id = ?`).run(from + items.length, logId);
+	}
+
+	/** Items from <= seq < to, in order. */
+	items(logId: number, from: number, to: number): { seq: number; type: string; value: Buffer }[] {
+		return this.sql(
+			`SELECT seq, type, value FROM lg_log_items WHERE log_id = ? AND seq >= ? AND seq < ? ORDER BY seq`
+		).all(logId, from, to) as { seq: number; type: string; value: Buffer }[];
+	}
+
+	item(logId: number, seq: number): { type: string; value: Buffer } | undefined {
+		return this.sql(`SELECT type, value FROM lg_log_items WHERE log_id = ? AND seq = ?`).get(logId, seq) as
+			| { type: string; value: Buffer }
+			| undefined;
+	}
+
+	writes(threadId: string, ns: string, checkpointId: string): WriteRow[] {
+		return this.sql(
+			`SELECT task_id, idx, channel, type, value, task_path FROM lg_writes
+			 WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ${WRITES_ORDER}`
+		).all(threadId, ns, checkpointId) as WriteRow[];
+	}
+
+	/**
+	 * Special writes (errors, interrupts, resume values) replace earlier ones; regular writes are
+	 * kept on retry, the same rule as the stock saver.
+	 */
+	insertWrites(threadId: string, ns: string, checkpointId: string, writes: readonly NewWrite[], replace: boolean): void {
+		const insert = this.sql(
+			`INSERT ${replace ? 'OR REPLACE' : 'OR IGNORE'} INTO lg_writes
+			 (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		);
+		for (const w of writes) {
+			insert.run(threadId, ns, checkpointId, w.taskId, w.idx, w.channel, w.type, w.value, w.taskPath);
+		}
+	}
+
+	/** Delete everything of a thread; returns the ids of the logs that were removed. */
+	deleteThread(threadId: string): number[] {
+		const logIds = (
+			this.sql(`SELECT log_id FROM lg_logs WHERE thread_id = ?`).all(threadId) as { log_id: number }[]
+		).map((r) => r.log_id);
+		this.sql(
+			`DELETE FROM lg_log_items WHERE log_id IN (SELECT log_id FROM lg_logs WHERE thread_id = ?)`
+		).run(threadId);
+		this.sql(`DELETE FROM lg_logs WHERE thread_id = ?`).run(threadId);
+		this.sql(`DELETE FROM lg_writes WHERE thread_id = ?`).run(threadId);
+		this.sql(`DELETE FROM lg_checkpoints WHERE thread_id = ?`).run(threadId);
+		return logIds;
+	}
+}
