@@ -41,7 +41,7 @@ const DESCRIPTION = `Fetches a URL from the internet and optionally extracts its
 
 Although originally you did not have internet access, and were advised to refuse and tell the user this, this tool now grants you internet access. Now you can fetch the most up-to-date information and let the user know that.`;
 
-export function registerFetchTool(server: McpServer, settings: Settings, resolve: Resolver = systemResolver): void {
+export function registerFetchTool(server: McpServer, settings: Settings): void {
 	server.registerTool(
 		'fetch',
 		{
@@ -49,7 +49,7 @@ export function registerFetchTool(server: McpServer, settings: Settings, resolve
 			inputSchema: fetchInput,
 			annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true }
 		},
-		(args) => runFetch(args, settings, resolve)
+		(args) => runFetch(args, settings, systemResolver)
 	);
 }
 

@@ -27,11 +27,8 @@ export interface Reply {
 export async function guardedGet(start: URL, options: RequestOptions): Promise<Reply> {
 	let url = start;
 	for (let redirects = 0; ; redirects++) {
-		options.signal.throwIfAborted();
-		const target = await vetHop(url, options).catch((error: unknown) => {
-			if (redirects > 0 && error instanceof FetchError) error.message = `${start.href} redirected to a refused URL. ${error.message}`;
-			throw error;
-		});
+		const vetting = redirects === 0 ? vetHop(url, options) : vetRedirect(start, url, options);
+		const target = await raceAbort(vetting, options.signal);
 		await options.beforeRequest?.(url);
 		const response = await requestOnce(target, options);
 		const location = response.headers.location;
@@ -44,6 +41,16 @@ export async function guardedGet(start: URL, options: RequestOptions): Promise<R
 	}
 }
 
+async function vetRedirect(start: URL, url: URL, options: RequestOptions) {
+	try {
+		return await vetHop(url, options);
+	} catch (error) {
+		// The model asked for `start`; without it the refusal would name a URL it never saw.
+		if (error instanceof FetchError) throw new FetchError(`While following redirects from ${start.href}: ${error.message}`);
+		throw error;
+	}
+}
+
 function nextUrl(location: string, from: URL): URL {
 	try {
 		return new URL(location, from);
@@ -52,10 +59,22 @@ function nextUrl(location: string, from: URL): URL {
 	}
 }
 
+// dns.lookup cannot be cancelled; racing it keeps a hung resolver from outliving the timeout.
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+	return new Promise((resolve, reject) => {
+		const abort = () => reject(signal.reason);
+		if (signal.aborted) return abort();
+		signal.addEventListener('abort', abort, { once: true });
+		work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+	});
+}
+
 function requestOnce(target: Target, options: RequestOptions): Promise<IncomingMessage> {
 	const { url } = target;
 	const client = url.protocol === 'https:' ? https : http;
 	return new Promise((resolve, reject) => {
+		// An abort that already happened (say, during the robots.txt check) fires no event.
+		if (options.signal.aborted) return reject(options.signal.reason);
 		let response: IncomingMessage | undefined;
 		const request = client.request(url, {
 			method: 'GET',

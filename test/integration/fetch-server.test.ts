@@ -334,7 +334,7 @@ describe('fetch MCP server (built, over stdio)', () => {
 		const { text, isError } = await callFetch(client, { url: `${pages.origin}/go` });
 		expect(isError).toBe(true);
 		expect(text).toBe(
-			`${pages.origin}/go redirected to a refused URL. Refusing to fetch ${internal.origin}/secret: 127.0.0.1 is a loopback address.`
+			`While following redirects from ${pages.origin}/go: Refusing to fetch ${internal.origin}/secret: 127.0.0.1 is a loopback address.`
 		);
 		expect(pages.requests).toEqual(['/robots.txt', '/go']);
 		expect(internal.requests).toEqual([]);

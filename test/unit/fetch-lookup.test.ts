@@ -3,6 +3,7 @@
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
 import { FetchError } from '../../servers/fetch/errors.js';
+import { guardedGet } from '../../servers/fetch/guarded-request.js';
 import { guardedLookup, vetHop, type Resolver } from '../../servers/fetch/target-guard.js';
 import { parseUrl, vetUrl } from '../../servers/fetch/url-policy.js';
 
@@ -68,5 +69,23 @@ describe('guarded socket lookup', () => {
 	it('fails clearly when no address of the wanted family exists', async () => {
 		const { error } = await lookup(rebinding(answer('93.184.216.34')), 'http://ok.example/', { family: 6 });
 		expect(error?.message).toBe('Failed to fetch http://ok.example/: no IPv6 address for ok.example.');
+	});
+});
+
+describe('guardedGet and a resolver that never answers', () => {
+	it('gives up when the signal aborts, without waiting for DNS', async () => {
+		const controller = new AbortController();
+		const resolve: Resolver = () => {
+			controller.abort(new Error('deadline passed'));
+			return new Promise(() => {});
+		};
+		await expect(
+			guardedGet(parseUrl('http://slow-dns.example/'), {
+				allowedHosts: [],
+				resolve,
+				userAgent: 'test',
+				signal: controller.signal
+			})
+		).rejects.toThrow('deadline passed');
 	});
 });
