@@ -17,7 +17,7 @@ type Entry = {
 	frame: string;
 };
 
-export type Subscriber = (frame: string, event: RunEvent) => void;
+export type Subscriber = (frame: string, event: RunEvent, id: number) => void;
 
 const MERGEABLE = new Set(['token', 'reasoning']);
 
@@ -26,9 +26,16 @@ export class EventLog {
 	private nextId = 1;
 	private readonly subscribers = new Set<Subscriber>();
 	private ended = false;
+	private compactAt: number;
 
-	/** @param limit entries kept before merging; merging keeps all text, so memory is O(text + traces). */
-	constructor(private readonly limit: number) {}
+	/**
+	 * @param limit entries kept before text events are merged (SSE_BUFFER_EVENTS). Merging keeps all
+	 * text, so memory is O(text + other events); when other events alone pass the limit, the next
+	 * merge waits until the log has doubled, so merging stays linear overall.
+	 */
+	constructor(private readonly limit: number) {
+		this.compactAt = limit;
+	}
 
 	get lastId(): number {
 		return this.nextId - 1;
@@ -47,11 +54,11 @@ export class EventLog {
 		const id = this.nextId++;
 		const frame = formatSseFrame(event.event, event.data, id);
 		this.entries.push({ id, event, frame });
-		if (this.entries.length > this.limit) this.compact();
+		if (this.entries.length > this.compactAt) this.compact();
 		if (isTerminal(event)) this.ended = true;
 		for (const subscriber of this.subscribers) {
 			try {
-				subscriber(frame, event);
+				subscriber(frame, event, id);
 			} catch {
 				// A broken subscriber must not stop the run or the other subscribers.
 				this.subscribers.delete(subscriber);
@@ -60,8 +67,22 @@ export class EventLog {
 		return id;
 	}
 
-	/** Frames after `lastEventId`, in order; synchronous, so nothing can fall between it and `subscribe`. */
-	replay(lastEventId: number): string[] {
+	/**
+	 * Attaches a reader that has seen everything up to `lastEventId`: returns the frames it missed and
+	 * delivers later ones live, in one synchronous step, so nothing falls between replay and live.
+	 * An id above any this run has published cannot be one of its own (ids only grow): it comes from
+	 * an earlier run, so the whole log is replayed.
+	 */
+	follow(lastEventId: number, subscriber: Subscriber): { missed: string[]; detach: () => void } {
+		const after = lastEventId > this.lastId ? 0 : lastEventId;
+		const missed = this.replay(after);
+		if (this.ended) return { missed, detach: () => {} };
+		const live: Subscriber = (frame, event, id) => id > after && subscriber(frame, event, id);
+		this.subscribers.add(live);
+		return { missed, detach: () => this.subscribers.delete(live) };
+	}
+
+	private replay(lastEventId: number): string[] {
 		const frames: string[] = [];
 		for (const entry of this.entries) {
 			if (entry.id <= lastEventId) continue;
@@ -74,11 +95,6 @@ export class EventLog {
 			}
 		}
 		return frames;
-	}
-
-	subscribe(subscriber: Subscriber): () => void {
-		this.subscribers.add(subscriber);
-		return () => this.subscribers.delete(subscriber);
 	}
 
 	private compact(): void {
@@ -104,5 +120,6 @@ export class EventLog {
 			}
 		}
 		this.entries = merged;
+		this.compactAt = Math.max(this.limit, merged.length * 2);
 	}
 }

@@ -12,32 +12,30 @@ export function singleEventResponse(event: string, data: unknown): Response {
 	return new Response(SSE_RETRY + formatSseFrame(event, data), { headers: SSE_HEADERS });
 }
 
-/**
- * Replays the log after `lastEventId`, then follows it live until its terminal event. Replay and
- * subscribe run in one synchronous block, so no event can fall between them.
- */
+/** Replays the log after `lastEventId`, then follows it live until its terminal event. */
 export function liveEventResponse(log: EventLog, lastEventId: number, signal: AbortSignal): Response {
 	let cleanup = () => {};
 	const body = new ReadableStream<Uint8Array>({
 		start(controller) {
 			let open = true;
 			const send = (text: string) => open && controller.enqueue(encoder.encode(text));
-			send(SSE_RETRY + log.replay(lastEventId).join(''));
-			if (log.isEnded) {
-				controller.close();
-				return;
-			}
-			const unsubscribe = log.subscribe((frame, event) => {
+			const { missed, detach } = log.follow(lastEventId, (frame, event) => {
 				send(frame);
 				if (isTerminal(event)) cleanup();
 			});
+			send(SSE_RETRY + missed.join(''));
+			if (log.isEnded) {
+				detach();
+				controller.close();
+				return;
+			}
 			const ping = setInterval(() => send(formatSseFrame('ping', '')), PING_MS);
 			ping.unref();
 			cleanup = () => {
 				if (!open) return;
 				open = false;
 				clearInterval(ping);
-				unsubscribe();
+				detach();
 				signal.removeEventListener('abort', cleanup);
 				try {
 					controller.close();

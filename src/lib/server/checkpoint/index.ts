@@ -1,0 +1,11 @@
+// Checkpoint store: a LangGraph saver on the app's SQLite connection that stores message history
+// once (appended suffixes) instead of once per checkpoint. See README.md.
+
+export { DeltaSqliteSaver, type DeltaSqliteSaverOptions } from './saver.js';
+export { migrateCheckpointStore, type CheckpointStoreMigration } from './schema.js';
+export {
+	parseCheckpointRetention,
+	pruneThreadCheckpoints,
+	type CheckpointRetention,
+	type PruneResult
+} from './retention.js';

@@ -1,0 +1,54 @@
+// Reads the channel values of one checkpoint from its ChannelMap.
+
+import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
+import { fromInline, type ChannelMap, type InlineValue } from './channel-map.js';
+import type { ItemCache } from './item-cache.js';
+import type { Segment } from './segments.js';
+import type { CheckpointStore } from './store.js';
+
+export class ChannelReader {
+	constructor(
+		private readonly store: CheckpointStore,
+		private readonly cache: ItemCache,
+		private readonly serde: SerializerProtocol
+	) {}
+
+	async values(threadId: string, ns: string, map: ChannelMap): Promise<Record<string, unknown>> {
+		const values: Record<string, unknown> = {};
+		const byOrigin = new Map<string, string[]>();
+		for (const [channel, entry] of Object.entries(map)) {
+			if ('v' in entry) values[channel] = await this.decode(entry.v);
+			else if ('s' in entry) values[channel] = await this.segments(entry.s);
+			else byOrigin.set(entry.r, [...(byOrigin.get(entry.r) ?? []), channel]);
+		}
+		for (const [origin, channels] of byOrigin) {
+			const originMap = this.store.channelMap(threadId, ns, origin);
+			for (const channel of channels) {
+				const entry = originMap?.[channel];
+				if (entry === undefined || !('v' in entry)) {
+					throw new Error(`checkpoint store: "${channel}" of checkpoint ${origin} (thread ${threadId}) is missing`);
+				}
+				values[channel] = await this.decode(entry.v);
+			}
+		}
+		return values;
+	}
+
+	async segments(segments: readonly Segment[]): Promise<unknown[]> {
+		let items: unknown[] = [];
+		for (const [logId, length] of segments) {
+			items = items.concat(await this.cache.prefix(logId, length, (from, to) => this.load(logId, from, to)));
+		}
+		return items;
+	}
+
+	private decode(value: InlineValue): Promise<unknown> {
+		return this.serde.loadsTyped(value[0], fromInline(value));
+	}
+
+	private async load(logId: number, from: number, to: number): Promise<unknown[]> {
+		const rows = this.store.items(logId, from, to);
+		if (rows.length !== to - from) throw new Error(`checkpoint store: log ${logId} lacks items ${from}..${to - 1}`);
+		return Promise.all(rows.map((row) => this.serde.loadsTyped(row.type, row.value)));
+	}
+}

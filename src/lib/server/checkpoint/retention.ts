@@ -1,0 +1,135 @@
+// Retention: drop old checkpoints of finished threads so a long conversation does not keep every
+// intermediate step forever. The runtime decides which threads are safe to prune (finished runs
+// only); this module is the mechanism.
+
+import type Database from 'better-sqlite3';
+import type { ChannelEntry, ChannelMap } from './channel-map.js';
+import { CheckpointStore } from './store.js';
+
+/** CHECKPOINT_RETENTION: `all` keeps every checkpoint; `latest:<N>` keeps the newest N per namespace. */
+export type CheckpointRetention = { kind: 'all' } | { kind: 'latest'; keep: number };
+
+export function parseCheckpointRetention(setting: string | undefined): CheckpointRetention {
+	const value = (setting ?? '').trim();
+	if (value === '' || value === 'all') return { kind: 'all' };
+	const match = /^latest:(\d+)$/.exec(value);
+	const keep = match ? Number(match[1]) : NaN;
+	if (!Number.isSafeInteger(keep) || keep < 1) {
+		throw new Error(`CHECKPOINT_RETENTION must be "all" or "latest:<N>" with N >= 1, got "${setting}"`);
+	}
+	return { kind: 'latest', keep };
+}
+
+export interface PruneResult {
+	deletedCheckpoints: number;
+	deletedWrites: number;
+	deletedItems: number;
+}
+
+interface Row {
+	checkpoint_id: string;
+	parent_checkpoint_id: string | null;
+	channels: string;
+}
+
+/**
+ * Keep the newest `keepLast` checkpoints of each namespace of a thread (never fewer than one, so
+ * the latest always survives) and delete the older ones with their pending writes, in one
+ * transaction. Values that kept checkpoints referenced in a deleted row are moved into the oldest
+ * kept checkpoint that uses them, and a kept checkpoint whose parent is deleted becomes a root, so
+ * every kept checkpoint still reads whole. Log items no kept checkpoint reaches are deleted.
+ *
+ * Space is returned to SQLite's free list and reused by later writes; shrinking the file is left
+ * to the caller (VACUUM, or `PRAGMA incremental_vacuum` on a database with auto_vacuum=INCREMENTAL).
+ */
+export function pruneThreadCheckpoints(db: Database.Database, threadId: string, keepLast: number): PruneResult {
+	if (!Number.isSafeInteger(keepLast) || keepLast < 1) throw new RangeError(`keepLast must be >= 1, got ${keepLast}`);
+	const store = new CheckpointStore(db);
+	return db.transaction(() => {
+		const result: PruneResult = { deletedCheckpoints: 0, deletedWrites: 0, deletedItems: 0 };
+		const namespaces = db
+			.prepare(`SELECT DISTINCT checkpoint_ns FROM lg_checkpoints WHERE thread_id = ?`)
+			.pluck()
+			.all(threadId) as string[];
+		for (const ns of namespaces) pruneNamespace(db, store, threadId, ns, keepLast, result);
+		if (result.deletedCheckpoints > 0) result.deletedItems = collectLogs(db, threadId);
+		return result;
+	})();
+}
+
+function pruneNamespace(
+	db: Database.Database,
+	store: CheckpointStore,
+	threadId: string,
+	ns: string,
+	keepLast: number,
+	result: PruneResult
+): void {
+	const rows = db
+		.prepare(
+			`SELECT checkpoint_id, parent_checkpoint_id, channels FROM lg_checkpoints
+			 WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC`
+		)
+		.all(threadId, ns) as Row[];
+	if (rows.length <= keepLast) return;
+	const kept = rows.slice(0, keepLast).reverse(); // oldest first: it receives relocated values
+	const dropped = new Map(rows.slice(keepLast).map((row) => [row.checkpoint_id, row]));
+	const holders = new Map<string, string>(); // `${origin}\n${channel}` → kept checkpoint now storing it
+
+	for (const row of kept) {
+		const map = JSON.parse(row.channels) as ChannelMap;
+		let changed = false;
+		for (const [channel, entry] of Object.entries(map)) {
+			if (!('r' in entry) || !dropped.has(entry.r)) continue;
+			const key = `${entry.r}\n${channel}`;
+			const holder = holders.get(key);
+			map[channel] = holder === undefined ? storedEntry(dropped.get(entry.r)!, channel) : { r: holder };
+			if (holder === undefined) holders.set(key, row.checkpoint_id);
+			changed = true;
+		}
+		if (changed) store.updateChannels(threadId, ns, row.checkpoint_id, map);
+		if (row.parent_checkpoint_id !== null && dropped.has(row.parent_checkpoint_id)) {
+			db.prepare(
+				`UPDATE lg_checkpoints SET parent_checkpoint_id = NULL
+				 WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`
+			).run(threadId, ns, row.checkpoint_id);
+		}
+	}
+
+	// Kept checkpoints are exactly the newest ids, so everything older goes.
+	const oldestKept = kept[0]!.checkpoint_id;
+	const scope = `thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ?`;
+	result.deletedWrites += db.prepare(`DELETE FROM lg_writes WHERE ${scope}`).run(threadId, ns, oldestKept).changes;
+	result.deletedCheckpoints += db.prepare(`DELETE FROM lg_checkpoints WHERE ${scope}`).run(threadId, ns, oldestKept).changes;
+}
+
+function storedEntry(origin: Row, channel: string): ChannelEntry {
+	const entry = (JSON.parse(origin.channels) as ChannelMap)[channel];
+	if (entry === undefined || !('v' in entry)) {
+		throw new Error(`checkpoint store: "${channel}" of checkpoint ${origin.checkpoint_id} is missing`);
+	}
+	return { v: entry.v };
+}
+
+/**
+ * Delete log items that no remaining checkpoint of the thread reaches. A log's recorded length is
+ * left as is, so positions are never reused and cached items stay valid (see schema.ts).
+ */
+function collectLogs(db: Database.Database, threadId: string): number {
+	const reach = new Map<number, number>();
+	const maps = db.prepare(`SELECT channels FROM lg_checkpoints WHERE thread_id = ?`).pluck().all(threadId) as string[];
+	for (const text of maps) {
+		for (const entry of Object.values(JSON.parse(text) as ChannelMap)) {
+			if (!('s' in entry)) continue;
+			for (const [logId, length] of entry.s) reach.set(logId, Math.max(reach.get(logId) ?? 0, length));
+		}
+	}
+	let deleted = 0;
+	const logIds = db.prepare(`SELECT log_id FROM lg_logs WHERE thread_id = ?`).pluck().all(threadId) as number[];
+	for (const logId of logIds) {
+		const length = reach.get(logId) ?? 0;
+		deleted += db.prepare(`DELETE FROM lg_log_items WHERE log_id = ? AND seq >= ?`).run(logId, length).changes;
+		if (!reach.has(logId)) db.prepare(`DELETE FROM lg_logs WHERE log_id = ?`).run(logId);
+	}
+	return deleted;
+}

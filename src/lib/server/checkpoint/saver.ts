@@ -1,0 +1,218 @@
+// A LangGraph checkpoint saver on the app's better-sqlite3 connection that stores array channels
+// (messages) as appended suffixes instead of re-storing the whole history at every checkpoint.
+// Layout: schema.ts (tables), channel-map.ts (per-channel entries), segments.ts (item logs).
+
+import type Database from 'better-sqlite3';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import {
+	BaseCheckpointSaver,
+	TASKS,
+	WRITES_IDX_MAP,
+	copyCheckpoint,
+	getCheckpointId,
+	maxChannelVersion,
+	type ChannelVersions,
+	type Checkpoint,
+	type CheckpointListOptions,
+	type CheckpointMetadata,
+	type CheckpointTuple,
+	type PendingWrite,
+	type SerializerProtocol
+} from '@langchain/langgraph-checkpoint';
+import { planChannels, toInline, type ChannelMap, type ParentInfo } from './channel-map.js';
+import { ItemCache } from './item-cache.js';
+import { ChannelReader } from './reader.js';
+import { CheckpointStore, type CheckpointRow } from './store.js';
+import { LogWriter, type PreparedLogWrite } from './log-writer.js';
+
+export interface DeltaSqliteSaverOptions {
+	serde?: SerializerProtocol;
+	/**
+	 * Most segments an array value may span before it is stored whole again; bounds the range
+	 * reads per channel when reading any checkpoint. Segments only multiply on forks.
+	 */
+	maxSegments?: number;
+	/** Decoded items kept in memory across calls (see item-cache.ts); 0 disables. */
+	cacheItems?: number;
+}
+
+type Skeleton = Omit<Checkpoint, 'id' | 'channel_values'>;
+
+export class DeltaSqliteSaver extends BaseCheckpointSaver {
+	private readonly store: CheckpointStore;
+	private readonly cache: ItemCache;
+	private readonly reader: ChannelReader;
+	private readonly logs: LogWriter;
+	/** Puts run one at a time so a log's tip cannot move between planning and writing. */
+	private queue: Promise<unknown> = Promise.resolve();
+
+	constructor(db: Database.Database, options: DeltaSqliteSaverOptions = {}) {
+		super(options.serde);
+		const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'lg_checkpoints'`).get();
+		if (exists === undefined) throw new Error('checkpoint store: call migrateCheckpointStore(db) before creating the saver');
+		this.store = new CheckpointStore(db);
+		this.cache = new ItemCache(options.cacheItems ?? 10_000);
+		this.reader = new ChannelReader(this.store, this.cache, this.serde);
+		this.logs = new LogWriter(this.store, this.cache, this.serde, options.maxSegments ?? 16);
+	}
+
+	async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+		const threadId = config.configurable?.thread_id as string | undefined;
+		if (threadId === undefined) return undefined;
+		const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
+		const checkpointId = getCheckpointId(config);
+		const row = checkpointId ? this.store.row(threadId, ns, checkpointId) : this.store.latestRow(threadId, ns);
+		if (row === undefined) return undefined;
+		// Like the stock saver: the caller's config is returned as given when it names the checkpoint.
+		return this.toTuple(row, checkpointId ? config : undefined);
+	}
+
+	async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+		const ns = config.configurable?.checkpoint_ns as string | null | undefined;
+		const rows = this.store.list({
+			threadId: config.configurable?.thread_id as string | undefined,
+			ns: ns ?? undefined,
+			before: options?.before?.configurable?.checkpoint_id as string | undefined,
+			filter: options?.filter,
+			limit: options?.limit
+		});
+		for (const row of rows) yield await this.toTuple(row);
+	}
+
+	async put(
+		config: RunnableConfig,
+		checkpoint: Checkpoint,
+		metadata: CheckpointMetadata,
+		newVersions: ChannelVersions
+	): Promise<RunnableConfig> {
+		if (!config.configurable) throw new Error('Empty configuration supplied.');
+		const threadId = config.configurable.thread_id as string | undefined;
+		if (!threadId) throw new Error(`Missing "thread_id" field in passed "config.configurable".`);
+		const ns = (config.configurable.checkpoint_ns as string | undefined) ?? '';
+		const parentId = config.configurable.checkpoint_id as string | undefined;
+		const run = this.queue.then(() => this.putNow(threadId, ns, parentId, copyCheckpoint(checkpoint), metadata, newVersions));
+		this.queue = run.catch(() => undefined);
+		await run;
+		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
+	}
+
+	async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
+		if (!config.configurable) throw new Error('Empty configuration supplied.');
+		const threadId = config.configurable.thread_id as string | undefined;
+		const checkpointId = config.configurable.checkpoint_id as string | undefined;
+		if (!threadId) throw new Error('Missing thread_id field in config.configurable.');
+		if (!checkpointId) throw new Error('Missing checkpoint_id field in config.configurable.');
+		const ns = (config.configurable.checkpoint_ns as string | undefined) ?? '';
+		const rows = await Promise.all(
+			writes.map(async ([channel, value], idx) => {
+				const [type, bytes] = await this.serde.dumpsTyped(value);
+				return { taskId, idx: WRITES_IDX_MAP[channel] ?? idx, channel, type, value: bytes, taskPath: taskPath ?? '' };
+			})
+		);
+		const replace = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+		this.store.db.transaction(() => this.store.insertWrites(threadId, ns, checkpointId, rows, replace))();
+	}
+
+	async deleteThread(threadId: string): Promise<void> {
+		const logIds = this.store.db.transaction(() => this.store.deleteThread(threadId))();
+		this.cache.forget(logIds);
+	}
+
+	private async putNow(
+		threadId: string,
+		ns: string,
+		parentId: string | undefined,
+		checkpoint: Checkpoint,
+		metadata: CheckpointMetadata,
+		newVersions: ChannelVersions
+	): Promise<void> {
+		const { id, channel_values: values, ...skeleton } = checkpoint;
+		const [[type, skeletonBytes], [metadataType, metadataBytes]] = await Promise.all([
+			this.serde.dumpsTyped(skeleton),
+			this.serde.dumpsTyped(metadata)
+		]);
+		if (type !== metadataType) throw new Error('Failed to serialize checkpoint and metadata to the same type.');
+
+		const parent = parentId === undefined ? undefined : await this.parentInfo(threadId, ns, parentId);
+		const plan = planChannels(Object.keys(values), checkpoint.channel_versions, newVersions, parent);
+		for (const channel of plan.unresolved) {
+			if (await this.versionStored(threadId, ns, channel, checkpoint.channel_versions[channel])) plan.changed.push(channel);
+		}
+		const map: ChannelMap = plan.inherited;
+		const logWrites: PreparedLogWrite[] = [];
+		for (const channel of plan.changed) {
+			const value = values[channel];
+			if (Array.isArray(value)) {
+				const parentEntry = parent?.map[channel];
+				const parentSegments = parentEntry !== undefined && 's' in parentEntry ? parentEntry.s : undefined;
+				logWrites.push(await this.logs.prepare(channel, value, parentSegments));
+			} else {
+				const [valueType, bytes] = await this.serde.dumpsTyped(value);
+				map[channel] = { v: toInline(valueType, bytes) };
+			}
+		}
+
+		const applied = this.store.db.transaction(() => {
+			const done = logWrites.map((write) => this.logs.apply(threadId, ns, write));
+			for (const { channel, segments } of done) map[channel] = { s: segments };
+			this.store.insertCheckpoint({
+				thread_id: threadId,
+				checkpoint_ns: ns,
+				checkpoint_id: id,
+				parent_checkpoint_id: parentId ?? null,
+				type,
+				checkpoint: Buffer.from(skeletonBytes),
+				metadata: Buffer.from(metadataBytes),
+				channels: JSON.stringify(map)
+			});
+			return done;
+		})();
+		for (const done of applied) this.logs.remember(done);
+	}
+
+	private async parentInfo(threadId: string, ns: string, parentId: string): Promise<ParentInfo | undefined> {
+		const row = this.store.row(threadId, ns, parentId);
+		if (row === undefined) return undefined;
+		const skeleton = (await this.serde.loadsTyped(row.type, row.checkpoint)) as Skeleton;
+		return { id: parentId, map: JSON.parse(row.channels) as ChannelMap, versions: skeleton.channel_versions };
+	}
+
+	/** Whether any checkpoint of the thread holds `channel` at `version` (rare path, scans the thread). */
+	private async versionStored(threadId: string, ns: string, channel: string, version: unknown): Promise<boolean> {
+		for (const row of this.store.rowsOfThread(threadId, ns)) {
+			if (!(channel in (JSON.parse(row.channels) as ChannelMap))) continue;
+			const skeleton = (await this.serde.loadsTyped(row.type, row.checkpoint)) as Skeleton;
+			if (skeleton.channel_versions[channel] === version) return true;
+		}
+		return false;
+	}
+
+	private async toTuple(row: CheckpointRow, config?: RunnableConfig): Promise<CheckpointTuple> {
+		const { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId, parent_checkpoint_id: parentId } = row;
+		const skeleton = (await this.serde.loadsTyped(row.type, row.checkpoint)) as Skeleton;
+		const channelValues = await this.reader.values(threadId, ns, JSON.parse(row.channels) as ChannelMap);
+		const checkpoint: Checkpoint = { ...skeleton, id: checkpointId, channel_values: channelValues };
+		const pendingWrites = await Promise.all(
+			this.store
+				.writes(threadId, ns, checkpointId)
+				.map(async (w) => [w.task_id, w.channel, await this.serde.loadsTyped(w.type, w.value)] as [string, string, unknown])
+		);
+		if (checkpoint.v < 4 && parentId !== null) await this.migratePendingSends(checkpoint, threadId, ns, parentId);
+		return {
+			config: config ?? { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId } },
+			checkpoint,
+			metadata: (await this.serde.loadsTyped(row.type, row.metadata)) as CheckpointMetadata,
+			parentConfig:
+				parentId === null ? undefined : { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: parentId } },
+			pendingWrites
+		};
+	}
+
+	/** Checkpoints before format v4 kept pending sends in the parent's TASKS writes (as the stock saver does). */
+	private async migratePendingSends(checkpoint: Checkpoint, threadId: string, ns: string, parentId: string): Promise<void> {
+		const sends = this.store.writes(threadId, ns, parentId).filter((w) => w.channel === TASKS);
+		checkpoint.channel_values[TASKS] = await Promise.all(sends.map((w) => this.serde.loadsTyped(w.type, w.value)));
+		const versions = Object.values(checkpoint.channel_versions);
+		checkpoint.channel_versions[TASKS] = versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
+	}
+}
