@@ -1,0 +1,106 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScriptedOllama } from '../support/scripted-ollama';
+import { answerScript, walkthroughScript } from '../support/scripts';
+import { ROOT, Service, tempDir } from '../support/service';
+import { followRun } from '../support/sse';
+
+function configWith(extraServers: Record<string, unknown>): string {
+	const dir = tempDir('sophos-config-');
+	const base = JSON.parse(fs.readFileSync(path.join(ROOT, 'config/mcp.json'), 'utf8'));
+	fs.writeFileSync(path.join(dir, 'mcp.json'), JSON.stringify({ ...base, ...extraServers }));
+	fs.copyFileSync(path.join(ROOT, 'config/system.md'), path.join(dir, 'system.md'));
+	return dir;
+}
+
+describe('readiness', () => {
+	let ollama: ScriptedOllama;
+	let service: Service;
+	beforeAll(async () => {
+		ollama = await ScriptedOllama.start(answerScript('ok'));
+		service = await Service.start({ ollamaUrl: ollama.url });
+	});
+	afterAll(async () => {
+		await service.stop();
+		await ollama.close();
+	});
+
+	it('is ok when the database, the model and every MCP server are up', async () => {
+		const res = await service.fetch('/api/readyz');
+		expect(res.status).toBe(200);
+		const body = await res.json();
+		expect(body.status).toBe('ok');
+		expect(body.checks.database).toEqual({ status: 'ok' });
+		expect(body.checks.model).toEqual({ status: 'ok' });
+		expect(body.checks.mcp.memory).toEqual({ status: 'ok', tools: 9 });
+		expect(await (await service.fetch('/api/healthz')).json()).toEqual({ status: 'ok' });
+	});
+
+	it('matches the model name exactly, not as a substring', async () => {
+		ollama.models = ['qwen3-coder:latest', 'my-qwen3:latest'];
+		try {
+			const res = await service.fetch('/api/readyz');
+			expect(res.status).toBe(503);
+			expect((await res.json()).message).toContain('Model "qwen3" is not pulled');
+		} finally {
+			ollama.models = ['qwen3:latest'];
+		}
+	});
+});
+
+describe('MCP servers that are down', () => {
+	it('a server that cannot start is reported, and runs go on with the tools that are up', async () => {
+		const ollama = await ScriptedOllama.start(walkthroughScript({ url: 'https://example.com' }));
+		const configDir = configWith({ broken: { command: 'node', args: ['-e', 'process.exit(3)'] } });
+		const service = await Service.start({ ollamaUrl: ollama.url, configDir });
+		try {
+			const res = await service.fetch('/api/readyz');
+			expect(res.status).toBe(503);
+			const body = await res.json();
+			expect(body.checks.mcp.broken.status).toBe('error');
+			expect(body.checks.mcp.memory.status).toBe('ok');
+			expect(body.message).toContain('MCP server "broken"');
+
+			const { conversation } = await (await service.post('/api/chat', { message: 'save something' })).json();
+			const events = await followRun(service.url, conversation);
+			expect(events[0]).toMatchObject({ event: 'warning', data: { code: 'TOOLS_UNAVAILABLE', servers: ['broken'] } });
+			expect(events.at(-1)?.event).toBe('end');
+			expect(ollama.requests.at(-1)!.tools!.map((t) => t.function.name)).toContain('memory__create_entities');
+		} finally {
+			await service.stop();
+			await ollama.close();
+		}
+	});
+
+	it('a memory server killed between two messages is restarted for the second', async () => {
+		const ollama = await ScriptedOllama.start(walkthroughScript({ url: 'https://example.com' }));
+		const service = await Service.start({ ollamaUrl: ollama.url });
+		try {
+			const first = (await (await service.post('/api/chat', { message: 'one' })).json()).conversation;
+			expect((await followRun(service.url, first)).at(-1)?.event).toBe('end');
+
+			const memoryPid = execFileSync('pgrep', ['-P', String(service.child.pid), '-f', 'server-memory'])
+				.toString()
+				.trim();
+			expect(memoryPid).toMatch(/^\d+$/);
+			process.kill(Number(memoryPid), 'SIGKILL');
+
+			const second = (await (await service.post('/api/chat', { message: 'two' })).json()).conversation;
+			const events = await followRun(service.url, second);
+			expect(events.at(-1)?.event).toBe('end');
+			const detail = await (await service.fetch(`/api/conversations/${second}`)).json();
+			const tools = detail.messages.filter((m: { role: string }) => m.role === 'tool');
+			// The restarted server reads the same memory file: the entity the first run created is there,
+			// so this time adding the observation succeeds.
+			expect(tools.map((m: { status: string }) => m.status)).toEqual(['success', 'success', 'success']);
+			expect(tools[0].content).toContain('example.com');
+			const ready = await (await service.fetch('/api/readyz')).json();
+			expect(ready.checks.mcp.memory.status).toBe('ok');
+		} finally {
+			await service.stop();
+			await ollama.close();
+		}
+	});
+});
