@@ -31,7 +31,7 @@ const wholeNumber = (max: number, unit: string) =>
 			.pipe(
 				z
 					.number()
-					.min(1, { error: `must be at least 1 ${unit}` })
+					.min(1, { error: `must be 1 or more ${unit}` })
 					.max(max, { error: `must be at most ${max} ${unit}` })
 			)
 			.optional()

@@ -32,7 +32,7 @@ describe('fetch server settings', () => {
 	it.each([
 		['FETCH_TIMEOUT_MS', 'abc', 'Invalid FETCH_TIMEOUT_MS: expected a whole number of milliseconds, got "abc"'],
 		['FETCH_TIMEOUT_MS', '1.5', 'Invalid FETCH_TIMEOUT_MS: expected a whole number of milliseconds, got "1.5"'],
-		['FETCH_TIMEOUT_MS', '0', 'Invalid FETCH_TIMEOUT_MS: must be at least 1 milliseconds'],
+		['FETCH_TIMEOUT_MS', '0', 'Invalid FETCH_TIMEOUT_MS: must be 1 or more milliseconds'],
 		['FETCH_TIMEOUT_MS', '9999999999', 'Invalid FETCH_TIMEOUT_MS: must be at most 2147483647 milliseconds'],
 		['FETCH_MAX_BYTES', '-5', 'Invalid FETCH_MAX_BYTES: expected a whole number of bytes, got "-5"'],
 		['FETCH_MAX_BYTES', '5MB', 'Invalid FETCH_MAX_BYTES: expected a whole number of bytes, got "5MB"'],
