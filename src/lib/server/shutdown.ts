@@ -1,7 +1,12 @@
 import type { Runtime } from './runtime';
 
-/** adapter-node's own wait for open requests (SHUTDOWN_TIMEOUT) is 30 s; ours is shorter and ends them. */
-const HTTP_CLOSE_WAIT_MS = 5_000;
+/**
+ * How long to wait for adapter-node to close the HTTP server once runs have stopped. It rechecks
+ * idle connections only at the moment a request closes, when an SSE socket is not idle yet, so a
+ * kept-alive socket would hold it for the 5 s keep-alive timeout; by the time this wait starts every
+ * stream has ended, and anything still open is idle.
+ */
+const HTTP_CLOSE_WAIT_MS = 1_000;
 
 /**
  * On SIGTERM or SIGINT: refuse new runs and stop those in flight (each records its outcome and ends
