@@ -44,7 +44,7 @@ describe('export and delete', () => {
 	let ollama: ScriptedOllama;
 	let service: Service;
 	beforeAll(async () => {
-		ollama = await ScriptedOllama.start(walkthroughScript({ url: 'https://example.com' }));
+		ollama = await ScriptedOllama.start(walkthroughScript({ url: 'https://example.com', fetch: false }));
 		service = await Service.start({ ollamaUrl: ollama.url });
 	});
 	afterAll(async () => {

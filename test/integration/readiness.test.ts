@@ -34,7 +34,7 @@ describe('readiness', () => {
 		expect(body.status).toBe('ok');
 		expect(body.checks.database).toEqual({ status: 'ok' });
 		expect(body.checks.model).toEqual({ status: 'ok' });
-		expect(body.checks.mcp.memory).toEqual({ status: 'ok', tools: 9 });
+		expect(body.checks.mcp).toEqual({ memory: { status: 'ok', tools: 9 }, fetch: { status: 'ok', tools: 1 } });
 		expect(await (await service.fetch('/api/healthz')).json()).toEqual({ status: 'ok' });
 	});
 
@@ -52,7 +52,7 @@ describe('readiness', () => {
 
 describe('MCP servers that are down', () => {
 	it('a server that cannot start is reported, and runs go on with the tools that are up', async () => {
-		const ollama = await ScriptedOllama.start(walkthroughScript({ url: 'https://example.com' }));
+		const ollama = await ScriptedOllama.start(walkthroughScript({ url: 'https://example.com', fetch: false }));
 		const configDir = configWith({ broken: { command: 'node', args: ['-e', 'process.exit(3)'] } });
 		const service = await Service.start({ ollamaUrl: ollama.url, configDir });
 		try {
@@ -67,7 +67,9 @@ describe('MCP servers that are down', () => {
 			const events = await followRun(service.url, conversation);
 			expect(events[0]).toMatchObject({ event: 'warning', data: { code: 'TOOLS_UNAVAILABLE', servers: ['broken'] } });
 			expect(events.at(-1)?.event).toBe('end');
-			expect(ollama.requests.at(-1)!.tools!.map((t) => t.function.name)).toContain('memory__create_entities');
+			const offered = ollama.requests.at(-1)!.tools!.map((t) => t.function.name);
+			expect(offered).toHaveLength(10);
+			expect(offered).toEqual(expect.arrayContaining(['memory__create_entities', 'fetch__fetch']));
 		} finally {
 			await service.stop();
 			await ollama.close();
@@ -75,7 +77,7 @@ describe('MCP servers that are down', () => {
 	});
 
 	it('a memory server killed between two messages is restarted for the second', async () => {
-		const ollama = await ScriptedOllama.start(walkthroughScript({ url: 'https://example.com' }));
+		const ollama = await ScriptedOllama.start(walkthroughScript({ url: 'https://example.com', fetch: false }));
 		const service = await Service.start({ ollamaUrl: ollama.url });
 		try {
 			const first = (await (await service.post('/api/chat', { message: 'one' })).json()).conversation;

@@ -5,12 +5,11 @@ import { ScriptedOllama } from '../support/scripted-ollama';
 import { SUMMARY, WALKTHROUGH_PROMPT, walkthroughScript } from '../support/scripts';
 import { Service } from '../support/service';
 import { followRun } from '../support/sse';
-
-const PROMPT = WALKTHROUGH_PROMPT.replace('{url}', 'https://example.com');
+import { PageServer } from '../support/page-server';
 
 type Detail = {
 	conversation: { messageCount: number; status: string };
-	messages: { role: string; status?: string; name?: string }[];
+	messages: { role: string; content: string; status?: string; name?: string }[];
 	resumable: boolean;
 };
 
@@ -20,15 +19,24 @@ async function detail(service: Service, id: string): Promise<Detail> {
 
 describe('the walkthrough run', () => {
 	let ollama: ScriptedOllama;
+	let page: PageServer;
+	let prompt: string;
+	let env: Record<string, string>;
 	beforeAll(async () => {
-		ollama = await ScriptedOllama.start(walkthroughScript({ url: 'https://example.com' }));
+		page = await PageServer.start();
+		prompt = WALKTHROUGH_PROMPT.replace('{url}', page.url());
+		env = { FETCH_ALLOWED_HOSTS: page.host };
+		ollama = await ScriptedOllama.start(walkthroughScript({ url: page.url() }));
 	});
-	afterAll(() => ollama.close());
+	afterAll(async () => {
+		await ollama.close();
+		await page.close();
+	});
 
 	it('completes with 8 messages, 9 checkpoints and the entity in memory', async () => {
-		const service = await Service.start({ ollamaUrl: ollama.url });
+		const service = await Service.start({ ollamaUrl: ollama.url, env });
 		try {
-			const res = await service.post('/api/chat', { message: PROMPT });
+			const res = await service.post('/api/chat', { message: prompt });
 			expect(res.status).toBe(200);
 			const { conversation, run } = await res.json();
 			const events = await followRun(service.url, conversation);
@@ -39,6 +47,9 @@ describe('the walkthrough run', () => {
 				'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant'
 			]);
 			expect(d.messages.filter((m) => m.role === 'tool').map((m) => m.status)).toEqual(['success', 'error', 'success']);
+			expect(d.messages[2]).toMatchObject({ name: 'fetch__fetch' });
+			expect(d.messages[2]!.content).toContain('# Example Domain');
+			expect(page.requests).toEqual(['/robots.txt', '/']);
 			expect(d.conversation).toMatchObject({ messageCount: 8, status: 'completed' });
 			expect(d.resumable).toBe(false);
 
@@ -60,14 +71,12 @@ describe('the walkthrough run', () => {
 	});
 
 	it('survives SIGKILL while the model streams step 3, and resumes without redoing the first tool', async () => {
-		ollama.script = walkthroughScript({
-			url: 'https://example.com',
-			second: { hold: 'step3', holdAfterChunks: 2 }
-		});
-		const service = await Service.start({ ollamaUrl: ollama.url });
+		ollama.script = walkthroughScript({ url: page.url(), second: { hold: 'step3', holdAfterChunks: 2 } });
+		page.requests.length = 0;
+		const service = await Service.start({ ollamaUrl: ollama.url, env });
 		let restarted: Service | undefined;
 		try {
-			const { conversation } = await (await service.post('/api/chat', { message: PROMPT })).json();
+			const { conversation } = await (await service.post('/api/chat', { message: prompt })).json();
 			await ollama.held('step3');
 			await service.kill();
 			ollama.release('step3');
@@ -88,8 +97,8 @@ describe('the walkthrough run', () => {
 			const after = await detail(restarted, conversation);
 			expect(after.messages).toHaveLength(8);
 			expect(after.conversation.status).toBe('completed');
-			const firstTool = after.messages[2]!.name;
-			expect(after.messages.filter((m) => m.role === 'tool' && m.name === firstTool)).toHaveLength(1);
+			expect(after.messages.filter((m) => m.role === 'tool' && m.name === 'fetch__fetch')).toHaveLength(1);
+			expect(page.pageRequests('/')).toBe(1);
 			// The resumed run asked the model three times (steps 3, 5, 7), none of them for step 1 again.
 			const resumedRequests = ollama.requests.slice(requestsBefore);
 			expect(resumedRequests.map((r) => r.messages.filter((m) => m.role === 'tool').length)).toEqual([1, 2, 3]);

@@ -18,12 +18,14 @@ function offers(request: ChatRequest, name: string): boolean {
 }
 
 /**
- * The walkthrough's run: a fetch (or, without the fetch server, a memory read of the same shape),
+ * The walkthrough's run: a fetch (or, with `fetch: false`, a memory read of the same shape),
  * then memory add_observations (which fails: no such entity), then create_entities, then the answer.
  * `answer` lets a test stream the final answer slowly or hold it.
  */
 export function walkthroughScript(options: {
 	url: string;
+	/** false: start with a memory read of the same shape instead of fetching (no page server needed). */
+	fetch?: boolean;
 	/** Extra fields for the reply after the first tool result (step 3), e.g. a hold to crash in. */
 	second?: Partial<ScriptedReply>;
 	answer?: Partial<ScriptedReply>;
@@ -33,7 +35,7 @@ export function walkthroughScript(options: {
 		const toolResults = after.filter((m) => m.role === 'tool').length;
 		switch (toolResults) {
 			case 0:
-				return offers(request, 'fetch__fetch')
+				return options.fetch !== false && offers(request, 'fetch__fetch')
 					? { thinking: 'I should fetch the page first.', toolCalls: [{ name: 'fetch__fetch', arguments: { url: options.url } }] }
 					: { thinking: 'I should look at what I know first.', toolCalls: [{ name: 'memory__read_graph', arguments: {} }] };
 			case 1:

@@ -81,6 +81,9 @@ export function planChannels(
 		const parentEntry = parent?.map[channel];
 		if (parent && parentEntry && parent.versions[channel] === versions[channel]) {
 			plan.inherited[channel] = inheritEntry(parentEntry, parent.id);
+		} else if (versions[channel] === undefined) {
+			// Unversioned (LangGraph's `__pregel_tasks`): nothing could find it by version, so keep it.
+			plan.changed.push(channel);
 		} else {
 			plan.unresolved.push(channel);
 		}

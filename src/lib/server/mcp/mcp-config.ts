@@ -6,11 +6,6 @@ import { z } from 'zod';
  * `$CONFIG_DIR/mcp.json`: server name → connection. Parsed strictly, so a typo in a key is an error
  * that names it rather than a server silently started without it.
  */
-const RepeatPolicySchema = z.object({
-	/** Overrides what the server's annotations say about whether a tool may be called twice. */
-	safeToRepeat: z.union([z.boolean(), z.record(z.string(), z.boolean())]).optional()
-});
-
 const StdioServerSchema = z
 	.strictObject({
 		type: z.literal('stdio').optional(),
@@ -19,8 +14,7 @@ const StdioServerSchema = z
 		args: z.array(z.string()).default([]),
 		env: z.record(z.string(), z.string()).optional(),
 		cwd: z.string().optional()
-	})
-	.extend(RepeatPolicySchema.shape);
+	});
 
 const HttpServerSchema = z
 	.strictObject({
@@ -28,8 +22,7 @@ const HttpServerSchema = z
 		transport: z.enum(['http', 'sse']).optional(),
 		url: z.url({ protocol: /^https?$/ }),
 		headers: z.record(z.string(), z.string()).optional()
-	})
-	.extend(RepeatPolicySchema.shape);
+	});
 
 export const McpServerConfigSchema = z.union([StdioServerSchema, HttpServerSchema]);
 export const McpConfigSchema = z.record(
