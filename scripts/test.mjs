@@ -1,0 +1,24 @@
+// `npm test`: installs what is missing (dependencies, Debian's Chromium for the browser tests),
+// builds the app and the in-repo MCP servers, then runs every test project once.
+import fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { ensureDependencies, root, run } from './ensure.mjs';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+function ensureChromium() {
+	if (fs.existsSync(CHROMIUM)) return;
+	console.log('Installing Chromium from Debian packages (apt-get)…');
+	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+	const apt = (args) =>
+		process.getuid?.() === 0 ? run('apt-get', args, { env }) : run('sudo', ['apt-get', ...args], { env });
+	apt(['update', '-qq']);
+	apt(['install', '-y', '-qq', 'chromium']);
+}
+
+ensureDependencies();
+ensureChromium();
+run('npm', ['run', 'build']);
+const args = process.argv.slice(2);
+const result = spawnSync('npx', ['vitest', 'run', ...args], { cwd: root, stdio: 'inherit' });
+process.exit(result.status ?? 1);
