@@ -35,6 +35,8 @@ export type ScriptedReply = {
 	holdAfterChunks?: number;
 	/** Names the hold, for `held(name)` and `release(name)`. */
 	hold?: string;
+	/** Pause between chunks, for people watching the demo; tests never set it. */
+	delayMs?: number;
 	/** Answer with this HTTP error instead of a reply. */
 	httpError?: { status: number; error: string };
 };
@@ -173,6 +175,7 @@ export class ScriptedOllama {
 				if (res.destroyed) return;
 			}
 			line({ ...base(), message: { role: 'assistant', content: c }, done: false });
+			if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
 		}
 		if (toolCalls) line({ ...base(), message: { role: 'assistant', content: '', tool_calls: toolCalls }, done: false });
 		line({ ...final, message: { role: 'assistant', content: '' } });
