@@ -7,7 +7,7 @@ import type { ConversationSummary } from '../db/conversation-store';
 function fence(content: string, lang = ''): string[] {
 	const longest = Math.max(2, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
 	const ticks = '`'.repeat(longest + 1);
-	return [`${ticks}${lang}`, content, ticks];
+	return [`${ticks}${lang}`, ...content.split('\n'), ticks];
 }
 
 function messageBlock(m: MessageDto): string[] {

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { parseChatRequest } from '../../src/lib/server/http/chat-request';
+import { parseUuid } from '../../src/lib/server/http/uuid';
+
+const ID = '0b6c7ae4-8a43-4b9e-9d7f-5c0f8f1e2a11';
+
+describe('POST /api/chat body', () => {
+	it('accepts the three shapes', () => {
+		expect(parseChatRequest({ message: '  hi  ' }, 100)).toEqual({ kind: 'message', conversation: null, message: 'hi' });
+		expect(parseChatRequest({ message: 'hi', conversation: ID.toUpperCase() }, 100)).toEqual({
+			kind: 'message',
+			conversation: ID,
+			message: 'hi'
+		});
+		expect(parseChatRequest({ resume: true, conversation: ID }, 100)).toEqual({ kind: 'resume', conversation: ID });
+		expect(parseChatRequest({ message: 'x', conversation: null }, 100)).toMatchObject({ conversation: null });
+	});
+
+	it('lets resume win over a message, as the reference does', () => {
+		expect(parseChatRequest({ resume: true, message: 'ignored', conversation: ID }, 100)).toEqual({
+			kind: 'resume',
+			conversation: ID
+		});
+	});
+
+	it('checks size on the trimmed message', () => {
+		expect(() => parseChatRequest({ message: 'x'.repeat(101) }, 100)).toThrow(/at most 100/);
+		expect(parseChatRequest({ message: ` ${'x'.repeat(100)} ` }, 100)).toMatchObject({ kind: 'message' });
+	});
+
+	it.each([null, [], 'hi', 3, true])('refuses a body that is not an object: %j', (body) => {
+		expect(() => parseChatRequest(body, 100)).toThrow('Request body must be a JSON object');
+	});
+});
+
+describe('parseUuid', () => {
+	it.each([ID, ` ${ID} `, ID.toUpperCase()])('accepts %s', (v) => expect(parseUuid(v)).toBe(ID));
+	it.each(['', 'not-a-uuid', '../../etc/passwd', `${ID}x`, ID.replace('4b9e', '0b9e'), ID.replace('9d7f', '7d7f'), 42, null])(
+		'refuses %j',
+		(v) => expect(parseUuid(v)).toBeNull()
+	);
+});
