@@ -1,0 +1,36 @@
+import fs from 'node:fs';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+
+/**
+ * An MCP server that misbehaves on purpose, started as a real child process by tests: a tool that
+ * never answers (and notes the cancellation it receives), one with a huge result, and a journal of
+ * every call in TEST_MCP_LOG so tests can count side effects.
+ */
+const logFile = process.env.TEST_MCP_LOG!;
+const note = (line: string) => fs.appendFileSync(logFile, `${line}\n`);
+
+const server = new McpServer({ name: 'test', version: '1.0.0' });
+
+server.registerTool('hang', { description: 'Never answers.', inputSchema: {} }, (_args, extra) => {
+	note(`hang started ${extra.requestId}`);
+	return new Promise((_resolve, reject) => {
+		extra.signal.addEventListener('abort', () => {
+			note(`hang cancelled ${extra.requestId}`);
+			reject(new Error('cancelled'));
+		});
+	});
+});
+
+server.registerTool(
+	'big',
+	{ description: 'Returns `size` characters.', inputSchema: { size: z.number().int().positive() } },
+	({ size }) => ({ content: [{ type: 'text', text: 'y'.repeat(size) }] })
+);
+
+server.registerTool('read_log', { description: 'Returns the call journal.', inputSchema: {} }, () => ({
+	content: [{ type: 'text', text: fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '' }]
+}));
+
+await server.connect(new StdioServerTransport());
