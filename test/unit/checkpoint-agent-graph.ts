@@ -71,7 +71,13 @@ const lookup = tool(
 	{ name: 'lookup', description: 'Look something up.', schema: z.object({ query: z.string() }) }
 );
 
-export function buildAgentGraph(checkpointer: BaseCheckpointSaver) {
+export interface AgentGraphOptions {
+	/** Stop before running tools, so a run can be resumed later with `invoke(null)`. */
+	interruptBeforeTools?: boolean;
+}
+
+/** Without a checkpointer the graph uses its parent's, as a subgraph. */
+export function buildAgentGraph(checkpointer?: BaseCheckpointSaver, options: AgentGraphOptions = {}) {
 	const model = new ScriptedChatModel({});
 	return new StateGraph(MessagesAnnotation)
 		.addNode('agent', async (state) => ({ messages: [await model.invoke(state.messages)] }))
@@ -79,6 +85,14 @@ export function buildAgentGraph(checkpointer: BaseCheckpointSaver) {
 		.addEdge(START, 'agent')
 		.addConditionalEdges('agent', toolsCondition, ['tools', '__end__'])
 		.addEdge('tools', 'agent')
+		.compile({ checkpointer, interruptBefore: options.interruptBeforeTools ? ['tools'] : [] });
+}
+
+/** The agent graph as a node of a parent graph: its checkpoints live in a child namespace. */
+export function buildNestedGraph(checkpointer: BaseCheckpointSaver) {
+	return new StateGraph(MessagesAnnotation)
+		.addNode('assistant', buildAgentGraph())
+		.addEdge(START, 'assistant')
 		.compile({ checkpointer });
 }
 

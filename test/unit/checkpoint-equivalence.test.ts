@@ -1,0 +1,123 @@
+// Same scenarios against the stock SqliteSaver and DeltaSqliteSaver: everything LangGraph reads back
+// (getStateHistory, getState, raw list over every namespace) must be equal, and ours much smaller.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HumanMessage, RemoveMessage } from '@langchain/core/messages';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildAgentGraph, buildNestedGraph, humanTurn } from './checkpoint-agent-graph.js';
+import { collect, normalise, openStore, storeBytes, type OpenStore, type SaverKind } from './checkpoint-compare.js';
+
+let dir = '';
+beforeAll(() => {
+	dir = mkdtempSync(join(tmpdir(), 'sophos-equivalence-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const thread = (id: string): RunnableConfig => ({ configurable: { thread_id: id } });
+
+interface Outcome {
+	history: unknown;
+	state: unknown;
+	tuples: unknown;
+	bytes: number;
+}
+
+type Scenario = (store: OpenStore) => Promise<RunnableConfig>;
+
+async function runOn(kind: SaverKind, name: string, scenario: Scenario): Promise<Outcome> {
+	const store = openStore(dir, kind, `${name}-${kind}`);
+	try {
+		const config = await scenario(store);
+		const graph = buildAgentGraph(store.saver);
+		return {
+			history: normalise(await collect(graph.getStateHistory(config))),
+			state: normalise(await graph.getState(config, { subgraphs: true })),
+			tuples: normalise(await collect(store.saver.list({ configurable: { thread_id: config.configurable?.thread_id } }))),
+			bytes: storeBytes(store)
+		};
+	} finally {
+		store.db.close();
+	}
+}
+
+async function expectSameOnBoth(name: string, scenario: Scenario): Promise<{ stock: Outcome; delta: Outcome }> {
+	const stock = await runOn('stock', name, scenario);
+	const delta = await runOn('delta', name, scenario);
+	expect(delta.history).toEqual(stock.history);
+	expect(delta.state).toEqual(stock.state);
+	expect(delta.tuples).toEqual(stock.tuples);
+	return { stock, delta };
+}
+
+describe('DeltaSqliteSaver reads back exactly what the stock SqliteSaver does', () => {
+	it('a 60-turn agent ⇄ tools thread, in a far smaller file', { timeout: 180_000 }, async () => {
+		const { stock, delta } = await expectSameOnBoth('long', async ({ saver }) => {
+			const graph = buildAgentGraph(saver);
+			for (let turn = 0; turn < 60; turn += 1) await graph.invoke(humanTurn(turn), thread('long'));
+			return thread('long');
+		});
+		expect((delta.history as unknown[]).length).toBe(60 * 5);
+		expect(delta.bytes * 10).toBeLessThan(stock.bytes);
+	});
+
+	it('a fork from an older checkpoint, continued on the new branch', { timeout: 60_000 }, async () => {
+		await expectSameOnBoth('fork', async ({ saver }) => {
+			const graph = buildAgentGraph(saver);
+			for (let turn = 0; turn < 6; turn += 1) await graph.invoke(humanTurn(turn), thread('fork'));
+			const history = await collect(graph.getStateHistory(thread('fork')));
+			const older = history.find((s) => s.next.length === 0 && s.values.messages.length === 12)!;
+			const edited = new HumanMessage({ id: 'edited', content: 'An edited question?' });
+			const forked = await graph.updateState(older.config, { messages: [edited] }, 'agent');
+			await graph.invoke(null, forked);
+			for (let turn = 6; turn < 8; turn += 1) await graph.invoke(humanTurn(turn), thread('fork'));
+			return thread('fork');
+		});
+	});
+
+	it('a RemoveMessage (the history is no longer an extension of its parent)', { timeout: 60_000 }, async () => {
+		await expectSameOnBoth('remove', async ({ saver }) => {
+			const graph = buildAgentGraph(saver);
+			for (let turn = 0; turn < 4; turn += 1) await graph.invoke(humanTurn(turn), thread('remove'));
+			await graph.updateState(thread('remove'), { messages: [new RemoveMessage({ id: 'human-1' })] });
+			for (let turn = 4; turn < 6; turn += 1) await graph.invoke(humanTurn(turn), thread('remove'));
+			return thread('remove');
+		});
+	});
+
+	it('a copy of an older checkpoint (updateState as __copy__, put with empty newVersions)', { timeout: 60_000 }, async () => {
+		await expectSameOnBoth('copy', async ({ saver }) => {
+			const graph = buildAgentGraph(saver);
+			for (let turn = 0; turn < 3; turn += 1) await graph.invoke(humanTurn(turn), thread('copy'));
+			const history = await collect(graph.getStateHistory(thread('copy')));
+			await graph.updateState(history[7]!.config, undefined, '__copy__');
+			await graph.invoke(humanTurn(3), thread('copy'));
+			return thread('copy');
+		});
+	});
+
+	it('runs interrupted before tools and resumed with invoke(null)', { timeout: 60_000 }, async () => {
+		const { delta } = await expectSameOnBoth('interrupt', async ({ saver }) => {
+			const graph = buildAgentGraph(saver, { interruptBeforeTools: true });
+			for (let turn = 0; turn < 3; turn += 1) {
+				await graph.invoke(humanTurn(turn), thread('interrupt'));
+				await graph.invoke(null, thread('interrupt'));
+			}
+			await graph.invoke(humanTurn(3), thread('interrupt'));
+			return thread('interrupt');
+		});
+		expect((delta.state as { next: string[] }).next).toEqual(['tools']);
+	});
+
+	it('a subgraph, whose checkpoints live in a child namespace', { timeout: 60_000 }, async () => {
+		const { delta } = await expectSameOnBoth('nested', async ({ saver }) => {
+			const graph = buildNestedGraph(saver);
+			for (let turn = 0; turn < 3; turn += 1) await graph.invoke(humanTurn(turn), thread('nested'));
+			return thread('nested');
+		});
+		const namespaces = new Set((delta.tuples as { config: RunnableConfig }[]).map((t) => t.config.configurable?.checkpoint_ns));
+		expect(namespaces.size).toBeGreaterThan(1);
+	});
+});
