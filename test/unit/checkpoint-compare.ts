@@ -16,7 +16,7 @@ export interface OpenStore {
 	saver: BaseCheckpointSaver;
 }
 
-export function openStore(dir: string, kind: SaverKind, name = kind): OpenStore {
+export function openStore(dir: string, kind: SaverKind, name: string = kind): OpenStore {
 	const file = join(dir, `${name}.sqlite`);
 	const db = new Database(file);
 	db.pragma('journal_mode = WAL');

@@ -15,20 +15,17 @@ export class ChannelReader {
 
 	async values(threadId: string, ns: string, map: ChannelMap): Promise<Record<string, unknown>> {
 		const values: Record<string, unknown> = {};
-		const byOrigin = new Map<string, string[]>();
+		const origins = new Map<string, ChannelMap | undefined>();
 		for (const [channel, entry] of Object.entries(map)) {
 			if ('v' in entry) values[channel] = await this.decode(entry.v);
 			else if ('s' in entry) values[channel] = await this.segments(entry.s);
-			else byOrigin.set(entry.r, [...(byOrigin.get(entry.r) ?? []), channel]);
-		}
-		for (const [origin, channels] of byOrigin) {
-			const originMap = this.store.channelMap(threadId, ns, origin);
-			for (const channel of channels) {
-				const entry = originMap?.[channel];
-				if (entry === undefined || !('v' in entry)) {
-					throw new Error(`checkpoint store: "${channel}" of checkpoint ${origin} (thread ${threadId}) is missing`);
+			else {
+				if (!origins.has(entry.r)) origins.set(entry.r, this.store.channelMap(threadId, ns, entry.r));
+				const stored = origins.get(entry.r)?.[channel];
+				if (stored === undefined || !('v' in stored)) {
+					throw new Error(`checkpoint store: "${channel}" of checkpoint ${entry.r} (thread ${threadId}) is missing`);
 				}
-				values[channel] = await this.decode(entry.v);
+				values[channel] = await this.decode(stored.v);
 			}
 		}
 		return values;

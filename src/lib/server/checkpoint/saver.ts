@@ -138,7 +138,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 		for (const channel of plan.unresolved) {
 			if (await this.versionStored(threadId, ns, channel, checkpoint.channel_versions[channel])) plan.changed.push(channel);
 		}
-		const map: ChannelMap = plan.inherited;
+		const entries: ChannelMap = plan.inherited;
 		const logWrites: PreparedLogWrite[] = [];
 		for (const channel of plan.changed) {
 			const value = values[channel];
@@ -148,13 +148,16 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 				logWrites.push(await this.logs.prepare(channel, value, parentSegments));
 			} else {
 				const [valueType, bytes] = await this.serde.dumpsTyped(value);
-				map[channel] = { v: toInline(valueType, bytes) };
+				entries[channel] = { v: toInline(valueType, bytes) };
 			}
 		}
 
 		const applied = this.store.db.transaction(() => {
 			const done = logWrites.map((write) => this.logs.apply(threadId, ns, write));
-			for (const { channel, segments } of done) map[channel] = { s: segments };
+			for (const { channel, segments } of done) entries[channel] = { s: segments };
+			// In the checkpoint's key order, so values read back serialise exactly like the stock saver's.
+			const map: ChannelMap = {};
+			for (const channel of Object.keys(values)) if (entries[channel]) map[channel] = entries[channel];
 			this.store.insertCheckpoint({
 				thread_id: threadId,
 				checkpoint_ns: ns,
@@ -191,7 +194,8 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 		const { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId, parent_checkpoint_id: parentId } = row;
 		const skeleton = (await this.serde.loadsTyped(row.type, row.checkpoint)) as Skeleton;
 		const channelValues = await this.reader.values(threadId, ns, JSON.parse(row.channels) as ChannelMap);
-		const checkpoint: Checkpoint = { ...skeleton, id: checkpointId, channel_values: channelValues };
+		const { v, ts, ...rest } = skeleton;
+		const checkpoint: Checkpoint = { v, id: checkpointId, ts, channel_values: channelValues, ...rest };
 		const pendingWrites = await Promise.all(
 			this.store
 				.writes(threadId, ns, checkpointId)
