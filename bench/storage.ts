@@ -1,0 +1,205 @@
+// Checkpoint storage benchmark: database bytes and turn latency as a thread grows, for the stock
+// SqliteSaver, our DeltaSqliteSaver, and an in-memory reference that keeps the last checkpoint
+// object without serialising anything (LangGraph's own cost per turn, the floor for any saver).
+//
+//   npx tsx bench/storage.ts [turn counts…] [--stock-budget=<seconds>]
+//
+// The stock saver grows quadratically; it stops before a turn count whose predicted run time
+// would take it past its budget, and the table shows an estimate for the counts it skipped.
+
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import { BaseCheckpointSaver, type Checkpoint, type CheckpointTuple } from '@langchain/langgraph-checkpoint';
+import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
+import { DeltaSqliteSaver, migrateCheckpointStore } from '../src/lib/server/checkpoint/index.js';
+import { TOOL_RESULT_BYTES, buildAgentGraph, humanTurn, messageTextBytes } from '../test/unit/checkpoint-agent-graph.js';
+
+const args = process.argv.slice(2);
+const turnCounts = args.filter((a) => /^\d+$/.test(a)).map(Number).sort((a, b) => a - b);
+if (turnCounts.length === 0) turnCounts.push(10, 50, 200, 1000);
+const budgetArg = args.find((a) => a.startsWith('--stock-budget='));
+const stockBudgetMs = 1000 * (budgetArg ? Number(budgetArg.split('=')[1]) : 120);
+const WINDOW = 10; // ms/turn is the median of the last WINDOW turns before each count
+const WARMUP = 40; // turns on a throwaway store first, so early counts are not charged for JIT compilation
+
+/** Keeps the last checkpoint object in memory: what a turn costs before any saver work. */
+class ReferenceSaver extends BaseCheckpointSaver {
+	private last?: CheckpointTuple;
+	async getTuple(): Promise<CheckpointTuple | undefined> {
+		return this.last && { ...this.last, checkpoint: { ...this.last.checkpoint, channel_values: { ...this.last.checkpoint.channel_values } } };
+	}
+	async *list(): AsyncGenerator<CheckpointTuple> {}
+	async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointTuple['metadata']): Promise<RunnableConfig> {
+		const saved = { configurable: { thread_id: config.configurable?.thread_id, checkpoint_ns: '', checkpoint_id: checkpoint.id } };
+		this.last = { config: saved, checkpoint, metadata, pendingWrites: [] };
+		return saved;
+	}
+	async putWrites(): Promise<void> {}
+	async deleteThread(): Promise<void> {}
+}
+
+type Kind = 'stock SqliteSaver' | 'DeltaSqliteSaver' | 'in-memory reference';
+interface Row {
+	kind: Kind;
+	turns: number;
+	messages: number;
+	textBytes: number;
+	dbBytes?: number;
+	msPerTurn: number;
+	/** Set when the count was not run and the numbers are extrapolated. */
+	estimatedSeconds?: number;
+}
+
+function open(kind: Kind, dir: string, name: string) {
+	if (kind === 'in-memory reference') return { saver: new ReferenceSaver(), bytes: () => undefined, close() {} };
+	const file = join(dir, `${name}.sqlite`);
+	const db = new Database(file);
+	db.pragma('journal_mode = WAL');
+	db.pragma('synchronous = FULL');
+	let saver: BaseCheckpointSaver;
+	if (kind === 'stock SqliteSaver') saver = new SqliteSaver(db);
+	else {
+		migrateCheckpointStore(db);
+		saver = new DeltaSqliteSaver(db);
+	}
+	const bytes = () => {
+		db.pragma('wal_checkpoint(TRUNCATE)');
+		return statSync(file).size + (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
+	};
+	return { saver, bytes, close: () => db.close() };
+}
+
+const median = (values: number[]) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function measure(kind: Kind, budgetMs: number): Promise<Row[]> {
+	const dir = mkdtempSync(join(os.tmpdir(), 'sophos-bench-'));
+	try {
+		const warm = open(kind, dir, 'warmup');
+		const warmGraph = buildAgentGraph(warm.saver);
+		for (let turn = 0; turn < WARMUP; turn += 1) await warmGraph.invoke(humanTurn(turn), { configurable: { thread_id: 'warmup' } });
+		warm.close();
+
+		const store = open(kind, dir, 'bench');
+		const graph = buildAgentGraph(store.saver);
+		const config = { configurable: { thread_id: randomUUID() } };
+		const times: number[] = [];
+		const rows: Row[] = [];
+		let spentMs = 0;
+		for (const target of turnCounts) {
+			const skipped = predictSkip(rows, target, times.length, budgetMs - spentMs);
+			if (skipped) {
+				rows.push({ ...skipped, kind });
+				continue;
+			}
+			while (times.length < target) {
+				const started = performance.now();
+				await graph.invoke(humanTurn(times.length), config);
+				times.push(performance.now() - started);
+				spentMs += times[times.length - 1]!;
+			}
+			const messages = (await graph.getState(config)).values.messages;
+			rows.push({
+				kind,
+				turns: target,
+				messages: messages.length,
+				textBytes: messageTextBytes(messages),
+				dbBytes: store.bytes(),
+				msPerTurn: median(times.slice(-WINDOW))
+			});
+		}
+		store.close();
+		return rows;
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+/**
+ * The estimate to print instead of running up to `target`: once a count has been skipped, or when
+ * the time to get there (per-turn time extrapolated linearly, as the stock saver's grows) exceeds
+ * the remaining budget. Needs two measured counts to extrapolate from.
+ */
+function predictSkip(rows: Row[], target: number, done: number, remainingMs: number): Omit<Row, 'kind'> | undefined {
+	const measured = rows.filter((r) => r.estimatedSeconds === undefined);
+	if (measured.length < 2) return undefined;
+	const [a, b] = measured.slice(-2) as [Row, Row];
+	const slope = (b.msPerTurn - a.msPerTurn) / (b.turns - a.turns);
+	const msAt = (turn: number) => b.msPerTurn + slope * (turn - b.turns);
+	let predictedMs = 0;
+	for (let turn = done + 1; turn <= target; turn += 1) predictedMs += msAt(turn);
+	const skipping = measured.length < rows.length;
+	if (!skipping && predictedMs <= remainingMs) return undefined;
+	// Stock bytes grow as q·n² + l·n (every checkpoint re-stores the history): fit the last two counts.
+	const q = ((b.dbBytes ?? 0) / b.turns - (a.dbBytes ?? 0) / a.turns) / (b.turns - a.turns);
+	const l = (a.dbBytes ?? 0) / a.turns - q * a.turns;
+	return {
+		turns: target,
+		messages: (b.messages / b.turns) * target,
+		textBytes: Math.round((b.textBytes / b.turns) * target),
+		dbBytes: b.dbBytes === undefined ? undefined : Math.round(q * target * target + l * target),
+		msPerTurn: msAt(target),
+		estimatedSeconds: predictedMs / 1000
+	};
+}
+
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
+
+function table(rows: Row[]): string {
+	const lines = [
+		'| saver | turns | messages | message text | database | bytes / text | ms / turn | vs 10 turns |',
+		'|---|---:|---:|---:|---:|---:|---:|---:|'
+	];
+	for (const row of rows) {
+		const base = rows.find((r) => r.kind === row.kind && r.turns === turnCounts[0])!;
+		const est = row.estimatedSeconds === undefined ? '' : 'est. ';
+		const cells = [
+			row.estimatedSeconds === undefined ? row.kind : `${row.kind}: skipped (est. ${row.estimatedSeconds.toFixed(0)} s to run)`,
+			String(row.turns),
+			String(Math.round(row.messages)),
+			mb(row.textBytes),
+			row.dbBytes === undefined ? 'n/a (memory)' : `${est}${mb(row.dbBytes)}`,
+			row.dbBytes === undefined ? '–' : `${est}${(row.dbBytes / row.textBytes).toFixed(1)}×`,
+			`${est}${row.msPerTurn.toFixed(1)}`,
+			`${est}${(row.msPerTurn / base.msPerTurn).toFixed(2)}×`
+		];
+		lines.push(`| ${cells.join(' | ')} |`);
+	}
+	return lines.join('\n');
+}
+
+const KINDS: readonly Kind[] = ['DeltaSqliteSaver', 'stock SqliteSaver', 'in-memory reference'];
+const childKind = args.find((a) => a.startsWith('--child='))?.slice('--child='.length) as Kind | undefined;
+
+if (childKind !== undefined) {
+	const rows = await measure(childKind, childKind === 'stock SqliteSaver' ? stockBudgetMs : Infinity);
+	console.log(JSON.stringify(rows));
+} else {
+	const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+	console.log(`machine: ${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, node ${process.version}, ${os.platform()} ${os.release()}`);
+	console.log(`graph: agent ⇄ tools, instant scripted model, ${TOOL_RESULT_BYTES}-byte tool results, 5 checkpoints per turn`);
+	console.log('database: one file per saver, WAL, synchronous=FULL (as the app opens it); bytes after wal_checkpoint(TRUNCATE)');
+	const rows: Row[] = [];
+	// One process per saver, so no run inherits another's heap or JIT state.
+	for (const kind of KINDS) {
+		const started = performance.now();
+		const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...args, `--child=${kind}`], {
+			encoding: 'utf8',
+			stdio: ['ignore', 'pipe', 'inherit'],
+			maxBuffer: 1 << 24
+		});
+		if (child.status !== 0) throw new Error(`${kind} run failed (exit ${child.status ?? child.signal})`);
+		rows.push(...(JSON.parse(child.stdout.trim().split('\n').pop()!) as Row[]));
+		console.log(`${kind}: ${((performance.now() - started) / 1000).toFixed(0)} s`);
+	}
+	console.log('');
+	console.log(table(rows));
+	console.log('');
+	console.log('goals: database at most 2× the message text; a turn at 1000 within 1.2× a turn at 10');
+	console.log(`reproduce: npx tsx bench/storage.ts ${turnCounts.join(' ')} --stock-budget=${stockBudgetMs / 1000}`);
+}
