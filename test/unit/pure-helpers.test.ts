@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { titleFromMessage } from '../../src/lib/server/db/conversation-store';
 import { createToolFilter } from '../../src/lib/server/mcp/tool-filter';
-import { capText } from '../../src/lib/server/mcp/guarded-tool';
+import { capText } from '../../src/lib/server/mcp/tool-result';
 import { modelIsListed } from '../../src/lib/server/readiness';
 import { classifyModelError, classifyRunError } from '../../src/lib/server/agent/model-errors';
 import { GraphRecursionError } from '@langchain/langgraph';

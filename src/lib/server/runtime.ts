@@ -2,17 +2,24 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { ChatOllama } from '@langchain/ollama';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
-import type Database from 'better-sqlite3';
+import type { BaseMessage } from '@langchain/core/messages';
 import type { Settings } from './settings';
 import { openDatabase } from './db/database';
 import { ConversationStore } from './db/conversation-store';
+import { MessageQueue } from './db/message-queue';
 import { RunStore } from './db/run-store';
 import { buildAgentGraph } from './agent/agent-graph';
 import { classifyModelError } from './agent/model-errors';
 import { readSystemPrompt } from './agent/system-prompt';
 import { ThreadReader } from './agent/thread-reader';
+import { createCrashInjector, crashBeforeCheckpoint } from './crash-points';
 import { loadMcpConfig } from './mcp/mcp-config';
 import { Toolbox } from './mcp/toolbox';
+import { ToolJournal } from './tools/tool-journal';
+import { runToolStep } from './tools/tool-step';
+import { RunRegistry } from './runs/active-run';
+import { danglingToolCalls } from './runs/dangling-tool-calls';
+import { shouldAutoResume } from './runs/auto-resume';
 import { RunService } from './runs/run-service';
 import { checkReadiness, type Readiness } from './readiness';
 
@@ -20,12 +27,14 @@ export type Runtime = {
 	settings: Settings;
 	conversations: ConversationStore;
 	runs: RunStore;
+	queue: MessageQueue;
+	journal: ToolJournal;
 	threads: ThreadReader;
 	runService: RunService;
 	toolbox: Toolbox;
 	deleteConversation: (id: string) => Promise<void>;
 	readiness: () => Promise<Readiness>;
-	/** Stops runs (each records its outcome), then closes MCP servers and the database. */
+	/** Drains runs (each records its outcome), then closes MCP servers and the database. */
 	close: () => Promise<void>;
 };
 
@@ -38,13 +47,18 @@ function logLine(line: string, error?: unknown): void {
 
 /**
  * The composition root: opens and migrates the database, recovers runs left by a dead process,
- * builds the graph and starts the MCP servers, in this order, once, before the port opens.
+ * builds the graph, starts the MCP servers and restarts what may be restarted, in this order, once,
+ * before the port opens.
  */
 export async function startRuntime(settings: Settings, env: Record<string, string | undefined>): Promise<Runtime> {
-	const db: Database.Database = openDatabase(settings.paths.database);
-	const checkpointer = new SqliteSaver(db);
+	const crash = createCrashInjector(settings.SOPHOS_CRASH_AT);
+	const db = openDatabase(settings.paths.database);
+	const checkpointer = crashBeforeCheckpoint(new SqliteSaver(db), crash);
 	const conversations = new ConversationStore(db);
 	const runs = new RunStore(db);
+	const queue = new MessageQueue(db);
+	const journal = new ToolJournal(db);
+	const registry = new RunRegistry();
 
 	fs.mkdirSync(path.dirname(settings.paths.memoryFile), { recursive: true });
 	const mcpConfig = await loadMcpConfig(path.join(settings.paths.configDir, 'mcp.json'), {
@@ -59,11 +73,15 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		log: logLine
 	});
 
+	let runService!: RunService;
 	const graph = buildAgentGraph({
 		checkpointer,
 		chatModel: () =>
 			new ChatOllama({ baseUrl: settings.OLLAMA_HOST, model: settings.OLLAMA_MODEL, think: settings.OLLAMA_THINK }),
-		tools: () => toolbox.tools(),
+		tools: () => toolbox.definitions(),
+		runTools: (messages, config) =>
+			runToolStep(messages, config, { toolbox, journal, policy: settings.UNFINISHED_TOOL_CALLS, crash, now }),
+		checkStop: (config) => runService.checkStop(config),
 		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md')),
 		classifyModelError: (e) => classifyModelError(e, settings.OLLAMA_HOST, settings.OLLAMA_MODEL)
 	});
@@ -78,23 +96,52 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 
 	await toolbox.start();
 
-	const runService = new RunService({
+	runService = new RunService({
 		graph,
 		threads,
 		runs,
 		conversations,
+		queue,
+		registry,
 		recursionLimit: settings.AGENT_RECURSION_LIMIT,
 		bufferLimit: settings.SSE_BUFFER_EVENTS,
 		unavailableServers: () => toolbox.status().flatMap((s) => (s.state === 'up' ? [] : [s.name])),
+		crash,
 		now,
 		log: logLine
 	});
+
+	if (settings.AUTO_RESUME) await autoResume(interrupted);
+	for (const id of queue.conversationsWaiting()) runService.startQueued(id);
+
+	async function autoResume(ids: string[]): Promise<void> {
+		const started: string[] = [];
+		for (const id of ids) {
+			const snapshot = await graph.getState({ configurable: { thread_id: id } });
+			const pending = danglingToolCalls((snapshot.values as { messages?: BaseMessage[] }).messages ?? []);
+			const resume = shouldAutoResume({
+				next: [...snapshot.next],
+				pendingCalls: pending.map((c) => ({
+					recorded: journal.get(id, c.id)?.outcome != null,
+					safeToRepeat: toolbox.resolve(c.name)?.safeToRepeat ?? false
+				})),
+				recentTriggers: runs.list(id).map((r) => r.trigger),
+				max: settings.AUTO_RESUME_MAX
+			});
+			if (!resume) continue;
+			await runService.start({ kind: 'resume', conversation: id, trigger: 'auto-resume' });
+			started.push(id);
+		}
+		if (started.length) logLine(`Auto-resume: resumed ${started.length} interrupted run(s)`);
+	}
 
 	let closed: Promise<void> | null = null;
 	return {
 		settings,
 		conversations,
 		runs,
+		queue,
+		journal,
 		threads,
 		runService,
 		toolbox,
@@ -107,7 +154,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		close() {
 			closed ??= (async () => {
 				try {
-					await runService.stopAll();
+					await runService.stopAll(settings.SHUTDOWN_DRAIN_MS);
 				} finally {
 					try {
 						await toolbox.close();

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseCrashAt } from './crash-points';
 
 /**
  * Every setting the service reads from its environment, parsed once at start.
@@ -32,7 +33,15 @@ export const SettingsSchema = z.object({
 	MCP_TOOL_TIMEOUT_MS: integer(1, 3_600_000).default(60_000),
 	TOOL_RESULT_MAX_CHARS: integer(100, 10_000_000).default(20_000),
 	MCP_TOOLS_ALLOW: list.optional(),
-	MCP_TOOLS_DENY: list.optional()
+	MCP_TOOLS_DENY: list.optional(),
+	UNFINISHED_TOOL_CALLS: z.enum(['auto', 'repeat', 'report']).default('auto'),
+	SHUTDOWN_DRAIN_MS: integer(0, 600_000).default(10_000),
+	AUTO_RESUME: boolean.default(false),
+	AUTO_RESUME_MAX: integer(1, 100).default(3),
+	SOPHOS_CRASH_AT: z
+		.string()
+		.transform((v, ctx) => parseCrashAt(v) ?? (ctx.addIssue({ code: 'custom', message: 'expected <point>[:<n>]' }), z.NEVER))
+		.optional()
 });
 
 export type Settings = z.infer<typeof SettingsSchema> & {

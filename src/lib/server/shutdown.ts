@@ -25,7 +25,7 @@ export function installShutdown(runtime: Runtime): void {
 		});
 		let code = 0;
 		try {
-			await runtime.runService.stopAll();
+			await runtime.runService.stopAll(runtime.settings.SHUTDOWN_DRAIN_MS);
 			await httpClosed;
 			await runtime.close();
 		} catch (e) {

@@ -1,4 +1,4 @@
-import { AIMessage, SystemMessage } from '@langchain/core/messages';
+import { AIMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { RunnableConfig } from '@langchain/core/runnables';
@@ -9,14 +9,20 @@ import {
 	START,
 	StateGraph
 } from '@langchain/langgraph';
-import { ToolNode } from '@langchain/langgraph/prebuilt';
 
 export type AgentGraphParts = {
 	checkpointer: BaseCheckpointSaver;
 	/** A fresh client per call, so aborting one run's request never touches another's. */
 	chatModel: () => BaseChatModel;
-	/** The tools that are up right now; resolved at every step, so a server that comes back is used. */
+	/** The tools to offer now; resolved at every step, so a server that comes back is used. */
 	tools: () => Promise<StructuredToolInterface[]>;
+	/** Runs the tool calls of the last assistant message and returns their tool messages. */
+	runTools: (messages: BaseMessage[], config: RunnableConfig) => Promise<{ messages: BaseMessage[] }>;
+	/**
+	 * Asked as each step begins: a run being drained stops here, at a step boundary, so the thread
+	 * keeps a clean checkpoint to resume from.
+	 */
+	checkStop: (config: RunnableConfig) => void;
 	/** Re-read on every model call and never stored in the thread. */
 	systemPrompt: () => Promise<string>;
 	/** Turns a failed model call into a typed error while its type is still known. */
@@ -33,6 +39,7 @@ function routeAfterAgent(state: State): 'tools' | typeof END {
 /** The agent ⇄ tools graph; the thread id is the conversation id. */
 export function buildAgentGraph(parts: AgentGraphParts) {
 	async function agent(state: State, config: RunnableConfig) {
+		parts.checkStop(config);
 		const [tools, system] = await Promise.all([parts.tools(), parts.systemPrompt()]);
 		const base = parts.chatModel();
 		const model = tools.length && base.bindTools ? base.bindTools(tools) : base;
@@ -45,7 +52,8 @@ export function buildAgentGraph(parts: AgentGraphParts) {
 	}
 
 	async function tools(state: State, config: RunnableConfig) {
-		return new ToolNode(await parts.tools()).invoke(state, config);
+		parts.checkStop(config);
+		return parts.runTools(state.messages, config);
 	}
 
 	return new StateGraph(MessagesAnnotation)

@@ -24,7 +24,33 @@ const MIGRATIONS: readonly string[] = [
 	CREATE INDEX runs_by_conversation ON runs(conversation_id, started_at);
 	-- One active run per conversation, enforced where two processes or two requests cannot race it.
 	CREATE UNIQUE INDEX one_running_run ON runs(conversation_id) WHERE status = 'running';
-	CREATE INDEX conversations_by_update ON conversations(updated_at);`
+	CREATE INDEX conversations_by_update ON conversations(updated_at);`,
+	`-- One row per tool call: its intent, written before the MCP request, then its outcome.
+	CREATE TABLE tool_calls (
+		thread_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+		tool_call_id TEXT NOT NULL,
+		run_id TEXT NOT NULL,
+		step INTEGER NOT NULL,
+		tool TEXT NOT NULL,
+		args_hash TEXT NOT NULL,
+		idempotency_key TEXT NOT NULL,
+		attempts INTEGER NOT NULL DEFAULT 1,
+		intent_at TEXT NOT NULL,
+		outcome TEXT CHECK (outcome IN ('success', 'error', 'cancelled')),
+		result TEXT,
+		outcome_at TEXT,
+		PRIMARY KEY (thread_id, tool_call_id)
+	);
+	-- Messages sent with ifBusy "enqueue" while a run was active, oldest first.
+	CREATE TABLE queued_messages (
+		id TEXT PRIMARY KEY,
+		conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+		message TEXT NOT NULL,
+		created_at TEXT NOT NULL
+	);
+	CREATE INDEX queued_by_conversation ON queued_messages(conversation_id, created_at);
+	ALTER TABLE runs ADD COLUMN trigger TEXT NOT NULL DEFAULT 'message'
+		CHECK (trigger IN ('message', 'resume', 'auto-resume'));`
 ];
 
 export function migrate(db: Database.Database): number {

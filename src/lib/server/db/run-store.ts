@@ -1,9 +1,12 @@
 import type Database from 'better-sqlite3';
 import type { RunStatus } from './conversation-store';
 
+export type RunTrigger = 'message' | 'resume' | 'auto-resume';
+
 export type RunRecord = {
 	id: string;
 	status: RunStatus;
+	trigger: RunTrigger;
 	error: { code: string; message: string } | null;
 	startedAt: string;
 	finishedAt: string | null;
@@ -18,6 +21,7 @@ export type RunOutcome = {
 type RunRow = {
 	id: string;
 	status: RunStatus;
+	trigger: RunTrigger;
 	error_code: string | null;
 	error_message: string | null;
 	started_at: string;
@@ -37,10 +41,11 @@ export class RunStore {
 	private readonly byConversation;
 	private readonly running;
 	private readonly interrupt;
+	private readonly byId;
 
 	constructor(private readonly db: Database.Database) {
 		this.insert = db.prepare(
-			"INSERT INTO runs (id, conversation_id, status, started_at) VALUES (?, ?, 'running', ?)"
+			"INSERT INTO runs (id, conversation_id, status, started_at, trigger) VALUES (?, ?, 'running', ?, ?)"
 		);
 		this.touch = db.prepare('UPDATE conversations SET updated_at = ? WHERE id = ?');
 		this.finishRow = db.prepare(
@@ -58,6 +63,7 @@ export class RunStore {
 		this.running = db.prepare<[string], { id: string }>(
 			"SELECT id FROM runs WHERE conversation_id = ? AND status = 'running'"
 		);
+		this.byId = db.prepare<[string], RunRow & { conversation_id: string }>('SELECT * FROM runs WHERE id = ?');
 		this.interrupt = db.prepare<[string, string, string], { conversation_id: string }>(
 			`UPDATE runs SET status = 'interrupted', error_code = ?, error_message = ?, finished_at = ?
 			 WHERE status = 'running' RETURNING conversation_id`
@@ -65,9 +71,9 @@ export class RunStore {
 	}
 
 	/** Claims the conversation for a new run. Returns false when another run holds it. */
-	claim(conversationId: string, runId: string, now: string): boolean {
+	claim(conversationId: string, runId: string, now: string, trigger: RunTrigger = 'message'): boolean {
 		try {
-			this.insert.run(runId, conversationId, now);
+			this.insert.run(runId, conversationId, now, trigger);
 			return true;
 		} catch (e) {
 			if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return false;
@@ -103,18 +109,17 @@ export class RunStore {
 		})();
 	}
 
+	get(runId: string): (RunRecord & { conversationId: string }) | undefined {
+		const row = this.byId.get(runId);
+		return row && { ...toRecord(row), conversationId: row.conversation_id };
+	}
+
 	hasRunning(conversationId: string): boolean {
 		return this.running.get(conversationId) !== undefined;
 	}
 
 	list(conversationId: string): RunRecord[] {
-		return this.byConversation.all(conversationId).map((row) => ({
-			id: row.id,
-			status: row.status,
-			error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
-			startedAt: row.started_at,
-			finishedAt: row.finished_at
-		}));
+		return this.byConversation.all(conversationId).map(toRecord);
 	}
 
 	/**
@@ -125,4 +130,15 @@ export class RunStore {
 		const rows = this.interrupt.all(cause.code, cause.message, now);
 		return [...new Set(rows.map((r) => r.conversation_id))];
 	}
+}
+
+function toRecord(row: RunRow): RunRecord {
+	return {
+		id: row.id,
+		status: row.status,
+		trigger: row.trigger,
+		error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
+		startedAt: row.started_at,
+		finishedAt: row.finished_at
+	};
 }

@@ -6,11 +6,15 @@ import { parseUuid } from './uuid';
 export const ChatRequestSchema = z.strictObject({
 	message: z.string().optional(),
 	conversation: z.string().nullable().optional(),
-	resume: z.boolean().optional()
+	resume: z.boolean().optional(),
+	cancel: z.boolean().optional(),
+	ifBusy: z.enum(['reject', 'enqueue', 'interrupt']).optional()
 });
 
-/** POST /api/chat's body, checked in the reference's order, as a typed start request. */
-export function parseChatRequest(body: unknown, maxMessageChars: number): StartRequest {
+export type ChatRequest = StartRequest | { kind: 'cancel'; conversation: string };
+
+/** POST /api/chat's body, checked in the reference's order, as a typed request. */
+export function parseChatRequest(body: unknown, maxMessageChars: number): ChatRequest {
 	if (typeof body !== 'object' || body === null || Array.isArray(body)) {
 		throw new SophosError('BAD_REQUEST', 'Request body must be a JSON object');
 	}
@@ -20,7 +24,15 @@ export function parseChatRequest(body: unknown, maxMessageChars: number): StartR
 		const field = issue.path.join('.') || (issue as { keys?: string[] }).keys?.join(', ') || 'body';
 		throw new SophosError('BAD_REQUEST', `Invalid field "${field}": ${issue.message}`);
 	}
-	const { message = '', conversation, resume } = parsed.data;
+	const { message = '', conversation, resume, cancel, ifBusy } = parsed.data;
+	if (cancel) {
+		const id = parseUuid(conversation);
+		if (conversation === undefined || conversation === null) {
+			throw new SophosError('BAD_REQUEST', 'A conversation is required to cancel');
+		}
+		if (!id) throw new SophosError('BAD_REQUEST', 'Invalid Conversation ID');
+		return { kind: 'cancel', conversation: id };
+	}
 	const text = message.trim();
 	if (!resume && !text) throw new SophosError('BAD_REQUEST', 'Message is required');
 	if (text.length > maxMessageChars) {
@@ -28,9 +40,11 @@ export function parseChatRequest(body: unknown, maxMessageChars: number): StartR
 	}
 	if (conversation === undefined || conversation === null) {
 		if (resume) throw new SophosError('BAD_REQUEST', 'A conversation is required to resume');
-		return { kind: 'message', conversation: null, message: text };
+		return { kind: 'message', conversation: null, message: text, ...(ifBusy ? { ifBusy } : {}) };
 	}
 	const id = parseUuid(conversation);
 	if (!id) throw new SophosError('BAD_REQUEST', 'Invalid Conversation ID');
-	return resume ? { kind: 'resume', conversation: id } : { kind: 'message', conversation: id, message: text };
+	return resume
+		? { kind: 'resume', conversation: id }
+		: { kind: 'message', conversation: id, message: text, ...(ifBusy ? { ifBusy } : {}) };
 }

@@ -6,6 +6,12 @@ import { z } from 'zod';
  * `$CONFIG_DIR/mcp.json`: server name → connection. Parsed strictly, so a typo in a key is an error
  * that names it rather than a server silently started without it.
  */
+/**
+ * Overrides whether a call of a server's tools may be repeated after a crash left its outcome
+ * unknown: `true`/`false` for every tool, or per tool name. Servers often declare this wrongly.
+ */
+const SafeToRepeatSchema = z.union([z.boolean(), z.record(z.string(), z.boolean())]).optional();
+
 const StdioServerSchema = z
 	.strictObject({
 		type: z.literal('stdio').optional(),
@@ -13,7 +19,8 @@ const StdioServerSchema = z
 		command: z.string().min(1),
 		args: z.array(z.string()).default([]),
 		env: z.record(z.string(), z.string()).optional(),
-		cwd: z.string().optional()
+		cwd: z.string().optional(),
+		safeToRepeat: SafeToRepeatSchema
 	});
 
 const HttpServerSchema = z
@@ -21,7 +28,8 @@ const HttpServerSchema = z
 		type: z.enum(['http', 'sse']).optional(),
 		transport: z.enum(['http', 'sse']).optional(),
 		url: z.url({ protocol: /^https?$/ }),
-		headers: z.record(z.string(), z.string()).optional()
+		headers: z.record(z.string(), z.string()).optional(),
+		safeToRepeat: SafeToRepeatSchema
 	});
 
 export const McpServerConfigSchema = z.union([StdioServerSchema, HttpServerSchema]);

@@ -1,5 +1,7 @@
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 import type { StructuredToolInterface } from '@langchain/core/tools';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { isStdio, type McpServerConfig } from './mcp-config';
 
 export type ServerState = 'starting' | 'up' | 'down' | 'closed';
@@ -23,7 +25,9 @@ const MAX_RETRY_MS = 30_000;
 export class ServerSupervisor {
 	private state: ServerState = 'down';
 	private client: MultiServerMCPClient | null = null;
+	private sdk: Client | null = null;
 	private tools: StructuredToolInterface[] = [];
+	private annotations = new Map<string, ToolAnnotations>();
 	private starting: Promise<void> | null = null;
 	private failures = 0;
 	private retryAt = 0;
@@ -55,6 +59,27 @@ export class ServerSupervisor {
 		return this.state === 'up' ? this.tools : [];
 	}
 
+	/** What the server declares about its tool (by its own, unprefixed name), if it is up. */
+	annotationsOf(tool: string): ToolAnnotations | undefined {
+		return this.annotations.get(tool);
+	}
+
+	/**
+	 * Calls a tool on the running server. Aborting `signal` or passing `timeoutMs` makes the SDK
+	 * send `notifications/cancelled` and reject; a server that is down rejects at once.
+	 */
+	async callTool(
+		tool: string,
+		args: Record<string, unknown>,
+		options: { signal?: AbortSignal; timeoutMs: number; meta: Record<string, unknown> }
+	): Promise<CallToolResult> {
+		if (this.state !== 'up' || !this.sdk) throw new Error(`MCP server "${this.name}" is not connected`);
+		return (await this.sdk.callTool({ name: tool, arguments: args, _meta: options.meta }, undefined, {
+			signal: options.signal,
+			timeout: options.timeoutMs
+		})) as CallToolResult;
+	}
+
 	/** Called when a tool call found the connection gone; the next use starts the server again. */
 	markDown(reason: string): void {
 		if (this.state !== 'up') return;
@@ -63,6 +88,7 @@ export class ServerSupervisor {
 		this.log(`MCP: server "${this.name}" is down (${reason}); it will be restarted on its next use`);
 		const client = this.client;
 		this.client = null;
+		this.sdk = null;
 		void client?.close().catch(() => {});
 	}
 
@@ -71,6 +97,7 @@ export class ServerSupervisor {
 		await this.starting?.catch(() => {});
 		const client = this.client;
 		this.client = null;
+		this.sdk = null;
 		await client?.close().catch(() => {});
 	}
 
@@ -85,13 +112,17 @@ export class ServerSupervisor {
 		try {
 			const tools = await client.getTools();
 			const sdk = await client.getClient(this.name);
+			if (!sdk) throw new Error('the MCP client did not connect');
+			const listed = await sdk.listTools();
 			if (this.isClosed()) {
 				await client.close();
 				return;
 			}
-			if (sdk) sdk.onclose = () => this.client === client && this.markDown('the connection closed');
+			sdk.onclose = () => this.client === client && this.markDown('the connection closed');
 			this.client = client;
+			this.sdk = sdk;
 			this.tools = tools;
+			this.annotations = new Map(listed.tools.map((t) => [t.name, t.annotations ?? {}]));
 			this.state = 'up';
 			this.everUp = true;
 			this.failures = 0;

@@ -1,16 +1,30 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConfig } from './mcp-config';
 import { ServerSupervisor, type ServerStatus } from './server-supervisor';
-import { guardTool } from './guarded-tool';
 import { createToolFilter } from './tool-filter';
+import { toToolOutcome, type ToolOutcome } from './tool-result';
 
 export type ToolboxOptions = {
+	/** Per call (MCP_TOOL_TIMEOUT_MS); on expiry the server gets `notifications/cancelled`. */
 	toolTimeoutMs: number;
+	/** Longest result that enters the thread (TOOL_RESULT_MAX_CHARS); the rest is cut with a note. */
 	maxResultChars: number;
 	allow?: string[];
 	deny?: string[];
 	log?: (line: string) => void;
 };
+
+/** A tool the model may call, found by its `server__tool` name. */
+export type ResolvedTool = {
+	name: string;
+	server: ServerSupervisor;
+	tool: string;
+	/** From the server's annotations (readOnlyHint or idempotentHint), unless config overrides. */
+	safeToRepeat: boolean;
+};
+
+const GONE = /not connected|connection closed|transport.*closed|EPIPE|ECONNRESET|ECONNREFUSED/i;
 
 /**
  * The agent's tools: every configured MCP server under its own supervisor. A server that is down
@@ -19,10 +33,9 @@ export type ToolboxOptions = {
 export class Toolbox {
 	private readonly servers: ServerSupervisor[];
 	private readonly offered: (name: string) => boolean;
-	private readonly guarded = new WeakMap<StructuredToolInterface, StructuredToolInterface>();
 
 	constructor(
-		config: McpConfig,
+		private readonly config: McpConfig,
 		private readonly options: ToolboxOptions
 	) {
 		this.servers = Object.entries(config).map(([name, c]) => new ServerSupervisor(name, c, options.log));
@@ -34,13 +47,53 @@ export class Toolbox {
 		await Promise.all(this.servers.map((s) => s.currentTools()));
 	}
 
-	async tools(): Promise<StructuredToolInterface[]> {
-		const perServer = await Promise.all(
-			this.servers.map(async (server) =>
-				(await server.currentTools()).filter((t) => this.offered(t.name)).map((t) => this.guard(t, server))
-			)
-		);
-		return perServer.flat();
+	/** The tools to offer the model now, starting servers that are due a restart. */
+	async definitions(): Promise<StructuredToolInterface[]> {
+		const perServer = await Promise.all(this.servers.map((s) => s.currentTools()));
+		return perServer.flat().filter((t) => this.offered(t.name));
+	}
+
+	resolve(name: string): ResolvedTool | undefined {
+		if (!this.offered(name)) return undefined;
+		const server = this.servers.find((s) => name.startsWith(`${s.name}__`));
+		if (!server) return undefined;
+		const tool = name.slice(server.name.length + 2);
+		const annotations = server.annotationsOf(tool);
+		const override = this.config[server.name]?.safeToRepeat;
+		const configured = typeof override === 'object' ? override[tool] : override;
+		const declared = annotations ? annotations.readOnlyHint === true || annotations.idempotentHint === true : false;
+		return { name, server, tool, safeToRepeat: configured ?? declared };
+	}
+
+	/** Calls a resolved tool; failures of the call itself come back as an error outcome for the model. */
+	async call(
+		target: ResolvedTool,
+		args: Record<string, unknown>,
+		options: { signal?: AbortSignal; idempotencyKey: string }
+	): Promise<ToolOutcome> {
+		const { toolTimeoutMs, maxResultChars } = this.options;
+		try {
+			const result = await target.server.callTool(target.tool, args, {
+				signal: options.signal,
+				timeoutMs: toolTimeoutMs,
+				meta: { idempotencyKey: options.idempotencyKey }
+			});
+			return toToolOutcome(result, maxResultChars);
+		} catch (e) {
+			if (options.signal?.aborted) throw e;
+			const message = e instanceof Error ? e.message : String(e);
+			if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
+				return { status: 'error', text: `The tool ${target.name} timed out after ${toolTimeoutMs} ms and was cancelled.` };
+			}
+			if (GONE.test(message)) {
+				target.server.markDown(message);
+				return {
+					status: 'error',
+					text: `The tool server for ${target.name} is not running (${message}); it will be restarted on its next use.`
+				};
+			}
+			return { status: 'error', text: `The tool ${target.name} failed: ${message}` };
+		}
 	}
 
 	status(): ServerStatus[] {
@@ -49,18 +102,5 @@ export class Toolbox {
 
 	async close(): Promise<void> {
 		await Promise.all(this.servers.map((s) => s.close()));
-	}
-
-	private guard(t: StructuredToolInterface, server: ServerSupervisor): StructuredToolInterface {
-		let wrapped = this.guarded.get(t);
-		if (!wrapped) {
-			wrapped = guardTool(t, {
-				timeoutMs: this.options.toolTimeoutMs,
-				maxResultChars: this.options.maxResultChars,
-				onServerGone: (reason) => server.markDown(reason)
-			});
-			this.guarded.set(t, wrapped);
-		}
-		return wrapped;
 	}
 }

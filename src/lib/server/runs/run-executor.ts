@@ -1,11 +1,13 @@
-import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { agentEvents, type AgentEvent } from '../agent/agent-events';
 import type { AgentGraph } from '../agent/agent-graph';
 import { classifyRunError } from '../agent/model-errors';
 import type { ThreadReader } from '../agent/thread-reader';
+import type { CrashInjector } from '../crash-points';
 import type { RunStore, RunOutcome } from '../db/run-store';
 import type { RunEvent } from '../stream/run-events';
 import type { ActiveRun, RunInput } from './active-run';
+import { danglingToolCalls } from './dangling-tool-calls';
 
 export type ExecutorParts = {
 	graph: AgentGraph;
@@ -14,6 +16,7 @@ export type ExecutorParts = {
 	recursionLimit: number;
 	/** Servers whose tools this run will not have, announced as a `warning` event. */
 	unavailableServers: () => string[];
+	crash: CrashInjector;
 	now: () => string;
 	log: (line: string, error?: unknown) => void;
 };
@@ -29,36 +32,61 @@ function toRunEvent(e: AgentEvent): RunEvent {
 	}
 }
 
-async function streamRun(run: ActiveRun, input: RunInput, parts: ExecutorParts): Promise<void> {
+const threadConfig = (run: ActiveRun) => ({ configurable: { thread_id: run.conversationId, run_id: run.id } });
+
+/** A new message after an unfinished tools step closes the calls left open, so the history stays valid. */
+async function messageInput(run: ActiveRun, message: string, parts: ExecutorParts) {
+	const snapshot = await parts.graph.getState(threadConfig(run));
+	const open = danglingToolCalls((snapshot.values as { messages?: BaseMessage[] }).messages ?? []);
+	if (open.length) {
+		const closing = open.map(
+			(call) =>
+				new ToolMessage({ content: 'Not run: the conversation moved on.', name: call.name, tool_call_id: call.id, status: 'error' })
+		);
+		await parts.graph.updateState(threadConfig(run), { messages: closing }, 'tools');
+	}
+	return { messages: [new HumanMessage(message)] };
+}
+
+/** Streams the run; returns the answer text of the agent step in progress when it stopped. */
+async function streamRun(run: ActiveRun, input: RunInput, parts: ExecutorParts, partial: { text: string }) {
 	const down = parts.unavailableServers();
 	if (down.length) {
 		run.log.publish({
 			event: 'warning',
-			data: {
-				code: 'TOOLS_UNAVAILABLE',
-				message: `Running without the tools of: ${down.join(', ')} (see /api/readyz).`,
-				servers: down
-			}
+			data: { code: 'TOOLS_UNAVAILABLE', message: `Running without the tools of: ${down.join(', ')} (see /api/readyz).`, servers: down }
 		});
 	}
-	const graphInput = input.kind === 'message' ? { messages: [new HumanMessage(input.message)] } : null;
+	const graphInput = input.kind === 'message' ? await messageInput(run, input.message, parts) : null;
 	const stream = (await parts.graph.stream(graphInput, {
-		configurable: { thread_id: run.conversationId },
+		...threadConfig(run),
 		streamMode: 'messages',
 		durability: 'sync',
 		recursionLimit: parts.recursionLimit,
 		signal: run.signal
 	})) as unknown as AsyncIterable<[BaseMessage, Record<string, unknown>]>;
-	for await (const event of agentEvents(stream)) run.log.publish(toRunEvent(event));
+	for await (const event of agentEvents(stream)) {
+		if (event.type === 'trace' && event.note.event === 'enter') partial.text = '';
+		if (event.type === 'token') {
+			partial.text += event.text;
+			parts.crash('mid-model-stream');
+		}
+		run.log.publish(toRunEvent(event));
+	}
+}
+
+/** A cancelled answer keeps what was streamed of it, as the thread's last assistant message. */
+async function keepPartialAnswer(run: ActiveRun, text: string, parts: ExecutorParts): Promise<void> {
+	if (!text) return;
+	const message = new AIMessage({ content: text, response_metadata: { stop_reason: 'cancelled' } });
+	await parts.graph.updateState(threadConfig(run), { messages: [message] }, 'agent');
 }
 
 function outcomeOf(run: ActiveRun, error: unknown): Omit<RunOutcome, 'messageCount'> {
 	if (error === undefined) return { status: 'completed' };
+	if (run.stopReason === 'cancel') return { status: 'cancelled' };
 	if (run.stopReason === 'shutdown') {
-		return {
-			status: 'interrupted',
-			error: { code: 'SHUTDOWN', message: 'The service shut down during this run; resume it to continue.' }
-		};
+		return { status: 'interrupted', error: { code: 'SHUTDOWN', message: 'The service shut down during this run; resume it to continue.' } };
 	}
 	const e = classifyRunError(error);
 	return { status: 'failed', error: { code: e.code, message: e.message } };
@@ -66,12 +94,14 @@ function outcomeOf(run: ActiveRun, error: unknown): Omit<RunOutcome, 'messageCou
 
 /**
  * Executes one run to its end. The one place a run's outcome is written: persisted first, then
- * announced by exactly one terminal event, then the run leaves the registry.
+ * announced by exactly one terminal event.
  */
 export async function executeRun(run: ActiveRun, input: RunInput, parts: ExecutorParts): Promise<void> {
 	let failure: unknown;
+	const partial = { text: '' };
 	try {
-		await streamRun(run, input, parts);
+		await streamRun(run, input, parts, partial);
+		parts.crash('after-final-checkpoint');
 	} catch (e) {
 		failure = e ?? new Error('unknown failure');
 		if (!run.stopReason) parts.log(`Run ${run.id} failed`, e);
@@ -79,7 +109,9 @@ export async function executeRun(run: ActiveRun, input: RunInput, parts: Executo
 	const outcome = outcomeOf(run, failure);
 	let recorded = false;
 	try {
+		if (outcome.status === 'cancelled') await keepPartialAnswer(run, partial.text, parts);
 		const { messages } = await parts.threads.state(run.conversationId);
+		parts.crash('before-finish-run');
 		recorded = parts.runs.finish(run.id, { ...outcome, messageCount: messages.length }, parts.now());
 	} catch (e) {
 		parts.log(`Run ${run.id}: recording its outcome failed`, e);

@@ -1,71 +1,145 @@
 import { randomUUID } from 'node:crypto';
+import type { RunnableConfig } from '@langchain/core/runnables';
 import type { ThreadReader } from '../agent/thread-reader';
-import type { ConversationStore } from '../db/conversation-store';
-import type { RunStore } from '../db/run-store';
+import type { ConversationStore, RunStatus } from '../db/conversation-store';
+import type { MessageQueue } from '../db/message-queue';
+import type { RunStore, RunTrigger } from '../db/run-store';
 import { SophosError } from '../errors';
-import { ActiveRun, type RunInput, RunRegistry } from './active-run';
+import { ActiveRun, type RunInput, RunRegistry, RunStopped } from './active-run';
 import { executeRun, type ExecutorParts } from './run-executor';
 
+export type IfBusy = 'reject' | 'enqueue' | 'interrupt';
+
 export type StartRequest =
-	| { kind: 'message'; conversation: string | null; message: string }
-	| { kind: 'resume'; conversation: string };
+	| { kind: 'message'; conversation: string | null; message: string; ifBusy?: IfBusy }
+	| { kind: 'resume'; conversation: string; trigger?: Extract<RunTrigger, 'resume' | 'auto-resume'> };
+
+export type StartResult = { conversation: string; run: string } | { conversation: string; queued: string };
 
 export type RunServiceParts = ExecutorParts & {
 	conversations: ConversationStore;
+	queue: MessageQueue;
 	threads: ThreadReader;
+	registry: RunRegistry;
 	bufferLimit: number;
 };
 
-/** Where a run starts, and where the process stops them all. */
+/** Where a run starts, is cancelled, and where the process stops them all. */
 export class RunService {
-	readonly registry = new RunRegistry();
 	private closing = false;
 
 	constructor(private readonly parts: RunServiceParts) {}
 
-	get isClosing(): boolean {
-		return this.closing;
+	get registry(): RunRegistry {
+		return this.parts.registry;
 	}
 
 	/**
 	 * Claims the conversation and starts the run in the background. The claim (a `running` row under
 	 * a unique index) happens before any await, so of two concurrent starts exactly one wins.
 	 */
-	async start(request: StartRequest): Promise<{ conversation: string; run: string }> {
+	async start(request: StartRequest): Promise<StartResult> {
 		this.refuseIfClosing();
-		const { conversations, runs, threads } = this.parts;
+		const { conversations, runs, queue } = this.parts;
 		const runId = randomUUID();
 		const now = this.parts.now();
-		let conversationId: string;
 		if (request.kind === 'message' && request.conversation === null) {
-			conversationId = randomUUID();
+			const conversationId = randomUUID();
 			conversations.transaction(() => {
 				conversations.create(conversationId, request.message, now);
 				runs.claim(conversationId, runId, now);
 			});
-		} else {
-			conversationId = request.conversation!;
-			if (!conversations.exists(conversationId)) throw new SophosError('NOT_FOUND', 'Conversation Not Found');
-			if (!runs.claim(conversationId, runId, now)) {
-				throw new SophosError('SESSION_IN_PROGRESS', 'Previous request still in progress');
+			return this.launch(conversationId, runId, { kind: 'message', message: request.message }, now);
+		}
+		const conversationId = request.conversation!;
+		if (!conversations.exists(conversationId)) throw new SophosError('NOT_FOUND', 'Conversation Not Found');
+		const trigger = request.kind === 'resume' ? (request.trigger ?? 'resume') : 'message';
+		if (!runs.claim(conversationId, runId, now, trigger)) {
+			if (request.kind === 'message' && request.ifBusy === 'enqueue') {
+				const queued = randomUUID();
+				queue.add(conversationId, queued, request.message, now);
+				return { conversation: conversationId, queued };
 			}
+			if (request.kind === 'message' && request.ifBusy === 'interrupt' && this.registry.get(conversationId)) {
+				await this.cancelConversation(conversationId);
+				return this.start({ ...request, ifBusy: 'reject' });
+			}
+			throw new SophosError('SESSION_IN_PROGRESS', 'Previous request still in progress');
 		}
 		if (request.kind === 'resume') await this.checkResumable(conversationId, runId);
-		runs.touchConversation(conversationId, now);
-
 		const input: RunInput = request.kind === 'message' ? { kind: 'message', message: request.message } : { kind: 'resume' };
-		const run = new ActiveRun(runId, conversationId, this.parts.bufferLimit);
-		this.registry.add(run);
-		run.done = executeRun(run, input, this.parts).finally(() => this.registry.remove(run));
-		return { conversation: conversationId, run: runId };
+		return this.launch(conversationId, runId, input, now);
 	}
 
-	/** Stops every run, waits until each has recorded its outcome, then refuses new ones for good. */
-	async stopAll(): Promise<void> {
+	/** Cancels a run: harmless when it has already ended, and its one recorded outcome is returned. */
+	async cancel(runId: string): Promise<{ conversation: string; run: string; status: RunStatus }> {
+		const active = this.registry.getById(runId);
+		if (active) {
+			active.abort('cancel');
+			await active.done;
+		}
+		const record = this.parts.runs.get(runId);
+		if (!record) throw new SophosError('NOT_FOUND', 'Run Not Found');
+		return { conversation: record.conversationId, run: runId, status: record.status };
+	}
+
+	/** Cancels the conversation's active run, if any; answers with its latest run either way. */
+	async cancelConversation(conversationId: string): Promise<{ conversation: string; run: string | null; status: RunStatus | null }> {
+		const active = this.registry.get(conversationId);
+		if (active) return this.cancel(active.id);
+		const latest = this.parts.runs.list(conversationId)[0];
+		return { conversation: conversationId, run: latest?.id ?? null, status: latest?.status ?? null };
+	}
+
+	/** Thrown into a node as its step begins when its run has been asked to stop. */
+	checkStop(config: RunnableConfig): void {
+		const run = this.registry.getById(String(config.configurable?.run_id));
+		if (run?.stopReason) throw new RunStopped(`run stopped before a step: ${run.stopReason}`);
+	}
+
+	/**
+	 * Drain: refuses new runs, lets runs in flight reach their next step boundary for up to
+	 * `drainMs`, then aborts the rest; resolves once every run has recorded its outcome.
+	 */
+	async stopAll(drainMs: number): Promise<void> {
 		this.closing = true;
 		const active = this.registry.all();
-		for (const run of active) run.stop('shutdown');
-		await Promise.all(active.map((run) => run.done));
+		for (const run of active) run.requestStop('shutdown');
+		const settled = Promise.all(active.map((run) => run.done));
+		let timer: NodeJS.Timeout | undefined;
+		const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs)));
+		await Promise.race([settled, deadline]);
+		clearTimeout(timer);
+		for (const run of active) run.abort('shutdown');
+		await settled;
+	}
+
+	/** Starts the oldest queued message of an idle conversation; a no-op if busy or nothing waits. */
+	startQueued(conversationId: string): void {
+		if (this.closing) return;
+		const { queue, runs, conversations } = this.parts;
+		const next = queue.list(conversationId)[0];
+		if (!next) return;
+		const runId = randomUUID();
+		const now = this.parts.now();
+		const claimed = conversations.transaction(() => {
+			if (!runs.claim(conversationId, runId, now)) return false;
+			queue.delete(next.id);
+			return true;
+		});
+		if (claimed) this.launch(conversationId, runId, { kind: 'message', message: next.message }, now);
+	}
+
+	private launch(conversationId: string, runId: string, input: RunInput, now: string): StartResult {
+		this.parts.crash('after-run-insert');
+		this.parts.runs.touchConversation(conversationId, now);
+		const run = new ActiveRun(runId, conversationId, this.parts.bufferLimit);
+		this.registry.add(run);
+		run.done = executeRun(run, input, this.parts).finally(() => {
+			this.registry.remove(run);
+			this.startQueued(conversationId);
+		});
+		return { conversation: conversationId, run: runId };
 	}
 
 	private async checkResumable(conversationId: string, runId: string): Promise<void> {

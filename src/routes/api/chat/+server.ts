@@ -4,13 +4,19 @@ import { errorResponse, jsonResponse } from '$lib/server/http/api-error';
 import { readJsonBody } from '$lib/server/http/request-body';
 import { parseChatRequest } from '$lib/server/http/chat-request';
 import { parseUuid } from '$lib/server/http/uuid';
+import { requireConversation } from '$lib/server/http/conversation-param';
 import { liveEventResponse, parseLastEventId, singleEventResponse } from '$lib/server/stream/sse-response';
 
 export const POST: RequestHandler = async ({ request }) => {
 	try {
 		const rt = runtime();
-		const start = parseChatRequest(await readJsonBody(request), rt.settings.MAX_MESSAGE_CHARS);
-		return jsonResponse(await rt.runService.start(start));
+		const parsed = parseChatRequest(await readJsonBody(request), rt.settings.MAX_MESSAGE_CHARS);
+		if (parsed.kind === 'cancel') {
+			requireConversation(rt.conversations, parsed.conversation);
+			return jsonResponse(await rt.runService.cancelConversation(parsed.conversation));
+		}
+		const started = await rt.runService.start(parsed);
+		return jsonResponse(started, 'queued' in started ? 202 : 200);
 	} catch (e) {
 		return errorResponse(e);
 	}

@@ -10,7 +10,8 @@ export const GET: RequestHandler = async ({ params }) => {
 		const conversation = requireConversation(rt.conversations, params.conversationId);
 		const { messages, next } = await rt.threads.state(conversation.id);
 		const resumable = next.length > 0 && !rt.runs.hasRunning(conversation.id);
-		return jsonResponse({ conversation, messages, resumable });
+		const queue = rt.queue.list(conversation.id);
+		return jsonResponse({ conversation, messages, resumable, queue });
 	} catch (e) {
 		return errorResponse(e);
 	}

@@ -1,0 +1,23 @@
+import type { RunTrigger } from '../db/run-store';
+
+/** Pure: whether an interrupted thread is resumed at start (AUTO_RESUME=true). */
+
+export type PendingCall = { recorded: boolean; safeToRepeat: boolean };
+
+/**
+ * Only a pending step that is safe to repeat: a model call (no side effects), or tool calls each of
+ * which either has a recorded outcome or may be repeated. `recentTriggers` are the thread's runs,
+ * newest first: auto-resumes in a row beyond `max` mean the thread keeps dying, so it waits for a person.
+ */
+export function shouldAutoResume(input: {
+	next: string[];
+	pendingCalls: PendingCall[];
+	recentTriggers: RunTrigger[];
+	max: number;
+}): boolean {
+	if (input.next.length === 0) return false;
+	const inARow = input.recentTriggers.findIndex((t) => t !== 'auto-resume');
+	if ((inARow === -1 ? input.recentTriggers.length : inARow) >= input.max) return false;
+	if (input.next.every((n) => n === 'agent')) return true;
+	return input.next.every((n) => n === 'agent' || n === 'tools') && input.pendingCalls.every((c) => c.recorded || c.safeToRepeat);
+}

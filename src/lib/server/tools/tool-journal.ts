@@ -1,0 +1,89 @@
+import type Database from 'better-sqlite3';
+import type { JournalOutcome } from './repeat-policy';
+
+export type JournalEntry = {
+	threadId: string;
+	toolCallId: string;
+	runId: string;
+	step: number;
+	tool: string;
+	argsHash: string;
+	idempotencyKey: string;
+	attempts: number;
+	outcome: JournalOutcome['outcome'] | null;
+	result: string | null;
+};
+
+type Row = {
+	thread_id: string;
+	tool_call_id: string;
+	run_id: string;
+	step: number;
+	tool: string;
+	args_hash: string;
+	idempotency_key: string;
+	attempts: number;
+	outcome: JournalOutcome['outcome'] | null;
+	result: string | null;
+};
+
+/**
+ * The tool call journal: an intent row is committed before the MCP request goes out and its outcome
+ * after the answer, so after a crash a resumed step knows which calls finished, which never started
+ * and which were in flight.
+ */
+export class ToolJournal {
+	private readonly byCall;
+	private readonly intent;
+	private readonly outcome;
+	private readonly byThread;
+
+	constructor(db: Database.Database) {
+		this.byCall = db.prepare<[string, string], Row>('SELECT * FROM tool_calls WHERE thread_id = ? AND tool_call_id = ?');
+		this.intent = db.prepare(
+			`INSERT INTO tool_calls (thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, intent_at)
+			 VALUES (@threadId, @toolCallId, @runId, @step, @tool, @argsHash, @idempotencyKey, @now)
+			 ON CONFLICT (thread_id, tool_call_id) DO UPDATE SET
+				run_id = excluded.run_id, attempts = attempts + 1, intent_at = excluded.intent_at
+			 WHERE outcome IS NULL`
+		);
+		this.outcome = db.prepare(
+			`UPDATE tool_calls SET outcome = ?, result = ?, outcome_at = ?
+			 WHERE thread_id = ? AND tool_call_id = ? AND outcome IS NULL`
+		);
+		this.byThread = db.prepare<[string], Row>('SELECT * FROM tool_calls WHERE thread_id = ? ORDER BY intent_at, rowid');
+	}
+
+	get(threadId: string, toolCallId: string): JournalEntry | undefined {
+		const row = this.byCall.get(threadId, toolCallId);
+		return row && toEntry(row);
+	}
+
+	list(threadId: string): JournalEntry[] {
+		return this.byThread.all(threadId).map(toEntry);
+	}
+
+	recordIntent(entry: Omit<JournalEntry, 'attempts' | 'outcome' | 'result'>, now: string): void {
+		this.intent.run({ ...entry, now });
+	}
+
+	/** The first outcome recorded for a call is the one kept. */
+	recordOutcome(threadId: string, toolCallId: string, outcome: JournalOutcome, now: string): void {
+		this.outcome.run(outcome.outcome, outcome.result, now, threadId, toolCallId);
+	}
+}
+
+function toEntry(row: Row): JournalEntry {
+	return {
+		threadId: row.thread_id,
+		toolCallId: row.tool_call_id,
+		runId: row.run_id,
+		step: row.step,
+		tool: row.tool,
+		argsHash: row.args_hash,
+		idempotencyKey: row.idempotency_key,
+		attempts: row.attempts,
+		outcome: row.outcome,
+		result: row.result
+	};
+}
