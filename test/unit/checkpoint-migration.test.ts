@@ -40,6 +40,15 @@ describe('migrateCheckpointStore', () => {
 		db.close();
 	});
 
+	it('leaves tables named like the stock ones but shaped differently alone', () => {
+		const db = new Database(join(dir, 'foreign.sqlite'));
+		db.exec(`CREATE TABLE checkpoints (id INTEGER PRIMARY KEY, label TEXT); INSERT INTO checkpoints (label) VALUES ('x');
+		         CREATE TABLE writes (id INTEGER PRIMARY KEY)`);
+		expect(migrateCheckpointStore(db)).toEqual({ importedCheckpoints: 0, importedWrites: 0, droppedStockTables: false });
+		expect(db.prepare(`SELECT label FROM checkpoints`).pluck().get()).toBe('x');
+		db.close();
+	});
+
 	it('imports a stock database: every checkpoint reads the same and an interrupted run resumes', { timeout: 120_000 }, async () => {
 		const legacy = openStore(dir, 'stock', 'legacy');
 		const graph = buildAgentGraph(legacy.saver);

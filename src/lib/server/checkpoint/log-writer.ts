@@ -15,7 +15,8 @@ import {
 	type LogPlan,
 	type Segment
 } from './segments.js';
-import type { CheckpointStore, SerializedItem } from './store.js';
+import { pack, unpack } from './blob.js';
+import type { CheckpointStore, StoredValue } from './store.js';
 
 export interface PreparedLogWrite {
 	channel: string;
@@ -23,7 +24,7 @@ export interface PreparedLogWrite {
 	parentSegments?: readonly Segment[];
 	plan: LogPlan;
 	/** Serialised items to write: value[start], value[start + 1], … */
-	items: SerializedItem[];
+	items: StoredValue[];
 	start: number;
 }
 
@@ -58,7 +59,7 @@ export class LogWriter {
 		const items = await Promise.all(
 			value.slice(start, end).map(async (item) => {
 				const [type, bytes] = await this.serde.dumpsTyped(item);
-				return { type, value: bytes };
+				return { type, ...pack(bytes) };
 			})
 		);
 		return { channel, value, parentSegments, plan, items, start };
@@ -96,7 +97,7 @@ export class LogWriter {
 		const stored = this.store.item(logId, seq);
 		if (stored === undefined) return false;
 		const [type, bytes] = await this.serde.dumpsTyped(value);
-		return type === stored.type && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(stored.value);
+		return type === stored.type && Buffer.from(bytes).equals(unpack(stored.value, stored.deflated));
 	}
 }
 
@@ -111,7 +112,7 @@ export function applyLogPlan(
 	plan: LogPlan,
 	parentSegments: readonly Segment[] | undefined,
 	childLength: number,
-	items: readonly SerializedItem[]
+	items: readonly StoredValue[]
 ): { segments: Segment[]; logId?: number; from: number } {
 	let logId: number | undefined;
 	let from = 0;

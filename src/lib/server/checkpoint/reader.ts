@@ -1,6 +1,7 @@
 // Reads the channel values of one checkpoint from its ChannelMap.
 
 import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
+import { unpack } from './blob.js';
 import { fromInline, type ChannelMap, type InlineValue } from './channel-map.js';
 import type { ItemCache } from './item-cache.js';
 import type { Segment } from './segments.js';
@@ -46,6 +47,6 @@ export class ChannelReader {
 	private async load(logId: number, from: number, to: number): Promise<unknown[]> {
 		const rows = this.store.items(logId, from, to);
 		if (rows.length !== to - from) throw new Error(`checkpoint store: log ${logId} lacks items ${from}..${to - 1}`);
-		return Promise.all(rows.map((row) => this.serde.loadsTyped(row.type, row.value)));
+		return Promise.all(rows.map((row) => this.serde.loadsTyped(row.type, unpack(row.value, row.deflated))));
 	}
 }

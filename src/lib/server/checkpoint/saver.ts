@@ -19,6 +19,7 @@ import {
 	type PendingWrite,
 	type SerializerProtocol
 } from '@langchain/langgraph-checkpoint';
+import { pack, unpack } from './blob.js';
 import { planChannels, toInline, type ChannelMap, type ParentInfo } from './channel-map.js';
 import { ItemCache } from './item-cache.js';
 import { ChannelReader } from './reader.js';
@@ -106,7 +107,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 		const rows = await Promise.all(
 			writes.map(async ([channel, value], idx) => {
 				const [type, bytes] = await this.serde.dumpsTyped(value);
-				return { taskId, idx: WRITES_IDX_MAP[channel] ?? idx, channel, type, value: bytes, taskPath: taskPath ?? '' };
+				return { taskId, idx: WRITES_IDX_MAP[channel] ?? idx, channel, type, ...pack(bytes), taskPath: taskPath ?? '' };
 			})
 		);
 		const replace = writes.every(([channel]) => channel in WRITES_IDX_MAP);
@@ -199,7 +200,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 		const pendingWrites = await Promise.all(
 			this.store
 				.writes(threadId, ns, checkpointId)
-				.map(async (w) => [w.task_id, w.channel, await this.serde.loadsTyped(w.type, w.value)] as [string, string, unknown])
+				.map(async (w) => [w.task_id, w.channel, await this.serde.loadsTyped(w.type, unpack(w.value, w.deflated))] as [string, string, unknown])
 		);
 		if (checkpoint.v < 4 && parentId !== null) await this.migratePendingSends(checkpoint, threadId, ns, parentId);
 		return {
@@ -215,7 +216,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 	/** Checkpoints before format v4 kept pending sends in the parent's TASKS writes (as the stock saver does). */
 	private async migratePendingSends(checkpoint: Checkpoint, threadId: string, ns: string, parentId: string): Promise<void> {
 		const sends = this.store.writes(threadId, ns, parentId).filter((w) => w.channel === TASKS);
-		checkpoint.channel_values[TASKS] = await Promise.all(sends.map((w) => this.serde.loadsTyped(w.type, w.value)));
+		checkpoint.channel_values[TASKS] = await Promise.all(sends.map((w) => this.serde.loadsTyped(w.type, unpack(w.value, w.deflated))));
 		const versions = Object.values(checkpoint.channel_versions);
 		checkpoint.channel_versions[TASKS] = versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
 	}

@@ -34,6 +34,7 @@ CREATE TABLE IF NOT EXISTS lg_log_items (
   seq INTEGER NOT NULL,
   type TEXT NOT NULL,
   value BLOB NOT NULL,
+  deflated INTEGER NOT NULL DEFAULT 0,  -- see blob.ts
   PRIMARY KEY (log_id, seq)
 );
 
@@ -46,6 +47,7 @@ CREATE TABLE IF NOT EXISTS lg_writes (
   channel TEXT NOT NULL,
   type TEXT NOT NULL,
   value BLOB NOT NULL,
+  deflated INTEGER NOT NULL DEFAULT 0,  -- see blob.ts
   task_path TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
 );

@@ -5,6 +5,7 @@
 // a re-layout, linear in the stock file's size. Runs inside the caller's transaction.
 
 import type Database from 'better-sqlite3';
+import { pack } from './blob.js';
 import { inheritEntry, type ChannelMap } from './channel-map.js';
 import { applyLogPlan } from './log-writer.js';
 import { itemsToWrite, planLogWrite, totalLength, type Segment } from './segments.js';
@@ -34,10 +35,18 @@ interface Imported {
 /** Same bound as the saver's default: the import lays out values exactly as the saver would. */
 const MAX_SEGMENTS = 16;
 
+const STOCK_COLUMNS = {
+	checkpoints: ['thread_id', 'checkpoint_ns', 'checkpoint_id', 'parent_checkpoint_id', 'type', 'checkpoint', 'metadata'],
+	writes: ['thread_id', 'checkpoint_ns', 'checkpoint_id', 'task_id', 'idx', 'channel', 'type', 'value']
+};
+
 export function importStockTables(db: Database.Database): StockImportResult {
-	const hasTable = (name: string) =>
-		db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined;
-	if (!hasTable('checkpoints') || !hasTable('writes')) return { checkpoints: 0, writes: 0, dropped: false };
+	// Only tables shaped like the stock saver's are imported (and dropped); anything else is not ours.
+	const isStock = (table: keyof typeof STOCK_COLUMNS) => {
+		const columns = new Set(db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(table) as string[]);
+		return STOCK_COLUMNS[table].every((column) => columns.has(column));
+	};
+	if (!isStock('checkpoints') || !isStock('writes')) return { checkpoints: 0, writes: 0, dropped: false };
 	const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 	const checkpoints = count('checkpoints');
 	const writes = count('writes');
@@ -128,7 +137,7 @@ function importArray(
 		maxSegments: MAX_SEGMENTS
 	});
 	const { start, end } = itemsToWrite(plan, parentSegments, texts.length);
-	const items = texts.slice(start, end).map((text) => ({ type: 'json', value: Buffer.from(text) }));
+	const items = texts.slice(start, end).map((text) => ({ type: 'json', ...pack(Buffer.from(text)) }));
 	const written = applyLogPlan(store, threadId, ns, plan, parentSegments, texts.length, items);
 	if (written.logId !== undefined) {
 		logItems.set(written.logId, (logItems.get(written.logId) ?? []).concat(texts.slice(start, end)));

@@ -15,9 +15,11 @@ export interface CheckpointRow {
 	channels: string;
 }
 
-export interface SerializedItem {
+/** A serialised value as stored: serde type, bytes, and whether the bytes are deflated. */
+export interface StoredValue {
 	type: string;
 	value: Uint8Array;
+	deflated: 0 | 1;
 }
 
 export interface WriteRow {
@@ -26,15 +28,14 @@ export interface WriteRow {
 	channel: string;
 	type: string;
 	value: Buffer;
+	deflated: 0 | 1;
 	task_path: string;
 }
 
-export interface NewWrite {
+export interface NewWrite extends StoredValue {
 	taskId: string;
 	idx: number;
 	channel: string;
-	type: string;
-	value: Uint8Array;
 	taskPath: string;
 }
 
@@ -152,28 +153,28 @@ export class CheckpointStore {
 	}
 
 	/** Append items at positions from, from+1, …; the caller has checked that `from` is the tip. */
-	appendItems(logId: number, from: number, items: readonly SerializedItem[]): void {
-		const insert = this.sql(`INSERT INTO lg_log_items (log_id, seq, type, value) VALUES (?, ?, ?, ?)`);
-		items.forEach((item, i) => insert.run(logId, from + i, item.type, item.value));
+	appendItems(logId: number, from: number, items: readonly StoredValue[]): void {
+		const insert = this.sql(`INSERT INTO lg_log_items (log_id, seq, type, value, deflated) VALUES (?, ?, ?, ?, ?)`);
+		items.forEach((item, i) => insert.run(logId, from + i, item.type, item.value, item.deflated));
 		this.sql(`UPDATE lg_logs SET length = ? WHERE log_id = ?`).run(from + items.length, logId);
 	}
 
 	/** Items from <= seq < to, in order. */
-	items(logId: number, from: number, to: number): { seq: number; type: string; value: Buffer }[] {
+	items(logId: number, from: number, to: number): (StoredValue & { seq: number })[] {
 		return this.sql(
-			`SELECT seq, type, value FROM lg_log_items WHERE log_id = ? AND seq >= ? AND seq < ? ORDER BY seq`
-		).all(logId, from, to) as { seq: number; type: string; value: Buffer }[];
+			`SELECT seq, type, value, deflated FROM lg_log_items WHERE log_id = ? AND seq >= ? AND seq < ? ORDER BY seq`
+		).all(logId, from, to) as (StoredValue & { seq: number })[];
 	}
 
-	item(logId: number, seq: number): { type: string; value: Buffer } | undefined {
-		return this.sql(`SELECT type, value FROM lg_log_items WHERE log_id = ? AND seq = ?`).get(logId, seq) as
-			| { type: string; value: Buffer }
+	item(logId: number, seq: number): StoredValue | undefined {
+		return this.sql(`SELECT type, value, deflated FROM lg_log_items WHERE log_id = ? AND seq = ?`).get(logId, seq) as
+			| StoredValue
 			| undefined;
 	}
 
 	writes(threadId: string, ns: string, checkpointId: string): WriteRow[] {
 		return this.sql(
-			`SELECT task_id, idx, channel, type, value, task_path FROM lg_writes
+			`SELECT task_id, idx, channel, type, value, deflated, task_path FROM lg_writes
 			 WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ${WRITES_ORDER}`
 		).all(threadId, ns, checkpointId) as WriteRow[];
 	}
@@ -185,11 +186,11 @@ export class CheckpointStore {
 	insertWrites(threadId: string, ns: string, checkpointId: string, writes: readonly NewWrite[], replace: boolean): void {
 		const insert = this.sql(
 			`INSERT ${replace ? 'OR REPLACE' : 'OR IGNORE'} INTO lg_writes
-			 (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+			 (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, deflated, task_path)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 		);
 		for (const w of writes) {
-			insert.run(threadId, ns, checkpointId, w.taskId, w.idx, w.channel, w.type, w.value, w.taskPath);
+			insert.run(threadId, ns, checkpointId, w.taskId, w.idx, w.channel, w.type, w.value, w.deflated, w.taskPath);
 		}
 	}
 
