@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
-import { DeltaSqliteSaver, migrateCheckpointStore } from '../../src/lib/server/checkpoint/index.js';
+import {
+	DeltaSqliteSaver,
+	migrateCheckpointStore,
+	type DeltaSqliteSaverOptions
+} from '../../src/lib/server/checkpoint/index.js';
 
 export type SaverKind = 'stock' | 'delta';
 
@@ -16,13 +20,13 @@ export interface OpenStore {
 	saver: BaseCheckpointSaver;
 }
 
-export function openStore(dir: string, kind: SaverKind, name: string = kind): OpenStore {
+export function openStore(dir: string, kind: SaverKind, name: string = kind, options?: DeltaSqliteSaverOptions): OpenStore {
 	const file = join(dir, `${name}.sqlite`);
 	const db = new Database(file);
 	db.pragma('journal_mode = WAL');
 	if (kind === 'stock') return { db, file, saver: new SqliteSaver(db) };
 	migrateCheckpointStore(db);
-	return { db, file, saver: new DeltaSqliteSaver(db) };
+	return { db, file, saver: new DeltaSqliteSaver(db, options) };
 }
 
 /** Database bytes on disk once the WAL is folded back into the main file. */

@@ -8,6 +8,7 @@ import { HumanMessage, RemoveMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAgentGraph, buildNestedGraph, humanTurn } from './checkpoint-agent-graph.js';
+import { DeltaSqliteSaver, type DeltaSqliteSaverOptions } from '../../src/lib/server/checkpoint/index.js';
 import { collect, normalise, openStore, storeBytes, type OpenStore, type SaverKind } from './checkpoint-compare.js';
 
 let dir = '';
@@ -27,8 +28,8 @@ interface Outcome {
 
 type Scenario = (store: OpenStore) => Promise<RunnableConfig>;
 
-async function runOn(kind: SaverKind, name: string, scenario: Scenario): Promise<Outcome> {
-	const store = openStore(dir, kind, `${name}-${kind}`);
+async function runOn(kind: SaverKind, name: string, scenario: Scenario, options?: DeltaSqliteSaverOptions): Promise<Outcome> {
+	const store = openStore(dir, kind, `${name}-${kind}`, options);
 	try {
 		const config = await scenario(store);
 		const graph = buildAgentGraph(store.saver);
@@ -43,9 +44,13 @@ async function runOn(kind: SaverKind, name: string, scenario: Scenario): Promise
 	}
 }
 
-async function expectSameOnBoth(name: string, scenario: Scenario): Promise<{ stock: Outcome; delta: Outcome }> {
+async function expectSameOnBoth(
+	name: string,
+	scenario: Scenario,
+	options?: DeltaSqliteSaverOptions
+): Promise<{ stock: Outcome; delta: Outcome }> {
 	const stock = await runOn('stock', name, scenario);
-	const delta = await runOn('delta', name, scenario);
+	const delta = await runOn('delta', name, scenario, options);
 	expect(delta.history).toEqual(stock.history);
 	expect(delta.state).toEqual(stock.state);
 	expect(delta.tuples).toEqual(stock.tuples);
@@ -61,6 +66,21 @@ describe('DeltaSqliteSaver reads back exactly what the stock SqliteSaver does', 
 		});
 		expect((delta.history as unknown[]).length).toBe(60 * 5);
 		expect(delta.bytes * 10).toBeLessThan(stock.bytes);
+	});
+
+	it('with the item cache off: prefixes are checked against stored bytes, still one log', { timeout: 60_000 }, async () => {
+		let logs = 0;
+		await expectSameOnBoth(
+			'uncached',
+			async ({ db, saver }) => {
+				const graph = buildAgentGraph(saver);
+				for (let turn = 0; turn < 12; turn += 1) await graph.invoke(humanTurn(turn), thread('uncached'));
+				if (saver instanceof DeltaSqliteSaver) logs = db.prepare(`SELECT COUNT(*) FROM lg_logs`).pluck().get() as number;
+				return thread('uncached');
+			},
+			{ cacheItems: 0 }
+		);
+		expect(logs).toBe(1);
 	});
 
 	it('a fork from an older checkpoint, continued on the new branch', { timeout: 60_000 }, async () => {
