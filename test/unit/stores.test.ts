@@ -12,14 +12,14 @@ function open() {
 }
 
 describe('database', () => {
-	it('migrates once: user_version 1, the app tables, and the one-running-run index', () => {
+	it('migrates once: user_version 2 and the app tables', () => {
 		const { file, db } = open();
-		expect(db.pragma('user_version', { simple: true })).toBe(1);
+		expect(db.pragma('user_version', { simple: true })).toBe(2);
 		const tables = db.prepare("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name").all();
-		expect(tables).toEqual([{ name: 'conversations' }, { name: 'runs' }]);
+		expect(tables).toEqual([{ name: 'conversations' }, { name: 'queued_messages' }, { name: 'runs' }, { name: 'tool_calls' }]);
 		db.close();
 		const again = openDatabase(file);
-		expect(again.pragma('user_version', { simple: true })).toBe(1);
+		expect(again.pragma('user_version', { simple: true })).toBe(2);
 		again.close();
 	});
 });
@@ -28,19 +28,19 @@ describe('run ledger', () => {
 	it('lets one run claim a conversation at a time, whoever asks', () => {
 		const { conversations, runs, db } = open();
 		conversations.create('c1', 'hello', '2026-01-01T00:00:00.000Z');
-		expect(runs.claim('c1', 'r1', '2026-01-01T00:00:01.000Z')).toBe(true);
-		expect(runs.claim('c1', 'r2', '2026-01-01T00:00:02.000Z')).toBe(false);
+		expect(runs.claim('c1', 'r1', '2026-01-01T00:00:01.000Z', 'message', 'hi')).toBe(true);
+		expect(runs.claim('c1', 'r2', '2026-01-01T00:00:02.000Z', 'message', 'hi')).toBe(false);
 		// A second connection (another process) is refused by the index too.
 		const other = new RunStore(openDatabase(db.name));
-		expect(other.claim('c1', 'r3', '2026-01-01T00:00:03.000Z')).toBe(false);
+		expect(other.claim('c1', 'r3', '2026-01-01T00:00:03.000Z', 'message', 'hi')).toBe(false);
 		expect(runs.finish('r1', { status: 'completed', messageCount: 2 }, '2026-01-01T00:00:04.000Z')).toBe(true);
-		expect(runs.claim('c1', 'r2', '2026-01-01T00:00:05.000Z')).toBe(true);
+		expect(runs.claim('c1', 'r2', '2026-01-01T00:00:05.000Z', 'message', 'hi')).toBe(true);
 	});
 
 	it('keeps exactly one outcome when two try to record one', () => {
 		const { conversations, runs } = open();
 		conversations.create('c1', 'hello', '2026-01-01T00:00:00.000Z');
-		runs.claim('c1', 'r1', '2026-01-01T00:00:01.000Z');
+		runs.claim('c1', 'r1', '2026-01-01T00:00:01.000Z', 'message', 'hi');
 		expect(runs.finish('r1', { status: 'completed', messageCount: 2 }, '2026-01-01T00:00:02.000Z')).toBe(true);
 		expect(
 			runs.finish('r1', { status: 'failed', error: { code: 'AGENT_FAILURE', message: 'x' }, messageCount: 0 }, '2026-01-01T00:00:03.000Z')
@@ -49,13 +49,15 @@ describe('run ledger', () => {
 		expect(conversations.get('c1')).toMatchObject({ messageCount: 2, updatedAt: '2026-01-01T00:00:02.000Z', status: 'completed' });
 	});
 
-	it('recovers runs left running as interrupted, naming the conversations', () => {
+	it('lists the runs left running, with their input, for recovery', () => {
 		const { conversations, runs } = open();
 		for (const c of ['a', 'b']) conversations.create(c, c, '2026-01-01T00:00:00.000Z');
-		runs.claim('a', 'ra', '2026-01-01T00:00:01.000Z');
-		runs.claim('b', 'rb', '2026-01-01T00:00:01.000Z');
+		runs.claim('a', 'ra', '2026-01-01T00:00:01.000Z', 'message', 'hello a');
+		runs.claim('b', 'rb', '2026-01-01T00:00:01.000Z', 'resume', null);
 		runs.finish('rb', { status: 'completed', messageCount: 2 }, '2026-01-01T00:00:02.000Z');
-		expect(runs.interruptAll({ code: 'PROCESS_EXITED', message: 'gone' }, '2026-01-01T00:00:03.000Z')).toEqual(['a']);
+		expect(runs.listRunning()).toEqual([{ id: 'ra', conversationId: 'a' }]);
+		expect(runs.get('ra')).toMatchObject({ input: 'hello a', trigger: 'message', status: 'running' });
+		runs.finish('ra', { status: 'interrupted', error: { code: 'PROCESS_EXITED', message: 'gone' }, messageCount: 1 }, '2026-01-01T00:00:03.000Z');
 		expect(conversations.get('a')).toMatchObject({ status: 'interrupted', error: { code: 'PROCESS_EXITED', message: 'gone' } });
 		expect(conversations.get('b')).toMatchObject({ status: 'completed' });
 		expect(conversations.get('b')!.error).toBeUndefined();
@@ -66,7 +68,7 @@ describe('run ledger', () => {
 		conversations.create('old', 'old', '2026-01-01T00:00:00.000Z');
 		conversations.create('new', 'new', '2026-01-02T00:00:00.000Z');
 		expect(conversations.list().map((c) => c.id)).toEqual(['new', 'old']);
-		runs.claim('old', 'r1', '2026-01-03T00:00:00.000Z');
+		runs.claim('old', 'r1', '2026-01-03T00:00:00.000Z', 'message', 'hi');
 		runs.touchConversation('old', '2026-01-03T00:00:00.000Z');
 		expect(conversations.list().map((c) => c.id)).toEqual(['old', 'new']);
 		expect(conversations.delete('old')).toBe(true);

@@ -21,6 +21,7 @@ import { RunRegistry } from './runs/active-run';
 import { danglingToolCalls } from './runs/dangling-tool-calls';
 import { shouldAutoResume } from './runs/auto-resume';
 import { RunService } from './runs/run-service';
+import { recoverRuns } from './runs/run-recovery';
 import { checkReadiness, type Readiness } from './readiness';
 
 export type Runtime = {
@@ -87,11 +88,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	});
 	const threads = new ThreadReader(graph);
 
-	const interrupted = runs.interruptAll(
-		{ code: 'PROCESS_EXITED', message: 'The service stopped during this run; resume it to continue.' },
-		now()
-	);
-	for (const id of interrupted) conversations.setMessageCount(id, (await threads.state(id)).messages.length);
+	const interrupted = await recoverRuns({ runs, conversations, threads, now });
 	if (interrupted.length) logLine(`Recovery: ${interrupted.length} run(s) left running were marked interrupted`);
 
 	await toolbox.start();
@@ -119,8 +116,9 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		for (const id of ids) {
 			const snapshot = await graph.getState({ configurable: { thread_id: id } });
 			const pending = danglingToolCalls((snapshot.values as { messages?: BaseMessage[] }).messages ?? []);
+			const { lostInput } = await runService.pendingWork(id);
 			const resume = shouldAutoResume({
-				next: [...snapshot.next],
+				next: lostInput ? ['agent'] : [...snapshot.next],
 				pendingCalls: pending.map((c) => ({
 					recorded: journal.get(id, c.id)?.outcome != null,
 					safeToRepeat: toolbox.resolve(c.name)?.safeToRepeat ?? false

@@ -100,7 +100,9 @@ function pruneNamespace(
 	const oldestKept = kept[0]!.checkpoint_id;
 	const scope = `thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ?`;
 	result.deletedWrites += db.prepare(`DELETE FROM lg_writes WHERE ${scope}`).run(threadId, ns, oldestKept).changes;
-	result.deletedCheckpoints += db.prepare(`DELETE FROM lg_checkpoints WHERE ${scope}`).run(threadId, ns, oldestKept).changes;
+	result.deletedCheckpoints += db
+		.prepare(`DELETE FROM lg_checkpoints WHERE ${scope}`)
+		.run(threadId, ns, oldestKept).changes;
 }
 
 function storedEntry(origin: Row, channel: string): ChannelEntry {

@@ -23,7 +23,7 @@ import { pack, unpack } from './blob.js';
 import { planChannels, toInline, type ChannelMap, type ParentInfo } from './channel-map.js';
 import { ItemCache } from './item-cache.js';
 import { ChannelReader } from './reader.js';
-import { CheckpointStore, type CheckpointRow } from './store.js';
+import { CheckpointStore, type CheckpointRow, type WriteRow } from './store.js';
 import { LogWriter, type PreparedLogWrite } from './log-writer.js';
 
 export interface DeltaSqliteSaverOptions {
@@ -49,12 +49,15 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 
 	constructor(db: Database.Database, options: DeltaSqliteSaverOptions = {}) {
 		super(options.serde);
-		const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'lg_checkpoints'`).get();
-		if (exists === undefined) throw new Error('checkpoint store: call migrateCheckpointStore(db) before creating the saver');
+		const { maxSegments = 16, cacheItems = 10_000 } = options;
+		if (!Number.isSafeInteger(maxSegments) || maxSegments < 1) throw new RangeError('maxSegments must be an integer >= 1');
+		if (!(cacheItems >= 0)) throw new RangeError('cacheItems must be >= 0');
+		const tables = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'lg_checkpoints'`).get();
+		if (tables === undefined) throw new Error('checkpoint store: call migrateCheckpointStore(db) before creating the saver');
 		this.store = new CheckpointStore(db);
-		this.cache = new ItemCache(options.cacheItems ?? 10_000);
+		this.cache = new ItemCache(cacheItems);
 		this.reader = new ChannelReader(this.store, this.cache, this.serde);
-		this.logs = new LogWriter(this.store, this.cache, this.serde, options.maxSegments ?? 16);
+		this.logs = new LogWriter(this.store, this.cache, this.serde, maxSegments);
 	}
 
 	async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -91,7 +94,8 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 		if (!threadId) throw new Error(`Missing "thread_id" field in passed "config.configurable".`);
 		const ns = (config.configurable.checkpoint_ns as string | undefined) ?? '';
 		const parentId = config.configurable.checkpoint_id as string | undefined;
-		const run = this.queue.then(() => this.putNow(threadId, ns, parentId, copyCheckpoint(checkpoint), metadata, newVersions));
+		const copy = copyCheckpoint(checkpoint);
+		const run = this.queue.then(() => this.putNow(threadId, ns, parentId, copy, metadata, newVersions));
 		this.queue = run.catch(() => undefined);
 		await run;
 		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
@@ -137,7 +141,8 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 		const parent = parentId === undefined ? undefined : await this.parentInfo(threadId, ns, parentId);
 		const plan = planChannels(Object.keys(values), checkpoint.channel_versions, newVersions, parent);
 		for (const channel of plan.unresolved) {
-			if (await this.versionStored(threadId, ns, channel, checkpoint.channel_versions[channel])) plan.changed.push(channel);
+			const version = checkpoint.channel_versions[channel];
+			if (await this.versionStored(threadId, ns, channel, version)) plan.changed.push(channel);
 		}
 		const entries: ChannelMap = plan.inherited;
 		const logWrites: PreparedLogWrite[] = [];
@@ -192,7 +197,8 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 	}
 
 	private async toTuple(row: CheckpointRow, config?: RunnableConfig): Promise<CheckpointTuple> {
-		const { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId, parent_checkpoint_id: parentId } = row;
+		const { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId } = row;
+		const parentId = row.parent_checkpoint_id;
 		const skeleton = (await this.serde.loadsTyped(row.type, row.checkpoint)) as Skeleton;
 		const channelValues = await this.reader.values(threadId, ns, JSON.parse(row.channels) as ChannelMap);
 		const { v, ts, ...rest } = skeleton;
@@ -200,24 +206,29 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 		const pendingWrites = await Promise.all(
 			this.store
 				.writes(threadId, ns, checkpointId)
-				.map(async (w) => [w.task_id, w.channel, await this.serde.loadsTyped(w.type, unpack(w.value, w.deflated))] as [string, string, unknown])
+				.map(async (w): Promise<[string, string, unknown]> => [w.task_id, w.channel, await this.loadWrite(w)])
 		);
 		if (checkpoint.v < 4 && parentId !== null) await this.migratePendingSends(checkpoint, threadId, ns, parentId);
+		const configOf = (id: string) => ({ configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: id } });
 		return {
-			config: config ?? { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId } },
+			config: config ?? configOf(checkpointId),
 			checkpoint,
 			metadata: (await this.serde.loadsTyped(row.type, row.metadata)) as CheckpointMetadata,
-			parentConfig:
-				parentId === null ? undefined : { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: parentId } },
+			parentConfig: parentId === null ? undefined : configOf(parentId),
 			pendingWrites
 		};
 	}
 
+	private loadWrite(write: WriteRow): Promise<unknown> {
+		return this.serde.loadsTyped(write.type, unpack(write.value, write.deflated));
+	}
+
 	/** Checkpoints before format v4 kept pending sends in the parent's TASKS writes (as the stock saver does). */
-	private async migratePendingSends(checkpoint: Checkpoint, threadId: string, ns: string, parentId: string): Promise<void> {
+	private async migratePendingSends(checkpoint: Checkpoint, threadId: string, ns: string, parentId: string) {
 		const sends = this.store.writes(threadId, ns, parentId).filter((w) => w.channel === TASKS);
-		checkpoint.channel_values[TASKS] = await Promise.all(sends.map((w) => this.serde.loadsTyped(w.type, unpack(w.value, w.deflated))));
+		checkpoint.channel_values[TASKS] = await Promise.all(sends.map((w) => this.loadWrite(w)));
 		const versions = Object.values(checkpoint.channel_versions);
-		checkpoint.channel_versions[TASKS] = versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
+		checkpoint.channel_versions[TASKS] =
+			versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
 	}
 }

@@ -68,7 +68,8 @@ export class CheckpointStore {
 
 	row(threadId: string, ns: string, checkpointId: string): CheckpointRow | undefined {
 		return this.sql(
-			`SELECT ${ROW_COLUMNS} FROM lg_checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`
+			`SELECT ${ROW_COLUMNS} FROM lg_checkpoints
+			 WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`
 		).get(threadId, ns, checkpointId) as CheckpointRow | undefined;
 	}
 

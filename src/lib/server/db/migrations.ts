@@ -50,7 +50,10 @@ const MIGRATIONS: readonly string[] = [
 	);
 	CREATE INDEX queued_by_conversation ON queued_messages(conversation_id, created_at);
 	ALTER TABLE runs ADD COLUMN trigger TEXT NOT NULL DEFAULT 'message'
-		CHECK (trigger IN ('message', 'resume', 'auto-resume'));`
+		CHECK (trigger IN ('message', 'resume', 'auto-resume'));
+	-- The user message of a message run, kept with the run so a crash before it reached the thread
+	-- loses nothing: it is sent again on resume. In the thread, that message's id is the run's id.
+	ALTER TABLE runs ADD COLUMN input TEXT;`
 ];
 
 export function migrate(db: Database.Database): number {

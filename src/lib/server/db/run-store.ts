@@ -7,6 +7,8 @@ export type RunRecord = {
 	id: string;
 	status: RunStatus;
 	trigger: RunTrigger;
+	/** The user message of a message run. */
+	input: string | null;
 	error: { code: string; message: string } | null;
 	startedAt: string;
 	finishedAt: string | null;
@@ -22,6 +24,7 @@ type RunRow = {
 	id: string;
 	status: RunStatus;
 	trigger: RunTrigger;
+	input: string | null;
 	error_code: string | null;
 	error_message: string | null;
 	started_at: string;
@@ -40,12 +43,12 @@ export class RunStore {
 	private readonly release;
 	private readonly byConversation;
 	private readonly running;
-	private readonly interrupt;
+	private readonly allRunning;
 	private readonly byId;
 
 	constructor(private readonly db: Database.Database) {
 		this.insert = db.prepare(
-			"INSERT INTO runs (id, conversation_id, status, started_at, trigger) VALUES (?, ?, 'running', ?, ?)"
+			"INSERT INTO runs (id, conversation_id, status, started_at, trigger, input) VALUES (?, ?, 'running', ?, ?, ?)"
 		);
 		this.touch = db.prepare('UPDATE conversations SET updated_at = ? WHERE id = ?');
 		this.finishRow = db.prepare(
@@ -64,16 +67,15 @@ export class RunStore {
 			"SELECT id FROM runs WHERE conversation_id = ? AND status = 'running'"
 		);
 		this.byId = db.prepare<[string], RunRow & { conversation_id: string }>('SELECT * FROM runs WHERE id = ?');
-		this.interrupt = db.prepare<[string, string, string], { conversation_id: string }>(
-			`UPDATE runs SET status = 'interrupted', error_code = ?, error_message = ?, finished_at = ?
-			 WHERE status = 'running' RETURNING conversation_id`
+		this.allRunning = db.prepare<[], { id: string; conversation_id: string }>(
+			"SELECT id, conversation_id FROM runs WHERE status = 'running'"
 		);
 	}
 
 	/** Claims the conversation for a new run. Returns false when another run holds it. */
-	claim(conversationId: string, runId: string, now: string, trigger: RunTrigger = 'message'): boolean {
+	claim(conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null): boolean {
 		try {
-			this.insert.run(runId, conversationId, now, trigger);
+			this.insert.run(runId, conversationId, now, trigger, input);
 			return true;
 		} catch (e) {
 			if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return false;
@@ -122,13 +124,9 @@ export class RunStore {
 		return this.byConversation.all(conversationId).map(toRecord);
 	}
 
-	/**
-	 * Start-up recovery: a run still `running` when the process starts was owned by a process that
-	 * died. Returns the conversations touched so their message counts can be recomputed.
-	 */
-	interruptAll(cause: { code: string; message: string }, now: string): string[] {
-		const rows = this.interrupt.all(cause.code, cause.message, now);
-		return [...new Set(rows.map((r) => r.conversation_id))];
+	/** Runs left `running`: at start, these belonged to a process that died. */
+	listRunning(): { id: string; conversationId: string }[] {
+		return this.allRunning.all().map((r) => ({ id: r.id, conversationId: r.conversation_id }));
 	}
 }
 
@@ -137,6 +135,7 @@ function toRecord(row: RunRow): RunRecord {
 		id: row.id,
 		status: row.status,
 		trigger: row.trigger,
+		input: row.input,
 		error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
 		startedAt: row.started_at,
 		finishedAt: row.finished_at

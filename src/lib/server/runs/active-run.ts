@@ -1,6 +1,12 @@
 import { EventLog } from '../stream/event-log';
 
-export type RunInput = { kind: 'message'; message: string } | { kind: 'resume' };
+/**
+ * A message run's user message carries an id (the id of the run it was first sent with), so whether
+ * it reached the thread can be checked; a resume re-sends a message that never did.
+ */
+export type UserInput = { id: string; message: string };
+
+export type RunInput = { kind: 'message'; input: UserInput } | { kind: 'resume'; lostInput: UserInput | null };
 
 /** Why a run was stopped from outside; it decides the status the run ends in. */
 export type StopReason = 'cancel' | 'shutdown';

@@ -6,7 +6,7 @@ import type { ThreadReader } from '../agent/thread-reader';
 import type { CrashInjector } from '../crash-points';
 import type { RunStore, RunOutcome } from '../db/run-store';
 import type { RunEvent } from '../stream/run-events';
-import type { ActiveRun, RunInput } from './active-run';
+import type { ActiveRun, RunInput, UserInput } from './active-run';
 import { danglingToolCalls } from './dangling-tool-calls';
 
 export type ExecutorParts = {
@@ -35,7 +35,7 @@ function toRunEvent(e: AgentEvent): RunEvent {
 const threadConfig = (run: ActiveRun) => ({ configurable: { thread_id: run.conversationId, run_id: run.id } });
 
 /** A new message after an unfinished tools step closes the calls left open, so the history stays valid. */
-async function messageInput(run: ActiveRun, message: string, parts: ExecutorParts) {
+async function messageInput(run: ActiveRun, input: UserInput, parts: ExecutorParts) {
 	const snapshot = await parts.graph.getState(threadConfig(run));
 	const open = danglingToolCalls((snapshot.values as { messages?: BaseMessage[] }).messages ?? []);
 	if (open.length) {
@@ -45,7 +45,7 @@ async function messageInput(run: ActiveRun, message: string, parts: ExecutorPart
 		);
 		await parts.graph.updateState(threadConfig(run), { messages: closing }, 'tools');
 	}
-	return { messages: [new HumanMessage(message)] };
+	return { messages: [new HumanMessage({ content: input.message, id: input.id })] };
 }
 
 /** Streams the run; returns the answer text of the agent step in progress when it stopped. */
@@ -57,7 +57,8 @@ async function streamRun(run: ActiveRun, input: RunInput, parts: ExecutorParts, 
 			data: { code: 'TOOLS_UNAVAILABLE', message: `Running without the tools of: ${down.join(', ')} (see /api/readyz).`, servers: down }
 		});
 	}
-	const graphInput = input.kind === 'message' ? await messageInput(run, input.message, parts) : null;
+	const userInput = input.kind === 'message' ? input.input : input.lostInput;
+	const graphInput = userInput ? await messageInput(run, userInput, parts) : null;
 	const stream = (await parts.graph.stream(graphInput, {
 		...threadConfig(run),
 		streamMode: 'messages',

@@ -5,7 +5,7 @@ import type { ConversationStore, RunStatus } from '../db/conversation-store';
 import type { MessageQueue } from '../db/message-queue';
 import type { RunStore, RunTrigger } from '../db/run-store';
 import { SophosError } from '../errors';
-import { ActiveRun, type RunInput, RunRegistry, RunStopped } from './active-run';
+import { ActiveRun, type RunInput, RunRegistry, RunStopped, type UserInput } from './active-run';
 import { executeRun, type ExecutorParts } from './run-executor';
 
 export type IfBusy = 'reject' | 'enqueue' | 'interrupt';
@@ -47,14 +47,15 @@ export class RunService {
 			const conversationId = randomUUID();
 			conversations.transaction(() => {
 				conversations.create(conversationId, request.message, now);
-				runs.claim(conversationId, runId, now);
+				runs.claim(conversationId, runId, now, 'message', request.message);
 			});
-			return this.launch(conversationId, runId, { kind: 'message', message: request.message }, now);
+			return this.launch(conversationId, runId, { kind: 'message', input: { id: runId, message: request.message } }, now);
 		}
 		const conversationId = request.conversation!;
 		if (!conversations.exists(conversationId)) throw new SophosError('NOT_FOUND', 'Conversation Not Found');
 		const trigger = request.kind === 'resume' ? (request.trigger ?? 'resume') : 'message';
-		if (!runs.claim(conversationId, runId, now, trigger)) {
+		const message = request.kind === 'message' ? request.message : null;
+		if (!runs.claim(conversationId, runId, now, trigger, message)) {
 			if (request.kind === 'message' && request.ifBusy === 'enqueue') {
 				const queued = randomUUID();
 				queue.add(conversationId, queued, request.message, now);
@@ -66,8 +67,10 @@ export class RunService {
 			}
 			throw new SophosError('SESSION_IN_PROGRESS', 'Previous request still in progress');
 		}
-		if (request.kind === 'resume') await this.checkResumable(conversationId, runId);
-		const input: RunInput = request.kind === 'message' ? { kind: 'message', message: request.message } : { kind: 'resume' };
+		const input: RunInput =
+			request.kind === 'message'
+				? { kind: 'message', input: { id: runId, message: request.message } }
+				: { kind: 'resume', lostInput: await this.checkResumable(conversationId, runId) };
 		return this.launch(conversationId, runId, input, now);
 	}
 
@@ -123,11 +126,11 @@ export class RunService {
 		const runId = randomUUID();
 		const now = this.parts.now();
 		const claimed = conversations.transaction(() => {
-			if (!runs.claim(conversationId, runId, now)) return false;
+			if (!runs.claim(conversationId, runId, now, 'message', next.message)) return false;
 			queue.delete(next.id);
 			return true;
 		});
-		if (claimed) this.launch(conversationId, runId, { kind: 'message', message: next.message }, now);
+		if (claimed) this.launch(conversationId, runId, { kind: 'message', input: { id: runId, message: next.message } }, now);
 	}
 
 	private launch(conversationId: string, runId: string, input: RunInput, now: string): StartResult {
@@ -142,19 +145,32 @@ export class RunService {
 		return { conversation: conversationId, run: runId };
 	}
 
-	private async checkResumable(conversationId: string, runId: string): Promise<void> {
-		let next: string[];
+	/**
+	 * What is left to do on a thread: its pending steps, and a user message that a crash kept from
+	 * reaching it (its run was recorded, its input checkpoint was not).
+	 */
+	async pendingWork(conversationId: string): Promise<{ next: string[]; lostInput: UserInput | null }> {
+		const { messages, next } = await this.parts.threads.state(conversationId);
+		const latest = this.parts.runs.list(conversationId).find((r) => r.status !== 'running');
+		const lost = latest?.input != null && !messages.some((m) => m.id === latest.id);
+		return { next, lostInput: lost ? { id: latest.id, message: latest.input! } : null };
+	}
+
+	/** Releases the claim and refuses when there is nothing to resume. */
+	private async checkResumable(conversationId: string, runId: string): Promise<UserInput | null> {
+		let work: { next: string[]; lostInput: UserInput | null };
 		try {
-			next = (await this.parts.threads.state(conversationId)).next;
+			work = await this.pendingWork(conversationId);
 			this.refuseIfClosing();
 		} catch (e) {
 			this.parts.runs.releaseClaim(runId);
 			throw e;
 		}
-		if (next.length === 0) {
+		if (work.next.length === 0 && !work.lostInput) {
 			this.parts.runs.releaseClaim(runId);
 			throw new SophosError('RUN_NOT_RESUMABLE', 'Nothing to resume: the last run finished');
 		}
+		return work.lostInput;
 	}
 
 	private refuseIfClosing(): void {
