@@ -23,6 +23,7 @@ import { pack, unpack } from './blob.js';
 import { planChannels, toInline, type ChannelMap, type ParentInfo } from './channel-map.js';
 import { ItemCache } from './item-cache.js';
 import { ChannelReader } from './reader.js';
+import { DEFAULT_MAX_SEGMENTS } from './segments.js';
 import { CheckpointStore, type CheckpointRow, type WriteRow } from './store.js';
 import { LogWriter, type PreparedLogWrite } from './log-writer.js';
 
@@ -49,11 +50,13 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 
 	constructor(db: Database.Database, options: DeltaSqliteSaverOptions = {}) {
 		super(options.serde);
-		const { maxSegments = 16, cacheItems = 10_000 } = options;
-		if (!Number.isSafeInteger(maxSegments) || maxSegments < 1) throw new RangeError('maxSegments must be an integer >= 1');
+		const { maxSegments = DEFAULT_MAX_SEGMENTS, cacheItems = 10_000 } = options;
+		if (!Number.isSafeInteger(maxSegments) || maxSegments < 1) throw new RangeError('maxSegments must be >= 1');
 		if (!(cacheItems >= 0)) throw new RangeError('cacheItems must be >= 0');
 		const tables = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'lg_checkpoints'`).get();
-		if (tables === undefined) throw new Error('checkpoint store: call migrateCheckpointStore(db) before creating the saver');
+		if (tables === undefined) {
+			throw new Error('checkpoint store: call migrateCheckpointStore(db) before creating the saver');
+		}
 		this.store = new CheckpointStore(db);
 		this.cache = new ItemCache(cacheItems);
 		this.reader = new ChannelReader(this.store, this.cache, this.serde);

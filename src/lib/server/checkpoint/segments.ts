@@ -8,6 +8,9 @@
 // Pure functions only: the saver decides *whether* the child extends the parent (identity or
 // serialised equality) and this module decides *where* the new items go.
 
+/** Default bound on segments per value (the saver's `maxSegments`). */
+export const DEFAULT_MAX_SEGMENTS = 16;
+
 /** The first `length` items of log `logId` (items 0 .. length-1). */
 export type Segment = readonly [logId: number, length: number];
 

@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { pack } from './blob.js';
 import { inheritEntry, type ChannelMap } from './channel-map.js';
 import { applyLogPlan } from './log-writer.js';
-import { itemsToWrite, planLogWrite, totalLength, type Segment } from './segments.js';
+import { DEFAULT_MAX_SEGMENTS, itemsToWrite, planLogWrite, totalLength, type Segment } from './segments.js';
 import { CheckpointStore } from './store.js';
 
 export interface StockImportResult {
@@ -31,9 +31,6 @@ interface Imported {
 	/** JSON text of each non-array value, to tell an unchanged value from a changed one. */
 	texts: Record<string, string>;
 }
-
-/** Same bound as the saver's default: the import lays out values exactly as the saver would. */
-const MAX_SEGMENTS = 16;
 
 const STOCK_COLUMNS = {
 	checkpoints: ['thread_id', 'checkpoint_ns', 'checkpoint_id', 'parent_checkpoint_id', 'type', 'checkpoint', 'metadata'],
@@ -70,7 +67,8 @@ export function importStockTables(db: Database.Database): StockImportResult {
 }
 
 function importThread(db: Database.Database, store: CheckpointStore, threadId: string, ns: string): void {
-	// Checkpoint ids are time-ordered (uuid6), so every parent is imported before its children.
+	// Checkpoint ids are time-ordered (uuid6), so parents come before their children; a parent not
+	// imported yet would only cost its child a full copy of its arrays.
 	const ids = db
 		.prepare(`SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id`)
 		.pluck()
@@ -134,7 +132,7 @@ function importArray(
 		extendsParent: parentSegments !== undefined && isPrefix(parentSegments, logItems, texts),
 		childLength: texts.length,
 		tipLength: last === undefined ? undefined : logItems.get(last[0])?.length,
-		maxSegments: MAX_SEGMENTS
+		maxSegments: DEFAULT_MAX_SEGMENTS
 	});
 	const { start, end } = itemsToWrite(plan, parentSegments, texts.length);
 	const items = texts.slice(start, end).map((text) => ({ type: 'json', ...pack(Buffer.from(text)) }));

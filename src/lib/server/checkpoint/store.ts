@@ -48,7 +48,8 @@ export interface ListQuery {
 	limit?: number;
 }
 
-const ROW_COLUMNS = `thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, channels`;
+const ROW_COLUMNS =
+	'thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, channels';
 // writesSortKey order (task_path, task_id, idx): the order LangGraph applies a superstep's writes.
 const WRITES_ORDER = `ORDER BY task_path, task_id, idx`;
 
