@@ -1,29 +1,11 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ScriptedOllama, type ChatRequest, type Script } from '../support/scripted-ollama';
-import { currentTurn } from '../support/scripts';
-import { ROOT, Service, tempDir } from '../support/service';
+import { ScriptedOllama } from '../support/scripted-ollama';
+import { callsScript } from '../support/scripts';
+import { Service } from '../support/service';
+import { testMcpConfig } from '../support/test-config';
 import { followRun } from '../support/sse';
 
-/** A config with the default servers plus the misbehaving test server. */
-function testConfig(): { configDir: string; log: string } {
-	const configDir = tempDir('sophos-config-');
-	const log = path.join(configDir, 'calls.log');
-	const base = JSON.parse(fs.readFileSync(path.join(ROOT, 'config/mcp.json'), 'utf8'));
-	const test = { command: 'node', args: ['--import', 'tsx', 'test/support/mcp-test-server.ts'], env: { TEST_MCP_LOG: log } };
-	fs.writeFileSync(path.join(configDir, 'mcp.json'), JSON.stringify({ ...base, test }));
-	fs.copyFileSync(path.join(ROOT, 'config/system.md'), path.join(configDir, 'system.md'));
-	return { configDir, log };
-}
 
-/** Calls the given tools one per step, then answers. */
-function callsScript(calls: { name: string; arguments: Record<string, unknown> }[]): Script {
-	return (request: ChatRequest) => {
-		const done = currentTurn(request).after.filter((m) => m.role === 'tool').length;
-		return done < calls.length ? { toolCalls: [calls[done]!] } : { content: 'Finished.' };
-	};
-}
 
 type ToolMessage = { role: string; name?: string; status?: string; content: string };
 
@@ -43,7 +25,7 @@ describe('MCP tool calls', () => {
 	});
 
 	it('a call past MCP_TOOL_TIMEOUT_MS becomes a tool error, and the server is told to cancel it', async () => {
-		const { configDir } = testConfig();
+		const { configDir } = testMcpConfig();
 		ollama = await ScriptedOllama.start(callsScript([{ name: 'test__hang', arguments: {} }, { name: 'test__read_log', arguments: {} }]));
 		service = await Service.start({ ollamaUrl: ollama.url, configDir, env: { MCP_TOOL_TIMEOUT_MS: '300' } });
 		const [hang, log] = await runOnce(service, 'hang please');
@@ -54,7 +36,7 @@ describe('MCP tool calls', () => {
 	});
 
 	it('cuts a result over TOOL_RESULT_MAX_CHARS before it enters the thread', async () => {
-		const { configDir } = testConfig();
+		const { configDir } = testMcpConfig();
 		ollama = await ScriptedOllama.start(callsScript([{ name: 'test__big', arguments: { size: 5000 } }]));
 		service = await Service.start({ ollamaUrl: ollama.url, configDir, env: { TOOL_RESULT_MAX_CHARS: '1000' } });
 		const [big] = await runOnce(service, 'big please');

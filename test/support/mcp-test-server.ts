@@ -5,8 +5,9 @@ import { z } from 'zod';
 
 /**
  * An MCP server that misbehaves on purpose, started as a real child process by tests: a tool that
- * never answers (and notes the cancellation it receives), one with a huge result, and a journal of
- * every call in TEST_MCP_LOG so tests can count side effects.
+ * never answers (and notes the cancellation it receives), one with a huge result, a write that is
+ * not safe to repeat and a read that is, and a journal of every call in TEST_MCP_LOG (with the
+ * idempotency key the call carried) so tests can count side effects.
  */
 const logFile = process.env.TEST_MCP_LOG!;
 const note = (line: string) => fs.appendFileSync(logFile, `${line}\n`);
@@ -27,6 +28,30 @@ server.registerTool(
 	'big',
 	{ description: 'Returns `size` characters.', inputSchema: { size: z.number().int().positive() } },
 	({ size }) => ({ content: [{ type: 'text', text: 'y'.repeat(size) }] })
+);
+
+const keyOf = (extra: { _meta?: Record<string, unknown> }) => String(extra._meta?.idempotencyKey ?? 'none');
+
+server.registerTool(
+	'effect',
+	{
+		description: 'A write that must not happen twice.',
+		inputSchema: { item: z.string() },
+		annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: true }
+	},
+	({ item }, extra) => {
+		note(`effect ${keyOf(extra)} ${item}`);
+		return { content: [{ type: 'text', text: `saved ${item}` }] };
+	}
+);
+
+server.registerTool(
+	'peek',
+	{ description: 'A read, safe to repeat.', inputSchema: {}, annotations: { readOnlyHint: true } },
+	(_args, extra) => {
+		note(`peek ${keyOf(extra)}`);
+		return { content: [{ type: 'text', text: 'all quiet' }] };
+	}
 );
 
 server.registerTool('read_log', { description: 'Returns the call journal.', inputSchema: {} }, () => ({

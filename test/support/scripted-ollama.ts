@@ -142,6 +142,10 @@ export class ScriptedOllama {
 		const size = reply.chunkChars ?? 4;
 		const thinking = reply.thinking && request.think !== false ? split(reply.thinking, size) : [];
 		const content = split(reply.content ?? '', size);
+		if (reply.hold && (reply.holdAfterChunks ?? 0) >= content.length) {
+			// A hold the reply never reaches would leave the test waiting forever: fail it loudly.
+			throw new Error(`hold "${reply.hold}" after ${reply.holdAfterChunks} chunks, but the reply has ${content.length}`);
+		}
 		const final = {
 			...base(),
 			done: true,

@@ -65,3 +65,16 @@ export function walkthroughScript(options: {
 export function answerScript(content: string, extra: Partial<ScriptedReply> = {}): Script {
 	return () => ({ content, ...extra });
 }
+
+/** Calls the given tools one per step (each step may be several calls), then answers. */
+export function callsScript(
+	steps: ({ name: string; arguments: Record<string, unknown> } | { name: string; arguments: Record<string, unknown> }[])[],
+	answer: Partial<ScriptedReply> = {}
+): Script {
+	return (request) => {
+		const { after } = currentTurn(request);
+		const done = after.filter((m) => m.role === 'assistant').length;
+		const step = steps[done];
+		return step ? { toolCalls: Array.isArray(step) ? step : [step] } : { content: 'Finished.', ...answer };
+	};
+}

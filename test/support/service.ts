@@ -30,6 +30,7 @@ export type ServiceOptions = {
 export class Service {
 	output = '';
 	private exited: Promise<number | null>;
+	private readonly outputWaiters: { pattern: RegExp; resolve: () => void }[] = [];
 
 	private constructor(
 		readonly child: ChildProcess,
@@ -62,14 +63,35 @@ export class Service {
 		const service = new Service(child, `http://127.0.0.1:${p}`, { ...options, dataDir }, p);
 		await new Promise<void>((resolve, reject) => {
 			const onData = (chunk: Buffer) => {
-				service.output += chunk.toString();
+				service.append(chunk.toString());
 				if (service.output.includes('Listening on')) resolve();
 			};
 			child.stdout!.on('data', onData);
-			child.stderr!.on('data', (c: Buffer) => (service.output += c.toString()));
+			child.stderr!.on('data', (c: Buffer) => service.append(c.toString()));
 			void service.exited.then((code) => reject(new Error(`service exited (${code}) before listening:\n${service.output}`)));
 		});
 		return service;
+	}
+
+	/** Resolves once the service has printed a line matching `pattern`. */
+	waitForOutput(pattern: RegExp): Promise<void> {
+		if (pattern.test(this.output)) return Promise.resolve();
+		return new Promise((resolve) => this.outputWaiters.push({ pattern, resolve }));
+	}
+
+	private append(text: string): void {
+		this.output += text;
+		for (const w of [...this.outputWaiters]) {
+			if (w.pattern.test(this.output)) {
+				this.outputWaiters.splice(this.outputWaiters.indexOf(w), 1);
+				w.resolve();
+			}
+		}
+	}
+
+	/** Resolves when the process has exited, however it ended. */
+	async crashed(): Promise<void> {
+		await this.exited;
 	}
 
 	/** Starts the service again on the same data directory and port. */
