@@ -115,11 +115,11 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		const started: string[] = [];
 		for (const id of ids) {
 			const snapshot = await graph.getState({ configurable: { thread_id: id } });
-			const pending = danglingToolCalls((snapshot.values as { messages?: BaseMessage[] }).messages ?? []);
-			const { lostInput } = await runService.pendingWork(id);
+			const open = danglingToolCalls((snapshot.values as { messages?: BaseMessage[] }).messages ?? []);
+			const { pending, lostInput } = await runService.pendingWork(id);
 			const resume = shouldAutoResume({
-				next: lostInput ? ['agent'] : [...snapshot.next],
-				pendingCalls: pending.map((c) => ({
+				pending: lostInput ? ['agent'] : pending,
+				openCalls: open.map((c) => ({
 					recorded: journal.get(id, c.id)?.outcome != null,
 					safeToRepeat: toolbox.resolve(c.name)?.safeToRepeat ?? false
 				})),

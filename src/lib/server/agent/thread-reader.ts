@@ -2,7 +2,12 @@ import type { BaseMessage } from '@langchain/core/messages';
 import type { AgentGraph } from './agent-graph';
 import { toMessageDto, toMessageDtos, type MessageDto } from './messages';
 
-export type ThreadState = { messages: MessageDto[]; next: string[] };
+/**
+ * `pending` is the steps a resume would run or complete. It is not LangGraph's `next`: a step whose
+ * writes were saved before a crash cut its checkpoint has results, so `next` leaves it out and
+ * reads empty although the thread is unfinished; its task is still there.
+ */
+export type ThreadState = { messages: MessageDto[]; pending: string[] };
 
 export type CheckpointSummary = {
 	checkpoint_id: string;
@@ -23,7 +28,7 @@ export class ThreadReader {
 	async state(threadId: string): Promise<ThreadState> {
 		const snapshot = await this.graph.getState(threadConfig(threadId));
 		const messages = (snapshot.values as { messages?: BaseMessage[] }).messages ?? [];
-		return { messages: toMessageDtos(messages), next: [...snapshot.next] };
+		return { messages: toMessageDtos(messages), pending: snapshot.tasks.map((t) => t.name) };
 	}
 
 	/** Every checkpoint of the thread, oldest first. */

@@ -10,14 +10,14 @@ export type PendingCall = { recorded: boolean; safeToRepeat: boolean };
  * newest first: auto-resumes in a row beyond `max` mean the thread keeps dying, so it waits for a person.
  */
 export function shouldAutoResume(input: {
-	next: string[];
-	pendingCalls: PendingCall[];
+	pending: string[];
+	openCalls: PendingCall[];
 	recentTriggers: RunTrigger[];
 	max: number;
 }): boolean {
-	if (input.next.length === 0) return false;
+	if (input.pending.length === 0) return false;
 	const inARow = input.recentTriggers.findIndex((t) => t !== 'auto-resume');
 	if ((inARow === -1 ? input.recentTriggers.length : inARow) >= input.max) return false;
-	if (input.next.every((n) => n === 'agent')) return true;
-	return input.next.every((n) => n === 'agent' || n === 'tools') && input.pendingCalls.every((c) => c.recorded || c.safeToRepeat);
+	if (input.pending.every((n) => n === 'agent')) return true;
+	return input.pending.every((n) => n === 'agent' || n === 'tools') && input.openCalls.every((c) => c.recorded || c.safeToRepeat);
 }

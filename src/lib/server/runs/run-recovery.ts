@@ -16,10 +16,10 @@ export async function recoverRuns(parts: {
 }): Promise<string[]> {
 	const interrupted: string[] = [];
 	for (const { id, conversationId } of parts.runs.listRunning()) {
-		const { messages, next } = await parts.threads.state(conversationId);
+		const { messages, pending } = await parts.threads.state(conversationId);
 		const input = parts.runs.get(id)?.input;
 		const inputLost = input != null && !messages.some((m) => m.id === id);
-		const finished = next.length === 0 && !inputLost;
+		const finished = pending.length === 0 && !inputLost;
 		parts.runs.finish(
 			id,
 			finished

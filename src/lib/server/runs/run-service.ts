@@ -149,16 +149,16 @@ export class RunService {
 	 * What is left to do on a thread: its pending steps, and a user message that a crash kept from
 	 * reaching it (its run was recorded, its input checkpoint was not).
 	 */
-	async pendingWork(conversationId: string): Promise<{ next: string[]; lostInput: UserInput | null }> {
-		const { messages, next } = await this.parts.threads.state(conversationId);
+	async pendingWork(conversationId: string): Promise<{ pending: string[]; lostInput: UserInput | null }> {
+		const { messages, pending } = await this.parts.threads.state(conversationId);
 		const latest = this.parts.runs.list(conversationId).find((r) => r.status !== 'running');
 		const lost = latest?.input != null && !messages.some((m) => m.id === latest.id);
-		return { next, lostInput: lost ? { id: latest.id, message: latest.input! } : null };
+		return { pending, lostInput: lost ? { id: latest.id, message: latest.input! } : null };
 	}
 
 	/** Releases the claim and refuses when there is nothing to resume. */
 	private async checkResumable(conversationId: string, runId: string): Promise<UserInput | null> {
-		let work: { next: string[]; lostInput: UserInput | null };
+		let work: { pending: string[]; lostInput: UserInput | null };
 		try {
 			work = await this.pendingWork(conversationId);
 			this.refuseIfClosing();
@@ -166,7 +166,7 @@ export class RunService {
 			this.parts.runs.releaseClaim(runId);
 			throw e;
 		}
-		if (work.next.length === 0 && !work.lostInput) {
+		if (work.pending.length === 0 && !work.lostInput) {
 			this.parts.runs.releaseClaim(runId);
 			throw new SophosError('RUN_NOT_RESUMABLE', 'Nothing to resume: the last run finished');
 		}

@@ -9,8 +9,8 @@ export const GET: RequestHandler = async ({ params }) => {
 		const rt = runtime();
 		const conversation = requireConversation(rt.conversations, params.conversationId);
 		const { messages } = await rt.threads.state(conversation.id);
-		const { next, lostInput } = await rt.runService.pendingWork(conversation.id);
-		const resumable = (next.length > 0 || lostInput !== null) && !rt.runs.hasRunning(conversation.id);
+		const { pending, lostInput } = await rt.runService.pendingWork(conversation.id);
+		const resumable = (pending.length > 0 || lostInput !== null) && !rt.runs.hasRunning(conversation.id);
 		const queue = rt.queue.list(conversation.id);
 		return jsonResponse({ conversation, messages, resumable, queue });
 	} catch (e) {
