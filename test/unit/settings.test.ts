@@ -14,8 +14,13 @@ describe('settings', () => {
 			SSE_BUFFER_EVENTS: 10_000,
 			MAX_MESSAGE_CHARS: 32_000,
 			MCP_TOOL_TIMEOUT_MS: 60_000,
-			TOOL_RESULT_MAX_CHARS: 20_000
+			TOOL_RESULT_MAX_CHARS: 20_000,
+			UNFINISHED_TOOL_CALLS: 'auto',
+			SHUTDOWN_DRAIN_MS: 10_000,
+			AUTO_RESUME: false,
+			AUTO_RESUME_MAX: 3
 		});
+		expect(s.SOPHOS_CRASH_AT).toBeUndefined();
 		expect(s.paths).toEqual({
 			database: '/srv/sophos/data/sophos.db',
 			configDir: '/srv/sophos/config',
@@ -37,6 +42,7 @@ describe('settings', () => {
 		expect(s.AGENT_RECURSION_LIMIT).toBe(40);
 		expect(s.MCP_TOOLS_DENY).toEqual(['memory__delete_*', 'fetch__fetch']);
 		expect(parseSettings({ DATABASE_PATH: ':memory:' }).paths.database).toBe(':memory:');
+		expect(parseSettings({ SOPHOS_CRASH_AT: 'mid-model-stream:2' }).SOPHOS_CRASH_AT).toEqual({ point: 'mid-model-stream', n: 2 });
 	});
 
 	it.each([
@@ -46,7 +52,13 @@ describe('settings', () => {
 		['PORT', '-1'],
 		['SSE_BUFFER_EVENTS', '99'],
 		['MCP_TOOL_TIMEOUT_MS', 'soon'],
-		['TOOL_RESULT_MAX_CHARS', '10']
+		['TOOL_RESULT_MAX_CHARS', '10'],
+		['UNFINISHED_TOOL_CALLS', 'sometimes'],
+		['SHUTDOWN_DRAIN_MS', '-1'],
+		['AUTO_RESUME', 'perhaps'],
+		['AUTO_RESUME_MAX', '0'],
+		['SOPHOS_CRASH_AT', 'nowhere'],
+		['SOPHOS_CRASH_AT', 'before-tool-call:0']
 	])('refuses %s=%s with a message naming it', (name, value) => {
 		expect(() => parseSettings({ [name]: value })).toThrow(new RegExp(`^Invalid settings: ${name}="${value.replace('.', '\\.')}"`));
 	});
