@@ -9,6 +9,7 @@
 // Each saver runs --repeat times (default 2), interleaved, each run in its own process; a turn
 // time is the median of a run's last 10 turns, and the table keeps the lowest of the runs, which
 // filters out other load on the machine (timings on a shared 2-core box vary by 2× run to run).
+// The process CPU time per turn is shown too: it excludes waiting for the disk and other processes.
 
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -65,6 +66,7 @@ interface Row {
 	textBytes: number;
 	dbBytes?: number;
 	msPerTurn: number;
+	cpuMsPerTurn: number;
 	/** Set when the count was not run and the numbers are extrapolated. */
 	estimatedSeconds?: number;
 }
@@ -103,6 +105,7 @@ async function measure(kind: Kind, budgetMs: number): Promise<Row[]> {
 		const graph = buildAgentGraph(store.saver);
 		const config = { configurable: { thread_id: randomUUID() } };
 		const times: number[] = [];
+		const cpuTimes: number[] = [];
 		const rows: Row[] = [];
 		let spentMs = 0;
 		for (const target of turnCounts) {
@@ -113,8 +116,11 @@ async function measure(kind: Kind, budgetMs: number): Promise<Row[]> {
 			}
 			while (times.length < target) {
 				const started = performance.now();
+				const cpu = process.cpuUsage();
 				await graph.invoke(humanTurn(times.length), config);
 				times.push(performance.now() - started);
+				const used = process.cpuUsage(cpu);
+				cpuTimes.push((used.user + used.system) / 1000);
 				spentMs += times[times.length - 1]!;
 			}
 			const messages = (await graph.getState(config)).values.messages;
@@ -124,7 +130,8 @@ async function measure(kind: Kind, budgetMs: number): Promise<Row[]> {
 				messages: messages.length,
 				textBytes: messageTextBytes(messages),
 				dbBytes: store.bytes(),
-				msPerTurn: median(times.slice(-WINDOW))
+				msPerTurn: median(times.slice(-WINDOW)),
+				cpuMsPerTurn: median(cpuTimes.slice(-WINDOW))
 			});
 		}
 		store.close();
@@ -143,8 +150,9 @@ function predictSkip(rows: Row[], target: number, done: number, remainingMs: num
 	const measured = rows.filter((r) => r.estimatedSeconds === undefined);
 	if (measured.length < 2) return undefined;
 	const [a, b] = measured.slice(-2) as [Row, Row];
-	const slope = (b.msPerTurn - a.msPerTurn) / (b.turns - a.turns);
-	const msAt = (turn: number) => b.msPerTurn + slope * (turn - b.turns);
+	const extrapolate = (key: 'msPerTurn' | 'cpuMsPerTurn', turn: number) =>
+		b[key] + ((b[key] - a[key]) / (b.turns - a.turns)) * (turn - b.turns);
+	const msAt = (turn: number) => extrapolate('msPerTurn', turn);
 	let predictedMs = 0;
 	for (let turn = done + 1; turn <= target; turn += 1) predictedMs += msAt(turn);
 	const skipping = measured.length < rows.length;
@@ -158,15 +166,21 @@ function predictSkip(rows: Row[], target: number, done: number, remainingMs: num
 		textBytes: Math.round((b.textBytes / b.turns) * target),
 		dbBytes: b.dbBytes === undefined ? undefined : Math.round(q * target * target + l * target),
 		msPerTurn: msAt(target),
+		cpuMsPerTurn: extrapolate('cpuMsPerTurn', target),
 		estimatedSeconds: predictedMs / 1000
 	};
 }
 
-/** Per turn count: the measured run with the lowest turn time (bytes do not vary between runs). */
+/** Per turn count, over the runs that measured it: the lowest wall and CPU time (bytes do not vary). */
 function bestOf(runs: Row[][]): Row[] {
 	return runs[0]!.map((first, i) => {
 		const measured = runs.map((run) => run[i]!).filter((row) => row.estimatedSeconds === undefined);
-		return measured.length === 0 ? first : measured.reduce((a, b) => (b.msPerTurn < a.msPerTurn ? b : a));
+		if (measured.length === 0) return first;
+		return {
+			...measured[0]!,
+			msPerTurn: Math.min(...measured.map((row) => row.msPerTurn)),
+			cpuMsPerTurn: Math.min(...measured.map((row) => row.cpuMsPerTurn))
+		};
 	});
 }
 
@@ -174,8 +188,9 @@ const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
 
 function table(rows: Row[]): string {
 	const lines = [
-		'| saver | turns | messages | message text | database | bytes / text | ms / turn | vs 10 turns |',
-		'|---|---:|---:|---:|---:|---:|---:|---:|'
+		'| saver | turns | messages | message text | database | bytes / text ' +
+			'| ms / turn | vs 10 turns | CPU ms / turn | vs 10 turns |',
+		'|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|'
 	];
 	for (const row of rows) {
 		const base = rows.find((r) => r.kind === row.kind && r.turns === turnCounts[0])!;
@@ -190,7 +205,9 @@ function table(rows: Row[]): string {
 			row.dbBytes === undefined ? 'n/a (memory)' : `${est}${mb(row.dbBytes)}`,
 			row.dbBytes === undefined ? '–' : `${est}${(row.dbBytes / row.textBytes).toFixed(1)}×`,
 			`${est}${row.msPerTurn.toFixed(1)}`,
-			`${est}${(row.msPerTurn / base.msPerTurn).toFixed(2)}×`
+			`${est}${(row.msPerTurn / base.msPerTurn).toFixed(2)}×`,
+			`${est}${row.cpuMsPerTurn.toFixed(1)}`,
+			`${est}${(row.cpuMsPerTurn / base.cpuMsPerTurn).toFixed(2)}×`
 		];
 		lines.push(`| ${cells.join(' | ')} |`);
 	}
