@@ -37,7 +37,9 @@ const stockBudgetMs = 1000 * (budgetArg ? Number(budgetArg.split('=')[1]) : 120)
 const repeatArg = args.find((a) => a.startsWith('--repeat='));
 const repeat = repeatArg ? Math.max(1, Number(repeatArg.split('=')[1])) : 2;
 const WINDOW = 10; // ms/turn is the median of the last WINDOW turns before each count
-const WARMUP = 40; // turns on a throwaway store first, so early counts are not charged for JIT warm-up
+// Short threads on a throwaway store first, so early counts are not charged for JIT warm-up
+// (V8 is still compiling after 40 turns); short, so the stock saver's warm-up stays cheap.
+const WARMUP_THREADS = 20;
 
 /** Keeps the last checkpoint object in memory: what a turn costs before any saver work. */
 class ReferenceSaver extends BaseCheckpointSaver {
@@ -97,8 +99,10 @@ async function measure(kind: Kind, budgetMs: number): Promise<Row[]> {
 	try {
 		const warm = open(kind, dir, 'warmup');
 		const warmGraph = buildAgentGraph(warm.saver);
-		const warmConfig = { configurable: { thread_id: 'warmup' } };
-		for (let turn = 0; turn < WARMUP; turn += 1) await warmGraph.invoke(humanTurn(turn), warmConfig);
+		for (let thread = 0; thread < WARMUP_THREADS; thread += 1) {
+			const warmConfig = { configurable: { thread_id: `warmup-${thread}` } };
+			for (let turn = 0; turn < WINDOW; turn += 1) await warmGraph.invoke(humanTurn(turn), warmConfig);
+		}
 		warm.close();
 
 		const store = open(kind, dir, 'bench');
