@@ -1,7 +1,13 @@
 // Pure encode/decode decisions of the checkpoint store, without a database.
 
 import { describe, expect, it } from 'vitest';
-import { inheritEntry, planChannels, fromInline, toInline, COPY_INLINE_MAX } from '../../src/lib/server/checkpoint/channel-map.js';
+import {
+	COPY_INLINE_MAX,
+	fromInline,
+	inheritEntry,
+	planChannels,
+	toInline
+} from '../../src/lib/server/checkpoint/channel-map.js';
 import { parseCheckpointRetention } from '../../src/lib/server/checkpoint/retention.js';
 import {
 	itemsToWrite,
@@ -38,7 +44,8 @@ describe('planLogWrite', () => {
 	});
 
 	it('copies when the child is shorter, whatever the caller found', () => {
-		expect(planLogWrite({ parentSegments: parent, extendsParent: true, childLength: 4, tipLength: 10, maxSegments: K })).toEqual({ kind: 'copy' });
+		const plan = planLogWrite({ parentSegments: parent, extendsParent: true, childLength: 4, tipLength: 10, maxSegments: K });
+		expect(plan).toEqual({ kind: 'copy' });
 	});
 
 	it('copies when there is no parent log, and an empty copy needs no log', () => {

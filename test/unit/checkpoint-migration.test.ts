@@ -53,19 +53,25 @@ describe('migrateCheckpointStore', () => {
 		const legacy = openStore(dir, 'stock', 'legacy');
 		const graph = buildAgentGraph(legacy.saver);
 		for (let turn = 0; turn < 8; turn += 1) await graph.invoke(humanTurn(turn), thread('a'));
-		const older = (await collect(graph.getStateHistory(thread('a')))).find((s) => s.values.messages.length === 8 && s.next.length === 0)!;
+		const history = await collect(graph.getStateHistory(thread('a')));
+		const older = history.find((s) => s.values.messages.length === 8 && s.next.length === 0)!;
 		await graph.updateState(older.config, { messages: [new HumanMessage({ id: 'edited', content: 'Edited?' })] }, 'agent');
 		await graph.updateState(thread('a'), { messages: [new RemoveMessage({ id: 'human-0' })] });
 		await buildAgentGraph(legacy.saver, { interruptBeforeTools: true }).invoke(humanTurn(8), thread('a'));
 		await buildNestedGraph(legacy.saver).invoke(humanTurn(0), thread('b'));
 
 		const stockTuples = JSON.stringify(await collect(legacy.saver.list({})));
-		const counts = legacy.db.prepare(`SELECT (SELECT COUNT(*) FROM checkpoints) AS c, (SELECT COUNT(*) FROM writes) AS w`).get() as { c: number; w: number };
+		const count = (table: string) => legacy.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+		const counts = { c: count('checkpoints'), w: count('writes') };
 		const stockBytes = storeBytes(legacy);
 		const referenceFile = join(dir, 'reference.sqlite');
 		copyFileSync(legacy.file, referenceFile);
 
-		expect(migrateCheckpointStore(legacy.db)).toEqual({ importedCheckpoints: counts.c, importedWrites: counts.w, droppedStockTables: true });
+		expect(migrateCheckpointStore(legacy.db)).toEqual({
+			importedCheckpoints: counts.c,
+			importedWrites: counts.w,
+			droppedStockTables: true
+		});
 		expect(tables(legacy.db)).not.toContain('checkpoints');
 		expect(migrateCheckpointStore(legacy.db).importedCheckpoints).toBe(0);
 		const saver = new DeltaSqliteSaver(legacy.db);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HumanMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { emptyCheckpoint, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
+import { emptyCheckpoint, uuid6, type ChannelVersions, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeltaSqliteSaver, pruneThreadCheckpoints } from '../../src/lib/server/checkpoint/index.js';
 import { buildAgentGraph, buildNestedGraph, humanTurn } from './checkpoint-agent-graph.js';
@@ -73,7 +73,8 @@ describe('pruneThreadCheckpoints', () => {
 				channel_values: { notes, counter: step },
 				channel_versions: { notes: 1, counter: step + 1 }
 			};
-			config = await saver.put(config, checkpoint, { source: 'loop', step, parents: {} }, step === 0 ? { notes: 1, counter: 1 } : { counter: step + 1 });
+			const newVersions: ChannelVersions = step === 0 ? { notes: 1, counter: 1 } : { counter: step + 1 };
+			config = await saver.put(config, checkpoint, { source: 'loop', step, parents: {} }, newVersions);
 			ids.push(checkpoint.id);
 		}
 		const channels = (id: string) =>
@@ -96,7 +97,8 @@ describe('pruneThreadCheckpoints', () => {
 		const { db, saver } = openStore(dir, 'delta', 'branch');
 		const graph = buildAgentGraph(saver);
 		for (let turn = 0; turn < 4; turn += 1) await graph.invoke(humanTurn(turn), thread('branch'));
-		const older = (await collect(graph.getStateHistory(thread('branch')))).find((s) => s.values.messages.length === 8 && s.next.length === 0)!;
+		const history = await collect(graph.getStateHistory(thread('branch')));
+		const older = history.find((s) => s.values.messages.length === 8 && s.next.length === 0)!;
 		await graph.updateState(older.config, { messages: [new HumanMessage({ id: 'edited', content: 'Edited?' })] }, 'agent');
 		await graph.invoke(humanTurn(4), thread('branch'));
 		const state = normalise(await graph.getState(thread('branch')));
