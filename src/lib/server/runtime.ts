@@ -1,7 +1,6 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import { ChatOllama } from '@langchain/ollama';
-import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { Settings } from './settings';
 import { openDatabase } from './db/database';
@@ -13,6 +12,7 @@ import { classifyModelError } from './agent/model-errors';
 import { readSystemPrompt } from './agent/system-prompt';
 import { ThreadReader } from './agent/thread-reader';
 import { createCrashInjector, crashBeforeCheckpoint } from './crash-points';
+import { DeltaSqliteSaver, migrateCheckpointStore, pruneThreadCheckpoints } from './checkpoint';
 import { loadMcpConfig } from './mcp/mcp-config';
 import { Toolbox } from './mcp/toolbox';
 import { ToolJournal } from './tools/tool-journal';
@@ -54,7 +54,14 @@ function logLine(line: string, error?: unknown): void {
 export async function startRuntime(settings: Settings, env: Record<string, string | undefined>): Promise<Runtime> {
 	const crash = createCrashInjector(settings.SOPHOS_CRASH_AT);
 	const db = openDatabase(settings.paths.database);
-	const checkpointer = crashBeforeCheckpoint(new SqliteSaver(db), crash);
+	const imported = migrateCheckpointStore(db);
+	if (imported.importedCheckpoints) {
+		logLine(
+			`Checkpoints: imported ${imported.importedCheckpoints} checkpoints and ${imported.importedWrites} writes ` +
+				'from the stock SQLite saver into the delta store (run VACUUM once to give the old space back)'
+		);
+	}
+	const checkpointer = crashBeforeCheckpoint(new DeltaSqliteSaver(db), crash);
 	const conversations = new ConversationStore(db);
 	const runs = new RunStore(db);
 	const queue = new MessageQueue(db);
@@ -103,6 +110,15 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		recursionLimit: settings.AGENT_RECURSION_LIMIT,
 		bufferLimit: settings.SSE_BUFFER_EVENTS,
 		unavailableServers: () => toolbox.status().flatMap((s) => (s.state === 'up' ? [] : [s.name])),
+		onRunSettled: async (conversationId) => {
+			const retention = settings.CHECKPOINT_RETENTION;
+			if (retention.kind !== 'latest') return;
+			// Only a finished thread: a resumable one needs its pending step's checkpoint and writes.
+			const { pending, lostInput } = await runService.pendingWork(conversationId);
+			if (pending.length === 0 && !lostInput && !registry.get(conversationId)) {
+				pruneThreadCheckpoints(db, conversationId, retention.keep);
+			}
+		},
 		crash,
 		now,
 		log: logLine

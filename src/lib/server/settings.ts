@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { parseCrashAt } from './crash-points';
+import { parseCheckpointRetention } from './checkpoint';
 
 /**
  * Every setting the service reads from its environment, parsed once at start.
@@ -38,6 +39,17 @@ export const SettingsSchema = z.object({
 	SHUTDOWN_DRAIN_MS: integer(0, 600_000).default(10_000),
 	AUTO_RESUME: boolean.default(false),
 	AUTO_RESUME_MAX: integer(1, 100).default(3),
+	CHECKPOINT_RETENTION: z
+		.string()
+		.default('all')
+		.transform((v, ctx) => {
+			try {
+				return parseCheckpointRetention(v);
+			} catch (e) {
+				ctx.addIssue({ code: 'custom', message: (e as Error).message });
+				return z.NEVER;
+			}
+		}),
 	SOPHOS_CRASH_AT: z
 		.string()
 		.transform((v, ctx) => parseCrashAt(v) ?? (ctx.addIssue({ code: 'custom', message: 'expected <point>[:<n>]' }), z.NEVER))

@@ -17,6 +17,8 @@ export type StartRequest =
 export type StartResult = { conversation: string; run: string } | { conversation: string; queued: string };
 
 export type RunServiceParts = ExecutorParts & {
+	/** Told when a run has ended and left the registry (retention prunes here); errors are logged. */
+	onRunSettled: (conversationId: string) => Promise<void>;
 	conversations: ConversationStore;
 	queue: MessageQueue;
 	threads: ThreadReader;
@@ -138,8 +140,9 @@ export class RunService {
 		this.parts.runs.touchConversation(conversationId, now);
 		const run = new ActiveRun(runId, conversationId, this.parts.bufferLimit);
 		this.registry.add(run);
-		run.done = executeRun(run, input, this.parts).finally(() => {
+		run.done = executeRun(run, input, this.parts).finally(async () => {
 			this.registry.remove(run);
+			await this.parts.onRunSettled(conversationId).catch((e) => this.parts.log(`After run ${runId}`, e));
 			this.startQueued(conversationId);
 		});
 		return { conversation: conversationId, run: runId };
