@@ -41,6 +41,18 @@ describe('ChatController', () => {
 			expect(other.snapshot.conversationId).toBe('c2');
 		});
 
+		it('does not open the newest conversation over a New chat chosen while the list loaded', async () => {
+			const list = deferred<ReturnType<typeof ok>>();
+			api.answers.listConversations = () => list.promise as never;
+			api.details.set('c1', detail('c1', [USER]));
+			const starting = chat.start(null);
+			chat.newChat();
+			list.resolve(ok([summary('c1')]));
+			await starting;
+			expect(chat.snapshot.conversationId).toBeNull();
+			expect(api.calls.getConversation).toEqual([]);
+		});
+
 		it('follows a running conversation as soon as it opens', async () => {
 			api.conversations = [summary('c1', { status: 'running' })];
 			api.details.set('c1', detail('c1', [USER], { status: 'running' }));

@@ -18,6 +18,10 @@ export type Notice = { kind: 'detached' | 'cancelled' | 'info'; message: string 
 
 export type ChatSnapshot = {
 	status: ChatStatus;
+	/** The first load (list, readiness, the conversation to open) is done. */
+	started: boolean;
+	/** A finished run's durable transcript is being fetched to replace the live one. */
+	syncing: boolean;
 	/** The run stream's connection while following: `reconnecting` after a drop (e.g. a restart). */
 	connection: 'connecting' | 'open' | 'reconnecting' | null;
 	conversations: ConversationSummary[];
@@ -51,6 +55,8 @@ function isReadiness(v: unknown): v is Readiness {
 export class ChatController {
 	private state: ChatSnapshot = {
 		status: 'idle',
+		started: false,
+		syncing: false,
 		connection: null,
 		conversations: [],
 		listState: 'loading',
@@ -82,10 +88,15 @@ export class ChatController {
 
 	/** First load: the list and readiness, then `preferred` (from the URL) or the newest conversation. */
 	async start(preferred: string | null): Promise<void> {
+		const epoch = this.epoch;
 		await Promise.all([this.refreshList(), this.checkReadiness()]);
-		const { conversations } = this.state;
-		const id = preferred && conversations.some((c) => c.id === preferred) ? preferred : conversations[0]?.id;
-		if (id && this.state.conversationId === null && this.state.status === 'idle') await this.select(id);
+		// The reader may have chosen already (New chat, another conversation, a first message).
+		if (epoch === this.epoch && this.state.status === 'idle' && this.state.conversationId === null) {
+			const { conversations } = this.state;
+			const id = preferred && conversations.some((c) => c.id === preferred) ? preferred : conversations[0]?.id;
+			if (id) await this.select(id);
+		}
+		this.set({ started: true });
 	}
 
 	async select(id: string): Promise<void> {
@@ -300,7 +311,12 @@ export class ChatController {
 			this.set({ notice: { kind: 'cancelled', message: CANCELLED_MESSAGE } });
 		}
 		const storedError = outcome.kind === 'end' && outcome.status === 'failed';
-		await Promise.all([this.loadDetail(id, epoch, { storedError }), this.refreshList()]);
+		this.set({ syncing: true });
+		try {
+			await Promise.all([this.loadDetail(id, epoch, { storedError }), this.refreshList()]);
+		} finally {
+			this.set({ syncing: false });
+		}
 	}
 
 	private async loadDetail(id: string, epoch: number, opts: { storedError: boolean }): Promise<ConversationDetail | null> {
