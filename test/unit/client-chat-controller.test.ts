@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { CANCELLED_MESSAGE, ChatController, DETACHED_MESSAGE, IN_PROGRESS_MESSAGE } from '../../src/lib/client/chat-controller';
+import { ChatController } from '../../src/lib/client/chat-controller';
+import { CANCELLED_MESSAGE, CANCELLING_MESSAGE, DETACHED_MESSAGE, IN_PROGRESS_MESSAGE } from '../../src/lib/client/chat-snapshot';
 import { chatView } from '../../src/lib/client/chat-view';
 import type { MessageDto } from '../../src/lib/client/wire';
 import { FakeApi, FakeStreams, deferred, detail, ev, fail, ok, settle, summary } from '../support/client-fakes';
@@ -230,7 +231,7 @@ describe('ChatController', () => {
 			await chat.send('hello');
 			expect(await chat.stop()).toBe('cancelling');
 			expect(api.calls.cancelRun).toEqual([['run-1']]);
-			expect(chat.snapshot.status).toBe('stopping');
+			expect(chat.snapshot).toMatchObject({ status: 'stopping', notice: { kind: 'info', message: CANCELLING_MESSAGE } });
 			streams.emit(ev.end(1, 'cancelled', 'new-conversation'));
 			expect(chat.snapshot).toMatchObject({ status: 'idle', notice: { kind: 'cancelled', message: CANCELLED_MESSAGE } });
 		});

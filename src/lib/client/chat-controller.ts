@@ -9,42 +9,19 @@
  * another, nor a finished run's reload over the next run's first message.
  */
 import type { ChatApi } from './chat-api';
+import {
+	CANCELLED_MESSAGE,
+	CANCELLING_MESSAGE,
+	DETACHED_MESSAGE,
+	INITIAL_SNAPSHOT,
+	IN_PROGRESS_MESSAGE,
+	type ChatSnapshot,
+	type StopResult
+} from './chat-snapshot';
 import { isBusy, transition, type ChatStatus } from './chat-status';
-import { applyRunEvent, emptyLiveRun, settledLiveRun, type LiveRun, type RunOutcome } from './live-run';
+import { applyRunEvent, emptyLiveRun, settledLiveRun, type RunOutcome } from './live-run';
 import type { OpenRunStream, RunStreamHandle } from './run-stream';
-import { isTerminal, type ConversationDetail, type ConversationSummary, type MessageDto, type Readiness, type StreamEvent, type WireError } from './wire';
-
-export type Notice = { kind: 'detached' | 'cancelled' | 'info'; message: string };
-
-export type ChatSnapshot = {
-	status: ChatStatus;
-	/** The first load (list, readiness, the conversation to open) is done. */
-	started: boolean;
-	/** A finished run's durable transcript is being fetched to replace the live one. */
-	syncing: boolean;
-	/** The run stream's connection while following: `reconnecting` after a drop (e.g. a restart). */
-	connection: 'connecting' | 'open' | 'reconnecting' | null;
-	conversations: ConversationSummary[];
-	listState: 'loading' | 'ready' | 'error';
-	conversationId: string | null;
-	/** Durable messages, plus the user's own message while its run is young. */
-	base: MessageDto[];
-	/** The run followed last (its partial transcript while live, its timeline after). */
-	live: LiveRun | null;
-	runId: string | null;
-	resumable: boolean;
-	error: WireError | null;
-	notice: Notice | null;
-	readiness: Readiness | null;
-};
-
-export type StopResult = 'cancelling' | 'detached' | 'ended' | 'failed' | 'not-streaming';
-
-export const DETACHED_MESSAGE =
-	'Stopped following this run. This server cannot cancel runs, so it goes on in the background and its answer will be saved here.';
-export const CANCELLED_MESSAGE = 'You stopped this run. What it did before stopping is saved.';
-export const IN_PROGRESS_MESSAGE =
-	'A run is still going on in this conversation, so your message was not sent. Showing that run; send again when it ends.';
+import { isTerminal, type ConversationDetail, type MessageDto, type Readiness, type StreamEvent, type WireError } from './wire';
 
 const MODEL_CODES = new Set(['MODEL_UNREACHABLE', 'MODEL_UNAVAILABLE']);
 
@@ -53,22 +30,7 @@ function isReadiness(v: unknown): v is Readiness {
 }
 
 export class ChatController {
-	private state: ChatSnapshot = {
-		status: 'idle',
-		started: false,
-		syncing: false,
-		connection: null,
-		conversations: [],
-		listState: 'loading',
-		conversationId: null,
-		base: [],
-		live: null,
-		runId: null,
-		resumable: false,
-		error: null,
-		notice: null,
-		readiness: null
-	};
+	private state: ChatSnapshot = INITIAL_SNAPSHOT;
 	private readonly listeners = new Set<(s: ChatSnapshot) => void>();
 	private stream: RunStreamHandle | null = null;
 	private epoch = 0;
@@ -186,7 +148,10 @@ export class ChatController {
 		}
 		const res = await this.deps.api.cancelRun(runId);
 		if (!stillStopping()) return 'ended';
-		if (res.ok) return 'cancelling';
+		if (res.ok) {
+			this.set({ notice: { kind: 'info', message: CANCELLING_MESSAGE } });
+			return 'cancelling';
+		}
 		if (res.status === 404 || res.status === 405) {
 			this.detach();
 			return 'detached';

@@ -2,7 +2,7 @@
  * Pure. What the page shows for a snapshot of the controller: the transcript, the open
  * conversation's summary, and which indicators and banners are on.
  */
-import type { ChatSnapshot } from './chat-controller';
+import type { ChatSnapshot } from './chat-snapshot';
 import { isBusy } from './chat-status';
 import type { TimelineEntry } from './live-run';
 import { buildTranscript, type TranscriptItem } from './transcript';

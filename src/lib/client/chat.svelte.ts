@@ -3,7 +3,8 @@
  * view from it. Snapshots are taken at most once per task, so a replay of many events (a reload
  * mid-run) renders once instead of once per event.
  */
-import { ChatController, type ChatSnapshot } from './chat-controller';
+import { ChatController } from './chat-controller';
+import type { ChatSnapshot } from './chat-snapshot';
 import { chatView, type ChatView } from './chat-view';
 import { httpChatApi } from './chat-api';
 import { eventSourceRunStream } from './run-stream';
