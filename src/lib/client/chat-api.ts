@@ -1,0 +1,70 @@
+/**
+ * The HTTP API as the page uses it. Every call resolves to a value, never throws: failures come
+ * back as `{ ok: false, status, error }` with the server's code, `HTTP_<status>` when the body has
+ * none, or `FETCH_ERROR` (status 0) when the server could not be reached.
+ */
+import type { ConversationDetail, ConversationSummary, Readiness, RunRecord, WireError } from './wire';
+
+export type ApiResult<T> = { ok: true; value: T } | { ok: false; status: number; error: WireError };
+
+export type ChatApi = {
+	listConversations(): Promise<ApiResult<ConversationSummary[]>>;
+	getConversation(id: string): Promise<ApiResult<ConversationDetail>>;
+	listRuns(id: string): Promise<ApiResult<RunRecord[]>>;
+	startRun(body: { message: string; conversation: string | null } | { conversation: string; resume: true }): Promise<
+		ApiResult<{ conversation: string; run: string }>
+	>;
+	/** POST /api/runs/:id/cancel: 404 or 405 means this server has no cancel endpoint. */
+	cancelRun(runId: string): Promise<ApiResult<unknown>>;
+	deleteConversation(id: string): Promise<ApiResult<null>>;
+	readiness(): Promise<ApiResult<Readiness>>;
+};
+
+type Fetch = typeof fetch;
+
+function wireError(body: unknown, res: Response): WireError {
+	const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+	if (error && typeof error.code === 'string') {
+		return { code: error.code, message: typeof error.message === 'string' ? error.message : '' };
+	}
+	return { code: `HTTP_${res.status}`, message: res.statusText || 'Request failed' };
+}
+
+async function call<T>(fetchImpl: Fetch, url: string, init: RequestInit, pick: (body: unknown) => T, okStatuses: number[] = []): Promise<ApiResult<T>> {
+	let res: Response;
+	try {
+		res = await fetchImpl(url, { ...init, headers: { Accept: 'application/json', ...init.headers } });
+	} catch {
+		return { ok: false, status: 0, error: { code: 'FETCH_ERROR', message: 'Failed to connect to the server.' } };
+	}
+	if (res.status === 204) return { ok: true, value: pick(null) };
+	let body: unknown = null;
+	try {
+		body = await res.json();
+	} catch {
+		// A body that is not JSON (an HTML 404 page, an empty 405) still has a status to act on.
+	}
+	if (res.ok || okStatuses.includes(res.status)) return { ok: true, value: pick(body) };
+	return { ok: false, status: res.status, error: wireError(body, res) };
+}
+
+const enc = encodeURIComponent;
+
+export function httpChatApi(fetchImpl: Fetch = (...args) => fetch(...args)): ChatApi {
+	const json = (body: unknown): RequestInit => ({
+		method: 'POST',
+		headers: { 'Content-Type': 'application/json' },
+		body: JSON.stringify(body)
+	});
+	return {
+		listConversations: () =>
+			call(fetchImpl, '/api/conversations', {}, (b) => (b as { conversations: ConversationSummary[] }).conversations ?? []),
+		getConversation: (id) => call(fetchImpl, `/api/conversations/${enc(id)}`, {}, (b) => b as ConversationDetail),
+		listRuns: (id) => call(fetchImpl, `/api/conversations/${enc(id)}/runs`, {}, (b) => (b as { runs: RunRecord[] }).runs ?? []),
+		startRun: (body) => call(fetchImpl, '/api/chat', json(body), (b) => b as { conversation: string; run: string }),
+		cancelRun: (runId) => call(fetchImpl, `/api/runs/${enc(runId)}/cancel`, json({}), (b) => b),
+		deleteConversation: (id) => call(fetchImpl, `/api/conversations/${enc(id)}`, { method: 'DELETE' }, () => null),
+		// 503 carries the same body as 200: which check is down is the point of asking.
+		readiness: () => call(fetchImpl, '/api/readyz', {}, (b) => b as Readiness, [503])
+	};
+}

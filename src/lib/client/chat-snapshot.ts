@@ -1,0 +1,57 @@
+/**
+ * Pure. The chat page's state as one immutable snapshot, its starting value, and the words the
+ * page uses for how a run ended. The controller (chat-controller.ts) owns the transitions.
+ */
+import type { ChatStatus } from './chat-status';
+import type { LiveRun } from './live-run';
+import type { ConversationSummary, MessageDto, Readiness, WireError } from './wire';
+
+export type Notice = { kind: 'detached' | 'cancelled' | 'info'; message: string };
+
+export type ChatSnapshot = {
+	status: ChatStatus;
+	/** The first load (list, readiness, the conversation to open) is done. */
+	started: boolean;
+	/** A finished run's durable transcript is being fetched to replace the live one. */
+	syncing: boolean;
+	/** The run stream's connection while following: `reconnecting` after a drop (e.g. a restart). */
+	connection: 'connecting' | 'open' | 'reconnecting' | null;
+	conversations: ConversationSummary[];
+	listState: 'loading' | 'ready' | 'error';
+	conversationId: string | null;
+	/** Durable messages, plus the user's own message while its run is young. */
+	base: MessageDto[];
+	/** The run followed last (its partial transcript while live, its timeline after). */
+	live: LiveRun | null;
+	runId: string | null;
+	resumable: boolean;
+	error: WireError | null;
+	notice: Notice | null;
+	readiness: Readiness | null;
+};
+
+export type StopResult = 'cancelling' | 'detached' | 'ended' | 'failed' | 'not-streaming';
+
+export const DETACHED_MESSAGE =
+	'Stopped following this run. This server cannot cancel runs, so it goes on in the background and its answer will be saved here.';
+export const CANCELLING_MESSAGE = 'Asking the server to cancel this run…';
+export const CANCELLED_MESSAGE = 'You stopped this run. What it did before stopping is saved.';
+export const IN_PROGRESS_MESSAGE =
+	'A run is still going on in this conversation, so your message was not sent. Showing that run; send again when it ends.';
+
+export const INITIAL_SNAPSHOT: ChatSnapshot = {
+	status: 'idle',
+	started: false,
+	syncing: false,
+	connection: null,
+	conversations: [],
+	listState: 'loading',
+	conversationId: null,
+	base: [],
+	live: null,
+	runId: null,
+	resumable: false,
+	error: null,
+	notice: null,
+	readiness: null
+};

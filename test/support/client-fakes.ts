@@ -1,0 +1,130 @@
+import type { ApiResult, ChatApi } from '../../src/lib/client/chat-api';
+import type { OpenRunStream, RunStreamHandlers } from '../../src/lib/client/run-stream';
+import type { ConversationDetail, ConversationSummary, MessageDto, Readiness, StreamEvent } from '../../src/lib/client/wire';
+
+/** Fakes for the client controller: an API whose answers a test sets or holds, and scripted streams. */
+
+export const ok = <T>(value: T): ApiResult<T> => ({ ok: true, value });
+export const fail = (status: number, code: string, message = code): ApiResult<never> => ({ ok: false, status, error: { code, message } });
+
+type Deferred<T> = { promise: Promise<T>; resolve: (v: T) => void };
+export function deferred<T>(): Deferred<T> {
+	let resolve!: (v: T) => void;
+	const promise = new Promise<T>((r) => (resolve = r));
+	return { promise, resolve };
+}
+
+export function summary(id: string, extra: Partial<ConversationSummary> = {}): ConversationSummary {
+	return {
+		id,
+		title: `Title ${id}`,
+		createdAt: '2026-11-01T10:00:00.000Z',
+		updatedAt: '2026-11-01T10:00:00.000Z',
+		messageCount: 0,
+		status: 'completed',
+		...extra
+	};
+}
+
+export function detail(id: string, messages: MessageDto[], extra: Partial<ConversationSummary> = {}, resumable = false): ConversationDetail {
+	return { conversation: summary(id, { messageCount: messages.length, ...extra }), messages, resumable };
+}
+
+export const READY: Readiness = {
+	status: 'ok',
+	checks: { database: { status: 'ok' }, model: { status: 'ok' }, mcp: {} }
+};
+
+type Calls = { [K in keyof ChatApi]: Parameters<ChatApi[K]>[] };
+
+/** Every method answers from `answers`, which a test may replace; every call is recorded. */
+export class FakeApi implements ChatApi {
+	readonly calls: Calls = {
+		listConversations: [],
+		getConversation: [],
+		listRuns: [],
+		startRun: [],
+		cancelRun: [],
+		deleteConversation: [],
+		readiness: []
+	};
+	conversations: ConversationSummary[] = [];
+	details = new Map<string, ConversationDetail>();
+	answers: { [K in keyof ChatApi]: (...args: Parameters<ChatApi[K]>) => ReturnType<ChatApi[K]> | Awaited<ReturnType<ChatApi[K]>> } = {
+		listConversations: () => ok(this.conversations),
+		getConversation: (id) => {
+			const d = this.details.get(id);
+			return d ? ok(d) : fail(404, 'NOT_FOUND', 'Conversation Not Found');
+		},
+		listRuns: () => ok([]),
+		startRun: (body) => ok({ conversation: body.conversation ?? 'new-conversation', run: 'run-1' }),
+		cancelRun: () => fail(404, 'HTTP_404', 'Not Found'),
+		deleteConversation: () => ok(null),
+		readiness: () => ok(READY)
+	};
+
+	listConversations = () => this.answer('listConversations');
+	getConversation = (id: string) => this.answer('getConversation', id);
+	listRuns = (id: string) => this.answer('listRuns', id);
+	startRun = (body: Parameters<ChatApi['startRun']>[0]) => this.answer('startRun', body);
+	cancelRun = (runId: string) => this.answer('cancelRun', runId);
+	deleteConversation = (id: string) => this.answer('deleteConversation', id);
+	readiness = () => this.answer('readiness');
+
+	private async answer<K extends keyof ChatApi>(name: K, ...args: Parameters<ChatApi[K]>): Promise<Awaited<ReturnType<ChatApi[K]>>> {
+		(this.calls[name] as unknown[]).push(args);
+		const fn = this.answers[name] as (...a: Parameters<ChatApi[K]>) => unknown;
+		return (await fn(...args)) as Awaited<ReturnType<ChatApi[K]>>;
+	}
+}
+
+export type FakeStream = { conversationId: string; handlers: RunStreamHandlers; closed: boolean };
+
+/** Streams the controller opens; a test emits into them. */
+export class FakeStreams {
+	readonly opened: FakeStream[] = [];
+	readonly open: OpenRunStream = (conversationId, handlers) => {
+		const stream: FakeStream = { conversationId, handlers, closed: false };
+		this.opened.push(stream);
+		return { close: () => void (stream.closed = true) };
+	};
+
+	get last(): FakeStream {
+		const s = this.opened.at(-1);
+		if (!s) throw new Error('no stream was opened');
+		return s;
+	}
+
+	emit(...events: StreamEvent[]): void {
+		for (const e of events) this.last.handlers.onEvent(e);
+	}
+}
+
+/** Builders for stream events. */
+export const ev = {
+	token: (id: number, data: string): StreamEvent => ({ event: 'token', id, data }),
+	reasoning: (id: number, data: string): StreamEvent => ({ event: 'reasoning', id, data }),
+	enter: (id: number, step: number, node = 'agent'): StreamEvent => ({ event: 'trace', id, data: { step, name: node === 'agent' ? 'qwen3' : 'tool', node, event: 'enter' } }),
+	leave: (id: number, step: number, node = 'agent'): StreamEvent => ({ event: 'trace', id, data: { step, name: node === 'agent' ? 'qwen3' : 'tool', node, event: 'leave' } }),
+	call: (id: number, step: number, name: string, callId: string, args: Record<string, unknown> = {}): StreamEvent => ({
+		event: 'trace',
+		id,
+		data: { step, name, node: 'tools', event: 'call', data: { name, arguments: args, tool_call_id: callId } }
+	}),
+	result: (id: number, step: number, name: string, callId: string, result: string, status: 'success' | 'error' = 'success'): StreamEvent => ({
+		event: 'trace',
+		id,
+		data: { step, name, node: 'tools', event: 'result', data: { name, tool_call_id: callId, status, result } }
+	}),
+	end: (id: number | null, status: 'completed' | 'interrupted' | 'cancelled' | 'failed' | null = 'completed', conversation = 'c1'): StreamEvent => ({
+		event: 'end',
+		id,
+		data: { conversation, status, ...(id === null ? {} : { run: 'run-1' }) }
+	}),
+	error: (id: number, code: string, message: string): StreamEvent => ({ event: 'chat-error', id, data: { code, message, conversation: 'c1', run: 'run-1' } })
+};
+
+/** Lets every queued promise callback run: the fakes answer in microtasks, so one macrotask turn drains them. */
+export function settle(): Promise<void> {
+	return new Promise((resolve) => setImmediate(resolve));
+}
