@@ -3,7 +3,7 @@
 // bench/<name>.* and passes it the remaining arguments. Helpers for benchmarks go in sub-folders.
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensureDependencies, root, run } from './ensure.mjs';
+import { ensureBuild, ensureDependencies, root, run } from './ensure.mjs';
 
 const dir = path.join(root, 'bench');
 const files = fs
@@ -20,6 +20,7 @@ if (name !== undefined && only.length === 0) {
 }
 
 ensureDependencies();
+ensureBuild();
 for (const file of only.length > 0 ? only : files) {
 	console.log(`\n== bench/${file}`);
 	run(process.execPath, ['--import', 'tsx', path.join('bench', file), ...(only.length > 0 ? rest : [])]);
