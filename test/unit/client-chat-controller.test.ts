@@ -264,7 +264,7 @@ describe('ChatController', () => {
 		it('finds the running run when the page attached without starting it', async () => {
 			api.details.set('c1', detail('c1', [USER], { status: 'running' }));
 			api.answers.listRuns = () =>
-				ok([{ id: 'run-9', status: 'running', error: null, startedAt: '2026-11-01T10:00:00.000Z', finishedAt: null }]);
+				ok([{ id: 'run-9', status: 'running', trigger: 'message', input: 'hi', error: null, startedAt: '2026-11-01T10:00:00.000Z', finishedAt: null }]);
 			await chat.select('c1');
 			await chat.stop();
 			expect(api.calls.cancelRun).toEqual([['run-9']]);
