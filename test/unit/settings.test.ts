@@ -18,8 +18,10 @@ describe('settings', () => {
 			UNFINISHED_TOOL_CALLS: 'auto',
 			SHUTDOWN_DRAIN_MS: 10_000,
 			AUTO_RESUME: false,
-			AUTO_RESUME_MAX: 3
+			AUTO_RESUME_MAX: 3,
+			CHECKPOINT_RETENTION: { kind: 'all' }
 		});
+		expect(parseSettings({ CHECKPOINT_RETENTION: 'latest:5' }).CHECKPOINT_RETENTION).toEqual({ kind: 'latest', keep: 5 });
 		expect(s.SOPHOS_CRASH_AT).toBeUndefined();
 		expect(s.paths).toEqual({
 			database: '/srv/sophos/data/sophos.db',
@@ -58,6 +60,8 @@ describe('settings', () => {
 		['AUTO_RESUME', 'perhaps'],
 		['AUTO_RESUME_MAX', '0'],
 		['SOPHOS_CRASH_AT', 'nowhere'],
+		['CHECKPOINT_RETENTION', 'latest:0'],
+		['CHECKPOINT_RETENTION', 'some'],
 		['SOPHOS_CRASH_AT', 'before-tool-call:0']
 	])('refuses %s=%s with a message naming it', (name, value) => {
 		expect(() => parseSettings({ [name]: value })).toThrow(new RegExp(`^Invalid settings: ${name}="${value.replace('.', '\\.')}"`));

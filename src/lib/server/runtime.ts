@@ -116,7 +116,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			// Only a finished thread: a resumable one needs its pending step's checkpoint and writes.
 			const { pending, lostInput } = await runService.pendingWork(conversationId);
 			if (pending.length === 0 && !lostInput && !registry.get(conversationId)) {
-				pruneThreadCheckpoints(db, conversationId, retention.keep);
+				const pruned = pruneThreadCheckpoints(db, conversationId, retention.keep);
+				if (pruned.deletedCheckpoints) db.pragma('incremental_vacuum');
 			}
 		},
 		crash,

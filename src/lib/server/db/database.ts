@@ -10,6 +10,9 @@ import { migrate } from './migrations';
 export function openDatabase(file: string): Database.Database {
 	if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
 	const db = new Database(file);
+	// Takes effect only on a new, empty file: lets retention give pruned pages back to the disk with
+	// `incremental_vacuum`. An older file keeps reusing freed pages (VACUUM once converts it).
+	db.pragma('auto_vacuum = INCREMENTAL');
 	db.pragma('journal_mode = WAL');
 	db.pragma('foreign_keys = ON');
 	// WAL with synchronous=NORMAL can lose the last commits on power loss but never corrupts; a
