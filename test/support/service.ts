@@ -110,10 +110,6 @@ export class Service {
 		return this.exited;
 	}
 
-	exitCode(): Promise<number | null> {
-		return this.exited;
-	}
-
 	fetch(pathname: string, init?: RequestInit): Promise<Response> {
 		return fetch(this.url + pathname, init);
 	}

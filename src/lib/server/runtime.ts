@@ -29,7 +29,6 @@ export type Runtime = {
 	conversations: ConversationStore;
 	runs: RunStore;
 	queue: MessageQueue;
-	journal: ToolJournal;
 	threads: ThreadReader;
 	runService: RunService;
 	toolbox: Toolbox;
@@ -156,7 +155,6 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		conversations,
 		runs,
 		queue,
-		journal,
 		threads,
 		runService,
 		toolbox,

@@ -57,7 +57,6 @@ export class ConversationStore {
 	private readonly all;
 	private readonly insert;
 	private readonly remove;
-	private readonly count;
 
 	constructor(private readonly db: Database.Database) {
 		this.byId = db.prepare<[string], SummaryRow>(`${SUMMARY_SELECT} WHERE c.id = ?`);
@@ -66,7 +65,6 @@ export class ConversationStore {
 			'INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)'
 		);
 		this.remove = db.prepare('DELETE FROM conversations WHERE id = ?');
-		this.count = db.prepare('UPDATE conversations SET message_count = ? WHERE id = ?');
 	}
 
 	get(id: string): ConversationSummary | undefined {
@@ -90,10 +88,6 @@ export class ConversationStore {
 	/** Removes the conversation and, by cascade, its runs. */
 	delete(id: string): boolean {
 		return this.remove.run(id).changes > 0;
-	}
-
-	setMessageCount(id: string, messageCount: number): void {
-		this.count.run(messageCount, id);
 	}
 
 	transaction<T>(fn: () => T): T {

@@ -36,7 +36,6 @@ export class ToolJournal {
 	private readonly byCall;
 	private readonly intent;
 	private readonly outcome;
-	private readonly byThread;
 
 	constructor(db: Database.Database) {
 		this.byCall = db.prepare<[string, string], Row>('SELECT * FROM tool_calls WHERE thread_id = ? AND tool_call_id = ?');
@@ -51,16 +50,11 @@ export class ToolJournal {
 			`UPDATE tool_calls SET outcome = ?, result = ?, outcome_at = ?
 			 WHERE thread_id = ? AND tool_call_id = ? AND outcome IS NULL`
 		);
-		this.byThread = db.prepare<[string], Row>('SELECT * FROM tool_calls WHERE thread_id = ? ORDER BY intent_at, rowid');
 	}
 
 	get(threadId: string, toolCallId: string): JournalEntry | undefined {
 		const row = this.byCall.get(threadId, toolCallId);
 		return row && toEntry(row);
-	}
-
-	list(threadId: string): JournalEntry[] {
-		return this.byThread.all(threadId).map(toEntry);
 	}
 
 	recordIntent(entry: Omit<JournalEntry, 'attempts' | 'outcome' | 'result'>, now: string): void {
