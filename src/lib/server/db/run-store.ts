@@ -72,10 +72,17 @@ export class RunStore {
 		);
 	}
 
-	/** Claims the conversation for a new run. Returns false when another run holds it. */
+	/**
+	 * Claims the conversation for a new run. Returns false when another run holds it. A message run
+	 * also moves the conversation to the top of the list in the same commit; a resume does that only
+	 * once it is sure to go ahead (`touchConversation`).
+	 */
 	claim(conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null): boolean {
 		try {
-			this.insert.run(runId, conversationId, now, trigger, input);
+			this.db.transaction(() => {
+				this.insert.run(runId, conversationId, now, trigger, input);
+				if (trigger === 'message') this.touch.run(now, conversationId);
+			})();
 			return true;
 		} catch (e) {
 			if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return false;

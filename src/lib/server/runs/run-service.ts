@@ -137,7 +137,7 @@ export class RunService {
 
 	private launch(conversationId: string, runId: string, input: RunInput, now: string): StartResult {
 		this.parts.crash('after-run-insert');
-		this.parts.runs.touchConversation(conversationId, now);
+		if (input.kind === 'resume') this.parts.runs.touchConversation(conversationId, now);
 		const run = new ActiveRun(runId, conversationId, this.parts.bufferLimit);
 		this.registry.add(run);
 		run.done = executeRun(run, input, this.parts).finally(async () => {
