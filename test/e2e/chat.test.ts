@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openPage, screenshot, sendMessage, textsOf, waitForExactText, waitForIdle } from '../support/browser';
+import { openPage, screenshot, sendMessage, textsOf, waitForExactText, waitForIdle, startBrowserStack, stopBrowserStack } from '../support/browser';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { answerScript } from '../support/scripts';
 import { Service } from '../support/service';
@@ -14,15 +14,9 @@ describe('chatting', () => {
 	let browser: Browser;
 
 	beforeAll(async () => {
-		ollama = await ScriptedOllama.start(answerScript(ANSWER));
-		service = await Service.start({ ollamaUrl: ollama.url, env: { OLLAMA_THINK: 'true' } });
-		browser = await launchBrowser();
+		({ ollama, service, browser } = await startBrowserStack(answerScript(ANSWER), { env: { OLLAMA_THINK: 'true' } }));
 	});
-	afterAll(async () => {
-		await browser?.close();
-		await service?.stop();
-		await ollama?.close();
-	});
+	afterAll(() => stopBrowserStack({ ollama, service, browser }));
 
 	it('streams the answer as it comes, then shows it from durable state after a reload', async () => {
 		ollama.script = answerScript(ANSWER, { hold: 'stream', holdAfterChunks: 5 });

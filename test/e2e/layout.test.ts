@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openPage, screenshot, sendMessage, waitForExactText, waitForIdle } from '../support/browser';
+import { openPage, screenshot, sendMessage, waitForExactText, waitForIdle, startBrowserStack, stopBrowserStack } from '../support/browser';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { answerScript } from '../support/scripts';
 import { Service } from '../support/service';
@@ -29,15 +29,9 @@ describe('layout and keyboard', () => {
 	let browser: Browser;
 
 	beforeAll(async () => {
-		ollama = await ScriptedOllama.start(answerScript(WIDE_ANSWER));
-		service = await Service.start({ ollamaUrl: ollama.url });
-		browser = await launchBrowser();
+		({ ollama, service, browser } = await startBrowserStack(answerScript(WIDE_ANSWER)));
 	});
-	afterAll(async () => {
-		await browser?.close();
-		await service?.stop();
-		await ollama?.close();
-	});
+	afterAll(() => stopBrowserStack({ ollama, service, browser }));
 
 	it('Enter sends; Shift+Enter starts a new line', async () => {
 		ollama.script = answerScript('Two lines received.');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openPage, sendMessage, textsOf, waitForExactText, waitForIdle, watchPage } from '../support/browser';
+import { openPage, sendMessage, textsOf, waitForExactText, waitForIdle, watchPage, startBrowserStack, stopBrowserStack } from '../support/browser';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { SUMMARY, answerScript, walkthroughScript } from '../support/scripts';
 import { Service } from '../support/service';
@@ -16,15 +16,9 @@ describe('reattaching to a live run', () => {
 	let browser: Browser;
 
 	beforeAll(async () => {
-		ollama = await ScriptedOllama.start(answerScript(WORDS));
-		service = await Service.start({ ollamaUrl: ollama.url });
-		browser = await launchBrowser();
+		({ ollama, service, browser } = await startBrowserStack(answerScript(WORDS)));
 	});
-	afterAll(async () => {
-		await browser?.close();
-		await service?.stop();
-		await ollama?.close();
-	});
+	afterAll(() => stopBrowserStack({ ollama, service, browser }));
 
 	it('a reload mid-stream shows the partial answer once and continues with no gap and no duplicate', async () => {
 		ollama.script = answerScript(WORDS, { hold: 'reload', holdAfterChunks: HOLD_AT });

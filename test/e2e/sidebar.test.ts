@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, newChat, openPage, sendMessage, textsOf, waitForIdle } from '../support/browser';
+import { newChat, openPage, sendMessage, textsOf, waitForIdle, startBrowserStack, stopBrowserStack } from '../support/browser';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { answerScript } from '../support/scripts';
 import { Service } from '../support/service';
@@ -11,15 +11,9 @@ describe('conversation list', () => {
 	let browser: Browser;
 
 	beforeAll(async () => {
-		ollama = await ScriptedOllama.start(answerScript('Noted.'));
-		service = await Service.start({ ollamaUrl: ollama.url });
-		browser = await launchBrowser();
+		({ ollama, service, browser } = await startBrowserStack(answerScript('Noted.')));
 	});
-	afterAll(async () => {
-		await browser?.close();
-		await service?.stop();
-		await ollama?.close();
-	});
+	afterAll(() => stopBrowserStack({ ollama, service, browser }));
 
 	it('deletes a conversation only after confirmation', async () => {
 		const { context, page } = await openPage(browser, service.url);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openPage, sendMessage, waitForExactText, waitForIdle } from '../support/browser';
+import { openPage, sendMessage, waitForExactText, waitForIdle, startBrowserStack, stopBrowserStack } from '../support/browser';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { answerScript } from '../support/scripts';
 import { Service } from '../support/service';
@@ -13,15 +13,9 @@ describe('stop', () => {
 	let browser: Browser;
 
 	beforeAll(async () => {
-		ollama = await ScriptedOllama.start(answerScript(ANSWER, { hold: 'stop', holdAfterChunks: 3 }));
-		service = await Service.start({ ollamaUrl: ollama.url });
-		browser = await launchBrowser();
+		({ ollama, service, browser } = await startBrowserStack(answerScript(ANSWER, { hold: 'stop', holdAfterChunks: 3 })));
 	});
-	afterAll(async () => {
-		await browser?.close();
-		await service?.stop();
-		await ollama?.close();
-	});
+	afterAll(() => stopBrowserStack({ ollama, service, browser }));
 
 	it('cancels the run: the partial answer stays, saved, and the page says the run stopped', async () => {
 		const { context, page, requests } = await openPage(browser, service.url);

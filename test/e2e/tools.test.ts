@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openPage, screenshot, sendMessage, textsOf, waitForIdle } from '../support/browser';
+import { openPage, screenshot, sendMessage, textsOf, waitForIdle, startBrowserStack, stopBrowserStack } from '../support/browser';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { SUMMARY, walkthroughScript } from '../support/scripts';
 import { Service } from '../support/service';
@@ -23,15 +23,9 @@ describe('tool calls', () => {
 
 	beforeAll(async () => {
 		// fetch: false: the first tool is a memory read; the second (add_observations) fails.
-		ollama = await ScriptedOllama.start(walkthroughScript({ url: 'https://example.com', fetch: false }));
-		service = await Service.start({ ollamaUrl: ollama.url, env: { OLLAMA_THINK: 'true' } });
-		browser = await launchBrowser();
+		({ ollama, service, browser } = await startBrowserStack(walkthroughScript({ url: 'https://example.com', fetch: false }), { env: { OLLAMA_THINK: 'true' } }));
 	});
-	afterAll(async () => {
-		await browser?.close();
-		await service?.stop();
-		await ollama?.close();
-	});
+	afterAll(() => stopBrowserStack({ ollama, service, browser }));
 
 	it('shows each call as a card with its arguments and result, and marks the failed one plainly', async () => {
 		const { context, page } = await openPage(browser, service.url);

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { ROOT } from './service';
+import { ROOT, Service, type ServiceOptions } from './service';
+import { ScriptedOllama, type Script } from './scripted-ollama';
 
 /** Debian's Chromium, never a downloaded one; flags that keep it off the network and quiet. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -108,4 +109,19 @@ export async function newChat(page: Page): Promise<void> {
 /** Waits until no run is followed and the finished run's durable transcript is on screen. */
 export async function waitForIdle(page: Page): Promise<void> {
 	await page.locator('[data-testid="app"][data-status="idle"][data-syncing="false"]').waitFor({ state: 'attached' });
+}
+
+/** What most browser tests start: a scripted model, the service on it, and a browser. */
+export type BrowserStack = { ollama: ScriptedOllama; service: Service; browser: Browser };
+
+export async function startBrowserStack(script: Script, options: Omit<ServiceOptions, 'ollamaUrl'> = {}): Promise<BrowserStack> {
+	const ollama = await ScriptedOllama.start(script);
+	const service = await Service.start({ ollamaUrl: ollama.url, ...options });
+	return { ollama, service, browser: await launchBrowser() };
+}
+
+export async function stopBrowserStack(stack: Partial<BrowserStack>): Promise<void> {
+	await stack.browser?.close();
+	await stack.service?.stop();
+	await stack.ollama?.close();
 }
