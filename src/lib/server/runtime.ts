@@ -143,8 +143,13 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				max: settings.AUTO_RESUME_MAX
 			});
 			if (!resume) continue;
-			await runService.start({ kind: 'resume', conversation: id, trigger: 'auto-resume' });
-			started.push(id);
+			try {
+				await runService.start({ kind: 'resume', conversation: id, trigger: 'auto-resume' });
+				started.push(id);
+			} catch (e) {
+				// One thread that cannot be resumed must not keep the service from starting.
+				logLine(`Auto-resume of ${id} failed; it stays interrupted`, e);
+			}
 		}
 		if (started.length) logLine(`Auto-resume: resumed ${started.length} interrupted run(s)`);
 	}
