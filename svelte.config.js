@@ -6,6 +6,12 @@ export default {
 	preprocess: vitePreprocess(),
 	kit: {
 		adapter: adapter({ out: 'build' }),
+		// `npm run check` covers the fetch server and the benchmarks too, not only the app and tests.
+		typescript: {
+			config: (config) => {
+				config.include.push('../servers/**/*.ts', '../bench/**/*.ts');
+			}
+		},
 		// The page shows untrusted model and tool output. The Markdown sanitiser is the guard; this is
 		// the second line: nothing is loaded from, or sent to, another origin, and no script runs but
 		// the app's own (SvelteKit adds a nonce to its inline start-up script).

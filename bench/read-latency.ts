@@ -5,6 +5,7 @@ import { openDatabase } from '../src/lib/server/db/database';
 import { ScriptedOllama } from '../test/support/scripted-ollama';
 import { Service, tempDir } from '../test/support/service';
 import { followRun } from '../test/support/sse';
+import { reportSummary } from './support/summary';
 
 /**
  * Read latency through the HTTP service: loading a 1,000-message conversation (built by 500 real
@@ -65,3 +66,7 @@ console.log(`Reproduce: npx tsx bench/read-latency.ts ${MESSAGES} ${CONVERSATION
 console.log('| request | size | p50 | p99 |\n| --- | --- | --- | --- |');
 console.log(`| GET /api/conversations/:id | ${count} messages | ${pct(detail, 50)} ms | ${pct(detail, 99)} ms |`);
 console.log(`| GET /api/conversations | ${listed} conversations | ${pct(list, 50)} ms | ${pct(list, 99)} ms |`);
+reportSummary('read-latency', [
+	{ figure: `GET a ${count}-message conversation, p50 / p99`, ours: `${pct(detail, 50)} / ${pct(detail, 99)} ms`, baseline: '–', goal: '' },
+	{ figure: `GET the list of ${listed} conversations, p50 / p99`, ours: `${pct(list, 50)} / ${pct(list, 99)} ms`, baseline: '–', goal: '' }
+]);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ScriptedOllama } from '../test/support/scripted-ollama';
 import { Service, tempDir } from '../test/support/service';
 import { sseMessages } from '../test/support/sse';
+import { reportSummary } from './support/summary';
 
 /**
  * 200 concurrent runs streaming 500 tokens each through the HTTP service to SSE subscribers:
@@ -80,3 +81,10 @@ console.log(`Machine: ${os.cpus()[0]?.model} × ${os.cpus().length}, ${Math.roun
 console.log(`Reproduce: npx tsx bench/service-streaming.ts ${RUNS} ${TOKENS}\n`);
 console.log('| figure | measured | goal |\n| --- | --- | --- |');
 for (const [k, v, g] of rows) console.log(`| ${k} | ${v} | ${g} |`);
+const load = `${RUNS} runs × ${TOKENS} tokens over HTTP/SSE`;
+reportSummary('service-streaming', [
+	{ figure: `${load}: events per second`, ours: Math.round(events / seconds).toString(), baseline: '–', goal: '' },
+	{ figure: `${load}: event-loop lag p99`, ours: `${lag.p99} ms`, baseline: '–', goal: '< 20 ms', met: lag.p99 < 20 },
+	{ figure: `${load}: peak RSS`, ours: `${lag.maxRssMiB} MiB`, baseline: '–', goal: '' },
+	{ figure: `${load}: lost / duplicated events`, ours: `${lost} / ${duplicated}`, baseline: '–', goal: '0 / 0', met: lost + duplicated === 0 }
+]);

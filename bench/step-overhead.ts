@@ -13,6 +13,7 @@ import { parseSettings } from '../src/lib/server/settings';
 import { ScriptedOllama } from '../test/support/scripted-ollama';
 import { callsScript } from '../test/support/scripts';
 import { tempDir } from '../test/support/service';
+import { reportSummary } from './support/summary';
 
 /**
  * The runtime's cost per turn (run ledger, journal, checkpoint store, event log, recovery-ready
@@ -105,3 +106,13 @@ console.log(`Reproduce: npx tsx bench/step-overhead.ts ${THREADS} ${TURNS}\n`);
 console.log('| path | ms per turn | ms per step | ratio | goal |\n| --- | --- | --- | --- | --- |');
 console.log(`| bare LangGraph + stock SqliteSaver + ToolNode | ${bareMs.toFixed(1)} | ${(bareMs / 3).toFixed(1)} | 1.00 | |`);
 console.log(`| Sophos runtime (no HTTP) | ${oursMs.toFixed(1)} | ${(oursMs / 3).toFixed(1)} | ${(oursMs / bareMs).toFixed(2)} | ≤ 1.10 |`);
+reportSummary('step-overhead', [
+	{ figure: 'ms per turn (agent → tools → agent), in-process', ours: oursMs.toFixed(1), baseline: bareMs.toFixed(1), goal: '' },
+	{
+		figure: 'runtime cost per turn ÷ bare LangGraph',
+		ours: (oursMs / bareMs).toFixed(2),
+		baseline: '1.00',
+		goal: '≤ 1.10',
+		met: oursMs / bareMs <= 1.1
+	}
+]);

@@ -28,6 +28,7 @@ import {
 	humanTurn,
 	messageTextBytes
 } from '../test/unit/checkpoint-agent-graph.js';
+import { reportSummary, type SummaryRow } from './support/summary.js';
 
 const args = process.argv.slice(2);
 const turnCounts = args.filter((a) => /^\d+$/.test(a)).map(Number).sort((a, b) => a - b);
@@ -253,4 +254,40 @@ if (childKind !== undefined) {
 	console.log('goals: database at most 2× the message text; a turn at 1000 within 1.2× a turn at 10');
 	const flags = `--stock-budget=${stockBudgetMs / 1000} --repeat=${repeat}`;
 	console.log(`reproduce: npx tsx bench/storage.ts ${turnCounts.join(' ')} ${flags}`);
+	reportSummary('storage', summaryRows(rows));
+}
+
+function summaryRows(rows: Row[]): SummaryRow[] {
+	const of = (kind: Kind, turns: number) => rows.find((r) => r.kind === kind && r.turns === turns)!;
+	const est = (row: Row) => (row.estimatedSeconds === undefined ? '' : 'est. ');
+	const ratio = (row: Row) => row.dbBytes! / row.textBytes;
+	const first = turnCounts[0]!;
+	const last = turnCounts[turnCounts.length - 1]!;
+	const growth = (kind: Kind) => of(kind, last).msPerTurn / of(kind, first).msPerTurn;
+	const summary: SummaryRow[] = [];
+	for (const turns of turnCounts) {
+		const [ours, stock] = [of('DeltaSqliteSaver', turns), of('stock SqliteSaver', turns)];
+		summary.push({
+			figure: `database ÷ message text, ${turns} turns`,
+			ours: `${ratio(ours).toFixed(1)}×`,
+			baseline: `${est(stock)}${ratio(stock).toFixed(1)}×`,
+			goal: '≤ 2×',
+			met: ratio(ours) <= 2
+		});
+		summary.push({
+			figure: `ms per turn at ${turns} turns`,
+			ours: ours.msPerTurn.toFixed(1),
+			baseline: `${est(stock)}${stock.msPerTurn.toFixed(1)}`,
+			goal: ''
+		});
+	}
+	const stockLast = of('stock SqliteSaver', last);
+	summary.push({
+		figure: `turn at ${last} ÷ turn at ${first} (LangGraph alone, in memory: ${growth('in-memory reference').toFixed(2)}×)`,
+		ours: `${growth('DeltaSqliteSaver').toFixed(2)}×`,
+		baseline: `${est(stockLast)}${growth('stock SqliteSaver').toFixed(1)}×`,
+		goal: '≤ 1.2×',
+		met: growth('DeltaSqliteSaver') <= 1.2
+	});
+	return summary;
 }

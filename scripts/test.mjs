@@ -1,5 +1,5 @@
 // `npm test`: installs what is missing (dependencies, Debian's Chromium for the browser tests),
-// builds the app and the in-repo MCP servers, then runs every test project once.
+// type-checks, builds the app and the in-repo MCP servers, then runs every test project once.
 import fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { ensureDependencies, root, run } from './ensure.mjs';
@@ -18,6 +18,7 @@ function ensureChromium() {
 
 ensureDependencies();
 ensureChromium();
+run('npm', ['run', 'check']);
 run('npm', ['run', 'build']);
 const args = process.argv.slice(2);
 const result = spawnSync('npx', ['vitest', 'run', ...args], { cwd: root, stdio: 'inherit' });
