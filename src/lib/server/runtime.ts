@@ -8,6 +8,7 @@ import { ConversationStore } from './db/conversation-store';
 import { MessageQueue } from './db/message-queue';
 import { RunStore } from './db/run-store';
 import { buildAgentGraph } from './agent/agent-graph';
+import { StreamPacer } from './agent/stream-pacer';
 import { classifyModelError } from './agent/model-errors';
 import { readSystemPrompt } from './agent/system-prompt';
 import { ThreadReader } from './agent/thread-reader';
@@ -80,11 +81,18 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		log: logLine
 	});
 
+	// One pacer for every run, so concurrent streams share each turn of the event loop.
+	const modelStreams = new StreamPacer();
 	let runService!: RunService;
 	const graph = buildAgentGraph({
 		checkpointer,
 		chatModel: () =>
-			new ChatOllama({ baseUrl: settings.OLLAMA_HOST, model: settings.OLLAMA_MODEL, think: settings.OLLAMA_THINK }),
+			new ChatOllama({
+				baseUrl: settings.OLLAMA_HOST,
+				model: settings.OLLAMA_MODEL,
+				think: settings.OLLAMA_THINK,
+				fetch: modelStreams.fetch
+			}),
 		tools: () => toolbox.definitions(),
 		runTools: (messages, config) =>
 			runToolStep(messages, config, { toolbox, journal, policy: settings.UNFINISHED_TOOL_CALLS, crash, now }),

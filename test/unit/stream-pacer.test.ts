@@ -1,0 +1,115 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { StreamPacer } from '../../src/lib/server/agent/stream-pacer';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A body whose chunks are all there at once, as after one large network read. */
+function burst(chunks: string[]): ReadableStream<Uint8Array> {
+	return new ReadableStream({
+		start(controller) {
+			for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
+			controller.close();
+		}
+	});
+}
+
+async function pieces(body: ReadableStream<Uint8Array>, onPiece?: (piece: string) => void): Promise<string[]> {
+	const out: string[] = [];
+	const reader = body.getReader();
+	for (let read = await reader.read(); !read.done; read = await reader.read()) {
+		const text = decoder.decode(read.value);
+		out.push(text);
+		onPiece?.(text);
+	}
+	return out;
+}
+
+const lines = (n: number, tag = 'l') => Array.from({ length: n }, (_, i) => `{"${tag}":${i}}\n`);
+
+describe('StreamPacer', () => {
+	it('hands on the same bytes, cut after every newline and nowhere else', async () => {
+		const text = lines(40).join('') + '{"tail":true}';
+		// Chunk boundaries fall inside lines, on newlines and between them.
+		const chunks = [text.slice(0, 5), text.slice(5, 8), text.slice(8, 200), text.slice(200, 201), text.slice(201)];
+		const out = await pieces(new StreamPacer().pace(burst(chunks)));
+		expect(out.join('')).toBe(text);
+		for (const piece of out) expect(piece.indexOf('\n')).toSatisfy((i: number) => i === -1 || i === piece.length - 1);
+		expect(out.filter((p) => p.endsWith('\n'))).toHaveLength(40);
+	});
+
+	it('lets the event loop turn in the middle of a burst that arrived in one read', async () => {
+		let turned = false;
+		let linesBeforeTurn = 0;
+		setImmediate(() => (turned = true));
+		await pieces(new StreamPacer().pace(burst([lines(200).join('')])), (piece) => {
+			if (!turned) linesBeforeTurn += piece.split('\n').length - 1;
+		});
+		expect(turned).toBe(true);
+		expect(linesBeforeTurn).toBeLessThan(200);
+	});
+
+	it('interleaves concurrent bursts in arrival order instead of finishing one first', async () => {
+		const pacer = new StreamPacer();
+		const order: string[] = [];
+		await Promise.all([
+			pieces(pacer.pace(burst([lines(50, 'a').join('')])), () => order.push('a')),
+			pieces(pacer.pace(burst([lines(50, 'b').join('')])), () => order.push('b'))
+		]);
+		expect(order).toHaveLength(100);
+		// Both streams wait in one queue: b is not held back behind all of a's lines.
+		expect(order.indexOf('b')).toBeLessThan(5);
+		expect(order.slice(0, 40).filter((s) => s === 'b').length).toBeGreaterThanOrEqual(15);
+	});
+
+	it('wraps fetch: status, headers and body of a loopback response arrive unchanged', async () => {
+		const body = lines(300).join('');
+		const server = http.createServer((req, res) => {
+			res.writeHead(req.url === '/missing' ? 404 : 200, { 'content-type': 'application/x-ndjson', 'x-probe': 'yes' });
+			res.end(req.url === '/missing' ? '{"error":"model not found"}' : body);
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+		try {
+			const pacer = new StreamPacer();
+			const ok = await pacer.fetch(`${base}/api/chat`, { method: 'POST', body: '{}' });
+			expect(ok.status).toBe(200);
+			expect(ok.headers.get('x-probe')).toBe('yes');
+			expect(await ok.text()).toBe(body);
+			const missing = await pacer.fetch(`${base}/missing`);
+			expect(missing.status).toBe(404);
+			expect(await missing.json()).toEqual({ error: 'model not found' });
+		} finally {
+			await new Promise((resolve) => server.close(resolve));
+		}
+	});
+
+	it('passes an aborted request on as an abort, leaving no line waiting', async () => {
+		const server = http.createServer((_req, res) => {
+			res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+			res.write(lines(100).join(''));
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+		try {
+			const pacer = new StreamPacer();
+			const abort = new AbortController();
+			const res = await pacer.fetch(base, { signal: abort.signal });
+			const read = pieces(res.body!, (piece) => {
+				if (piece.includes('"l":5}')) abort.abort();
+			});
+			await expect(read).rejects.toThrow(/abort/i);
+			// A later stream is not queued behind lines of the aborted one.
+			let turnedFirst = false;
+			setImmediate(() => (turnedFirst = true));
+			const [first] = await pieces(pacer.pace(burst(['{"next":1}\n'])));
+			expect(first).toBe('{"next":1}\n');
+			expect(turnedFirst).toBe(false);
+		} finally {
+			server.closeAllConnections();
+			await new Promise((resolve) => server.close(resolve));
+		}
+	});
+});
