@@ -98,6 +98,28 @@ describe('export and delete', () => {
 		}
 		expect((await service.fetch(`/api/conversations/${conversation}`, { method: 'DELETE' })).status).toBe(404);
 	});
+
+	it('a delete that fails halfway changes nothing: the conversation, its runs and checkpoints stay', async () => {
+		const { conversation } = await (await service.post('/api/chat', { message: 'keep me whole' })).json();
+		await followRun(service.url, conversation);
+		const before = await (await service.fetch(`/api/conversations/${conversation}`)).json();
+		const runsBefore = await (await service.fetch(`/api/conversations/${conversation}/runs`)).json();
+		// The checkpoint rows go last, after the conversation and its runs: failing there must undo all.
+		const db = new Database(path.join(service.options.dataDir, 'sophos.db'));
+		try {
+			db.exec(`CREATE TRIGGER refuse_delete BEFORE DELETE ON lg_checkpoints BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+			const refused = await service.fetch(`/api/conversations/${conversation}`, { method: 'DELETE' });
+			expect(refused.status).toBe(500);
+			expect((await refused.json()).error.code).toBe('INTERNAL_ERROR');
+			expect(await (await service.fetch(`/api/conversations/${conversation}`)).json()).toEqual(before);
+			expect(await (await service.fetch(`/api/conversations/${conversation}/runs`)).json()).toEqual(runsBefore);
+			db.exec('DROP TRIGGER refuse_delete');
+		} finally {
+			db.close();
+		}
+		expect((await service.fetch(`/api/conversations/${conversation}`, { method: 'DELETE' })).status).toBe(204);
+		expect((await service.fetch(`/api/conversations/${conversation}`)).status).toBe(404);
+	});
 });
 
 describe('graceful shutdown', () => {

@@ -33,7 +33,7 @@ export type Runtime = {
 	threads: ThreadReader;
 	runService: RunService;
 	toolbox: Toolbox;
-	deleteConversation: (id: string) => Promise<void>;
+	deleteConversation: (id: string) => void;
 	readiness: () => Promise<Readiness>;
 	/** Drains runs (each records its outcome), then closes MCP servers and the database. */
 	close: () => Promise<void>;
@@ -61,7 +61,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				'from the stock SQLite saver into the delta store (run VACUUM once to give the old space back)'
 		);
 	}
-	const checkpointer = crashBeforeCheckpoint(new DeltaSqliteSaver(db), crash);
+	const saver = new DeltaSqliteSaver(db);
+	const checkpointer = crashBeforeCheckpoint(saver, crash);
 	const conversations = new ConversationStore(db);
 	const runs = new RunStore(db);
 	const queue = new MessageQueue(db);
@@ -171,9 +172,12 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		threads,
 		runService,
 		toolbox,
-		async deleteConversation(id) {
-			conversations.delete(id);
-			await checkpointer.deleteThread(id);
+		deleteConversation(id) {
+			// One transaction, so a crash cannot leave a deleted conversation's checkpoints behind.
+			db.transaction(() => {
+				conversations.delete(id);
+				saver.deleteThreadSync(id);
+			})();
 		},
 		readiness: () =>
 			checkReadiness({ db, ollamaHost: settings.OLLAMA_HOST, model: settings.OLLAMA_MODEL, mcp: toolbox.status() }),

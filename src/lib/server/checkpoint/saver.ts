@@ -122,6 +122,15 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 	}
 
 	async deleteThread(threadId: string): Promise<void> {
+		this.deleteThreadSync(threadId);
+	}
+
+	/**
+	 * `deleteThread` for a caller that deletes other rows of the thread in the same transaction (it
+	 * nests as a savepoint). Forgetting cached items before that transaction commits is harmless:
+	 * an item's (log, seq) is never reused, so the cache can only lose entries, never serve wrong ones.
+	 */
+	deleteThreadSync(threadId: string): void {
 		const logIds = this.store.db.transaction(() => this.store.deleteThread(threadId))();
 		this.cache.forget(logIds);
 	}

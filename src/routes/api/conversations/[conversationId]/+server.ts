@@ -25,7 +25,7 @@ export const DELETE: RequestHandler = async ({ params }) => {
 		if (rt.runs.hasRunning(conversation.id)) {
 			throw new SophosError('SESSION_IN_PROGRESS', 'A run is active on this conversation; wait for it to end');
 		}
-		await rt.deleteConversation(conversation.id);
+		rt.deleteConversation(conversation.id);
 		return new Response(null, { status: 204 });
 	} catch (e) {
 		return errorResponse(e);
