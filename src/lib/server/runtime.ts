@@ -4,6 +4,7 @@ import { ChatOllama } from '@langchain/ollama';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { Settings } from './settings';
 import { openDatabase } from './db/database';
+import { commitDurably } from './db/durable-commit';
 import { ConversationStore } from './db/conversation-store';
 import { MessageQueue } from './db/message-queue';
 import { RunStore } from './db/run-store';
@@ -173,11 +174,12 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		runService,
 		toolbox,
 		deleteConversation(id) {
-			// One transaction, so a crash cannot leave a deleted conversation's checkpoints behind.
-			db.transaction(() => {
+			// One durable transaction: a crash cannot leave a deleted conversation's checkpoints behind,
+			// and a deletion the client was told of stays done.
+			commitDurably(db, () => {
 				conversations.delete(id);
 				saver.deleteThreadSync(id);
-			})();
+			});
 		},
 		readiness: () =>
 			checkReadiness({ db, ollamaHost: settings.OLLAMA_HOST, model: settings.OLLAMA_MODEL, mcp: toolbox.status() }),

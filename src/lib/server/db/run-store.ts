@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { commitDurably } from './durable-commit';
 import type { RunStatus } from './conversation-store';
 
 export type RunTrigger = 'message' | 'resume' | 'auto-resume';
@@ -79,10 +80,11 @@ export class RunStore {
 	 */
 	claim(conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null): boolean {
 		try {
-			this.db.transaction(() => {
+			// Durable: the client is told the run exists, and a message run holds the user's message.
+			commitDurably(this.db, () => {
 				this.insert.run(runId, conversationId, now, trigger, input);
 				if (trigger === 'message') this.touch.run(now, conversationId);
-			})();
+			});
 			return true;
 		} catch (e) {
 			if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return false;

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { commitDurably } from '../db/durable-commit';
 import type { JournalOutcome } from './repeat-policy';
 
 export type JournalEntry = {
@@ -37,7 +38,7 @@ export class ToolJournal {
 	private readonly intent;
 	private readonly outcome;
 
-	constructor(db: Database.Database) {
+	constructor(private readonly db: Database.Database) {
 		this.byCall = db.prepare<[string, string], Row>('SELECT * FROM tool_calls WHERE thread_id = ? AND tool_call_id = ?');
 		this.intent = db.prepare(
 			`INSERT INTO tool_calls (thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, intent_at)
@@ -57,8 +58,13 @@ export class ToolJournal {
 		return row && toEntry(row);
 	}
 
+	/**
+	 * Durable (fsync'd) before the request goes out: after a power loss the journal must still know
+	 * the call may have happened. The outcome needs no fsync: if it is lost, the call reads as
+	 * unfinished, the same as a crash during the call.
+	 */
 	recordIntent(entry: Omit<JournalEntry, 'attempts' | 'outcome' | 'result'>, now: string): void {
-		this.intent.run({ ...entry, now });
+		commitDurably(this.db, () => this.intent.run({ ...entry, now }));
 	}
 
 	/** The first outcome recorded for a call is the one kept. */
