@@ -113,8 +113,19 @@ describe('appendMessagesReducer', () => {
 				const specs = Array.from({ length: 1 + Math.floor(next() * 3) }, spec);
 				const single = specs.length === 1 && next() < 0.3;
 				const input = (): Messages => (single ? build(specs[0]!) : specs.map(build)) as Messages;
-				const a = outcome(() => appendMessagesReducer(ours[from]!, input()), givenIds);
-				const b = outcome(() => messagesStateReducer(theirs[from]!, input()), givenIds);
+				// A copy of a state, as a checkpointer that shares message objects returns it; now and
+				// then with one message swapped for another (same last message, different contents).
+				const copy = next() < 0.2;
+				const swapAt = next() < 0.3 ? Math.floor(next() * (ours[from]!.length - 1)) : -1;
+				const swapWith = spec();
+				const left = (states: BaseMessage[][]) => {
+					if (!copy) return states[from]!;
+					const copied = [...states[from]!];
+					if (swapAt >= 0) copied[swapAt] = build({ ...swapWith, kind: 'human' }) as BaseMessage;
+					return copied;
+				};
+				const a = outcome(() => appendMessagesReducer(left(ours), input()), givenIds);
+				const b = outcome(() => messagesStateReducer(left(theirs), input()), givenIds);
 				expect({ seed, step, ...a, result: undefined }).toEqual({ seed, step, ...b, result: undefined });
 				if (a.result && b.result) {
 					ours.push(a.result);
@@ -134,7 +145,7 @@ describe('appendMessagesReducer', () => {
 		expect(appendMessagesReducer(replaced, [new RemoveMessage({ id })]).map((m) => m.id)).toEqual(['a']);
 	});
 
-	it('appends to a state it returned without reading the earlier messages', () => {
+	it('appends to a state it returned, or a copy of one, without reading the earlier messages', () => {
 		let state = appendMessagesReducer(
 			[],
 			Array.from({ length: 1000 }, (_, i) => new HumanMessage({ id: `h${i}`, content: `${i}` }))
@@ -152,8 +163,10 @@ describe('appendMessagesReducer', () => {
 			appendMessagesReducer(state, [reply]);
 			state = appendMessagesReducer(state, [reply]);
 		}
+		// A copy of the state (the same message objects), as the checkpoint saver returns it.
+		state = appendMessagesReducer([...state], [new HumanMessage({ id: 'after-copy', content: '' })]);
 		expect(reads).toBe(0);
-		expect(state).toHaveLength(1100);
+		expect(state).toHaveLength(1101);
 		expect(state[500]).toBe(watched);
 	});
 });

@@ -9,7 +9,9 @@
 // that extend one another by appending share one index, and an entry, once set, never changes, so
 // for every registered array R: index.get(R[i].id) === i for all i < R.length. An id is in R
 // exactly when its entry points inside R at a message with that id. Appending new messages to a
-// registered array is then O(new messages). Anything else (a removal, a replacement by id, a
+// registered array is then O(new messages); an unregistered array that holds the same message
+// objects as a registered one (the state a checkpointer hands back at the start of a run) costs a
+// comparison of references to join it. Anything else (a removal, a replacement by id, a
 // message-like that is not a message, an array this reducer did not return) goes to
 // messagesStateReducer itself, so the result is always the one it would have returned.
 //
@@ -28,9 +30,13 @@ interface Registration {
 }
 
 const registered = new WeakMap<readonly BaseMessage[], Registration>();
+/** Registered arrays by their last message, to recognise a copy of one (see copyOfRegistered). */
+const byLastMessage = new WeakMap<BaseMessage, BaseMessage[]>();
 
 export function appendMessagesReducer(left: Messages, right: Messages): BaseMessage[] {
-	const registration = Array.isArray(left) ? registered.get(left as BaseMessage[]) : undefined;
+	const registration = Array.isArray(left)
+		? (registered.get(left as BaseMessage[]) ?? copyOfRegistered(left))
+		: undefined;
 	if (registration !== undefined && registration.length === (left as BaseMessage[]).length) {
 		const appended = appendOnly(left as BaseMessage[], registration.index, right);
 		if (appended !== undefined) return appended;
@@ -63,6 +69,24 @@ function appendOnly(left: BaseMessage[], index: Map<string, number>, right: Mess
 }
 
 /**
+ * The registration of a registered array that `left` is an element-for-element copy of, now
+ * shared with `left`. A thread's state read back from the checkpointer at the start of a run is
+ * such a copy when the saver's item cache hands out the message objects it was given: comparing
+ * references is far cheaper than coercing and indexing the history again.
+ */
+function copyOfRegistered(left: readonly unknown[]): Registration | undefined {
+	const last = left[left.length - 1];
+	const original = BaseMessage.isInstance(last) ? byLastMessage.get(last) : undefined;
+	const registration = original === undefined ? undefined : registered.get(original);
+	if (registration === undefined || registration.length !== original!.length || original!.length !== left.length) {
+		return undefined;
+	}
+	for (let i = 0; i < left.length; i += 1) if (left[i] !== original![i]) return undefined;
+	registered.set(left as BaseMessage[], registration);
+	return registration;
+}
+
+/**
  * A message as messagesStateReducer would coerce it, with an id; undefined for message-likes
  * (strings, tuples, plain objects), which are left to messagesStateReducer.
  */
@@ -91,5 +115,6 @@ function register(messages: BaseMessage[], index: Map<string, number>, from: num
 		else if (at !== i) return false;
 	}
 	registered.set(messages, { index, length: messages.length });
+	if (messages.length > 0) byLastMessage.set(messages[messages.length - 1]!, messages);
 	return true;
 }
