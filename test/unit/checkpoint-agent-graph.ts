@@ -1,13 +1,15 @@
 // Test and bench fixture: an agent ⇄ tools graph with an instant, scripted chat model and a tool
-// returning ~2 kB of text. Message ids are deterministic so two runs can be compared value for value.
+// returning ~2 kB of text, on the app's state definition (AgentState), so the benchmark measures
+// the reducer that ships. Message ids are deterministic so two runs can be compared value for value.
 
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import { tool } from '@langchain/core/tools';
-import { MessagesAnnotation, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
+import { START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
 import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
 import { z } from 'zod';
+import { AgentState } from '../../src/lib/server/agent/agent-state.js';
 
 /** Asks for one tool call after a human message, answers after a tool result. */
 class ScriptedChatModel extends BaseChatModel {
@@ -79,7 +81,7 @@ export interface AgentGraphOptions {
 /** Without a checkpointer the graph uses its parent's, as a subgraph. */
 export function buildAgentGraph(checkpointer?: BaseCheckpointSaver, options: AgentGraphOptions = {}) {
 	const model = new ScriptedChatModel({});
-	return new StateGraph(MessagesAnnotation)
+	return new StateGraph(AgentState)
 		.addNode('agent', async (state) => ({ messages: [await model.invoke(state.messages)] }))
 		.addNode('tools', new ToolNode([lookup]))
 		.addEdge(START, 'agent')
@@ -90,7 +92,7 @@ export function buildAgentGraph(checkpointer?: BaseCheckpointSaver, options: Age
 
 /** The agent graph as a node of a parent graph: its checkpoints live in a child namespace. */
 export function buildNestedGraph(checkpointer: BaseCheckpointSaver) {
-	return new StateGraph(MessagesAnnotation)
+	return new StateGraph(AgentState)
 		.addNode('assistant', buildAgentGraph())
 		.addEdge(START, 'assistant')
 		.compile({ checkpointer });

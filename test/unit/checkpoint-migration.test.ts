@@ -1,12 +1,16 @@
-// migrateCheckpointStore: tables are created idempotently, and a database written by the stock
-// SqliteSaver is imported so the same checkpoints read back and an interrupted run resumes.
+// migrateCheckpointStore: tables are created idempotently, a database written by the stock
+// SqliteSaver is imported, and one written by an earlier layout of our own tables is upgraded, so
+// the same checkpoints read back and an interrupted run resumes.
 
+import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { HumanMessage, RemoveMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeltaSqliteSaver, migrateCheckpointStore } from '../../src/lib/server/checkpoint/index.js';
@@ -93,4 +97,47 @@ describe('migrateCheckpointStore', () => {
 		expect(storeBytes(legacy)).toBeLessThan(stockBytes / 2);
 		legacy.db.close();
 	});
+
+	// The fixture was written by DeltaSqliteSaver before value encodings (lg_writes with a rowid, a
+	// `deflated` flag, plain JSON skeletons and channel maps) running upgradedScenario; the hash is
+	// of JSON.stringify of everything its list({}) returned then.
+	it('upgrades a store of the earlier lg_* layout: the same tuples read back, and it resumes', { timeout: 60_000 }, async () => {
+		const file = join(dir, 'lg-v1.sqlite');
+		copyFileSync(fileURLToPath(new URL('../fixtures/checkpoint-store-lg-v1.sqlite', import.meta.url)), file);
+		const db = new Database(file);
+		const layout = () => db.prepare(`SELECT sql FROM sqlite_schema WHERE name = 'lg_writes'`).pluck().get() as string;
+		expect(layout()).not.toContain('WITHOUT ROWID');
+		expect(migrateCheckpointStore(db)).toEqual({ importedCheckpoints: 0, importedWrites: 0, droppedStockTables: false });
+		expect(layout()).toContain('WITHOUT ROWID');
+		migrateCheckpointStore(db);
+		const saver = new DeltaSqliteSaver(db, { cacheItems: 0 });
+		const listed = JSON.stringify(await collect(saver.list({})));
+		expect(createHash('sha256').update(listed).digest('hex')).toBe(
+			'651b514699c8a5f125bf3fc16fdaa4c01b9416e4ec069ad16362bdcb588b7ccf'
+		);
+
+		const reference = openStore(dir, 'stock', 'lg-v1-reference');
+		await upgradedScenario(reference.saver);
+		for (const saverUnderTest of [saver, reference.saver]) {
+			await buildAgentGraph(saverUnderTest, { interruptBeforeTools: true }).invoke(null, thread('a'));
+			await buildAgentGraph(saverUnderTest).invoke(humanTurn(4), thread('a'));
+		}
+		const history = async (s: typeof saver | typeof reference.saver) =>
+			normalise(await collect(buildAgentGraph(s).getStateHistory(thread('a'))));
+		expect(await history(saver)).toEqual(await history(reference.saver));
+		db.close();
+		reference.db.close();
+	});
 });
+
+/** What the lg-v1 fixture holds: turns, a fork, a removal, a run stopped before tools, a subgraph. */
+async function upgradedScenario(saver: BaseCheckpointSaver) {
+	const graph = buildAgentGraph(saver);
+	for (let turn = 0; turn < 3; turn += 1) await graph.invoke(humanTurn(turn), thread('a'));
+	const history = await collect(graph.getStateHistory(thread('a')));
+	const older = history.find((s) => s.values.messages.length === 8 && s.next.length === 0)!;
+	await graph.updateState(older.config, { messages: [new HumanMessage({ id: 'edited', content: 'Edited?' })] }, 'agent');
+	await graph.updateState(thread('a'), { messages: [new RemoveMessage({ id: 'human-0' })] });
+	await buildAgentGraph(saver, { interruptBeforeTools: true }).invoke(humanTurn(3), thread('a'));
+	await buildNestedGraph(saver).invoke(humanTurn(0), thread('b'));
+}

@@ -9,6 +9,7 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import { emptyCheckpoint, uuid6, type ChannelVersions, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeltaSqliteSaver, pruneThreadCheckpoints } from '../../src/lib/server/checkpoint/index.js';
+import { channelMapOf, type CheckpointRow } from '../../src/lib/server/checkpoint/store.js';
 import { buildAgentGraph, buildNestedGraph, humanTurn } from './checkpoint-agent-graph.js';
 import { collect, normalise, openStore } from './checkpoint-compare.js';
 
@@ -78,11 +79,11 @@ describe('pruneThreadCheckpoints', () => {
 			ids.push(checkpoint.id);
 		}
 		const channels = (id: string) =>
-			JSON.parse(db.prepare(`SELECT channels FROM lg_checkpoints WHERE checkpoint_id = ?`).pluck().get(id) as string);
+			channelMapOf(db.prepare(`SELECT channels, encoding FROM lg_checkpoints WHERE checkpoint_id = ?`).get(id) as CheckpointRow);
 		expect(channels(ids[3]!).notes).toEqual({ r: ids[0] });
 
 		pruneThreadCheckpoints(db, 'notes', 2);
-		expect(channels(ids[2]!).notes.v).toBeDefined();
+		expect(channels(ids[2]!).notes).toHaveProperty('v');
 		expect(channels(ids[3]!).notes).toEqual({ r: ids[2] });
 		const fresh = new DeltaSqliteSaver(db, { cacheItems: 0 });
 		for (const id of ids.slice(2)) {

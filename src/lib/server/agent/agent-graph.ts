@@ -2,13 +2,8 @@ import { AIMessage, SystemMessage, type BaseMessage } from '@langchain/core/mess
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import {
-	type BaseCheckpointSaver,
-	END,
-	MessagesAnnotation,
-	START,
-	StateGraph
-} from '@langchain/langgraph';
+import { type BaseCheckpointSaver, END, START, StateGraph } from '@langchain/langgraph';
+import { AgentState } from './agent-state';
 
 export type AgentGraphParts = {
 	checkpointer: BaseCheckpointSaver;
@@ -29,7 +24,7 @@ export type AgentGraphParts = {
 	classifyModelError: (e: unknown) => Error;
 };
 
-type State = typeof MessagesAnnotation.State;
+type State = typeof AgentState.State;
 
 function routeAfterAgent(state: State): 'tools' | typeof END {
 	const last = state.messages.at(-1);
@@ -56,7 +51,7 @@ export function buildAgentGraph(parts: AgentGraphParts) {
 		return parts.runTools(state.messages, config);
 	}
 
-	return new StateGraph(MessagesAnnotation)
+	return new StateGraph(AgentState)
 		.addNode('agent', agent)
 		.addNode('tools', tools)
 		.addEdge(START, 'agent')

@@ -25,16 +25,20 @@ export interface PreparedLogWrite {
 	plan: LogPlan;
 	/** Serialised items to write: value[start], value[start + 1], … */
 	items: StoredValue[];
+	/** The same items before encoding, to link pending writes to (write-links.ts). */
+	bytes: Uint8Array[];
 	start: number;
 }
 
 export interface AppliedLogWrite {
 	channel: string;
 	segments: Segment[];
-	/** Where the items went, for the cache. */
+	/** Where the items went, for the cache and for write links. */
 	logId?: number;
 	from: number;
 	objects: unknown[];
+	bytes: Uint8Array[];
+	type?: string;
 }
 
 export class LogWriter {
@@ -56,19 +60,17 @@ export class LogWriter {
 			maxSegments: this.maxSegments
 		});
 		const { start, end } = itemsToWrite(plan, parentSegments, value.length);
-		const items = await Promise.all(
-			value.slice(start, end).map(async (item) => {
-				const [type, bytes] = await this.serde.dumpsTyped(item);
-				return { type, ...pack(bytes) };
-			})
-		);
-		return { channel, value, parentSegments, plan, items, start };
+		const serialised = await Promise.all(value.slice(start, end).map((item) => this.serde.dumpsTyped(item)));
+		const items = serialised.map(([type, bytes]) => ({ type, ...pack(bytes) }));
+		return { channel, value, parentSegments, plan, items, bytes: serialised.map(([, bytes]) => bytes), start };
 	}
 
 	apply(threadId: string, ns: string, write: PreparedLogWrite): AppliedLogWrite {
-		const { channel, value, parentSegments, plan, items, start } = write;
+		const { channel, value, parentSegments, plan, items, bytes, start } = write;
 		const written = applyLogPlan(this.store, threadId, ns, plan, parentSegments, value.length, items);
-		return { channel, ...written, objects: value.slice(start, start + items.length) };
+		// One serde type for all items, or none to link to (write-links.ts compares bytes and type).
+		const type = items.every((item) => item.type === items[0]?.type) ? items[0]?.type : undefined;
+		return { channel, ...written, objects: value.slice(start, start + items.length), bytes, type };
 	}
 
 	remember(applied: AppliedLogWrite): void {
@@ -97,7 +99,7 @@ export class LogWriter {
 		const stored = this.store.item(logId, seq);
 		if (stored === undefined) return false;
 		const [type, bytes] = await this.serde.dumpsTyped(value);
-		return type === stored.type && Buffer.from(bytes).equals(unpack(stored.value, stored.deflated));
+		return type === stored.type && Buffer.from(bytes).equals(unpack(stored.value, stored.encoding));
 	}
 }
 

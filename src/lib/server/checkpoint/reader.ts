@@ -47,6 +47,6 @@ export class ChannelReader {
 	private async load(logId: number, from: number, to: number): Promise<unknown[]> {
 		const rows = this.store.items(logId, from, to);
 		if (rows.length !== to - from) throw new Error(`checkpoint store: log ${logId} lacks items ${from}..${to - 1}`);
-		return Promise.all(rows.map((row) => this.serde.loadsTyped(row.type, unpack(row.value, row.deflated))));
+		return Promise.all(rows.map((row) => this.serde.loadsTyped(row.type, unpack(row.value, row.encoding))));
 	}
 }

@@ -3,8 +3,9 @@
 // only); this module is the mechanism.
 
 import type Database from 'better-sqlite3';
-import type { ChannelEntry, ChannelMap } from './channel-map.js';
-import { CheckpointStore } from './store.js';
+import type { ChannelEntry } from './channel-map.js';
+import { CheckpointStore, channelMapOf, type CheckpointRow } from './store.js';
+import { LINK, linkTarget } from './write-links.js';
 
 /** CHECKPOINT_RETENTION: `all` keeps every checkpoint; `latest:<N>` keeps the newest N per namespace. */
 export type CheckpointRetention = { kind: 'all' } | { kind: 'latest'; keep: number };
@@ -26,11 +27,7 @@ export interface PruneResult {
 	deletedItems: number;
 }
 
-interface Row {
-	checkpoint_id: string;
-	parent_checkpoint_id: string | null;
-	channels: string;
-}
+type Row = Pick<CheckpointRow, 'checkpoint_id' | 'parent_checkpoint_id' | 'channels' | 'encoding'>;
 
 /**
  * Keep the newest `keepLast` checkpoints of each namespace of a thread (never fewer than one, so
@@ -67,7 +64,7 @@ function pruneNamespace(
 ): void {
 	const rows = db
 		.prepare(
-			`SELECT checkpoint_id, parent_checkpoint_id, channels FROM lg_checkpoints
+			`SELECT checkpoint_id, parent_checkpoint_id, channels, encoding FROM lg_checkpoints
 			 WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC`
 		)
 		.all(threadId, ns) as Row[];
@@ -77,7 +74,7 @@ function pruneNamespace(
 	const holders = new Map<string, string>(); // `${origin}\n${channel}` → kept checkpoint now storing it
 
 	for (const row of kept) {
-		const map = JSON.parse(row.channels) as ChannelMap;
+		const map = channelMapOf(row);
 		let changed = false;
 		for (const [channel, entry] of Object.entries(map)) {
 			if (!('r' in entry) || !dropped.has(entry.r)) continue;
@@ -87,7 +84,7 @@ function pruneNamespace(
 			if (holder === undefined) holders.set(key, row.checkpoint_id);
 			changed = true;
 		}
-		if (changed) store.updateChannels(threadId, ns, row.checkpoint_id, map);
+		if (changed) store.updateChannels(threadId, ns, row.checkpoint_id, map, row.encoding);
 		if (row.parent_checkpoint_id !== null && dropped.has(row.parent_checkpoint_id)) {
 			db.prepare(
 				`UPDATE lg_checkpoints SET parent_checkpoint_id = NULL
@@ -106,7 +103,7 @@ function pruneNamespace(
 }
 
 function storedEntry(origin: Row, channel: string): ChannelEntry {
-	const entry = (JSON.parse(origin.channels) as ChannelMap)[channel];
+	const entry = channelMapOf(origin)[channel];
 	if (entry === undefined || !('v' in entry)) {
 		throw new Error(`checkpoint store: "${channel}" of checkpoint ${origin.checkpoint_id} is missing`);
 	}
@@ -114,17 +111,25 @@ function storedEntry(origin: Row, channel: string): ChannelEntry {
 }
 
 /**
- * Delete log items that no remaining checkpoint of the thread reaches. A log's recorded length is
- * left as is, so positions are never reused and cached items stay valid (see schema.ts).
+ * Delete log items that no remaining checkpoint or pending write (write-links.ts) of the thread
+ * reaches. A log's recorded length is left as is, so positions are never reused and cached items
+ * stay valid (see schema.ts).
  */
 function collectLogs(db: Database.Database, threadId: string): number {
 	const reach = new Map<number, number>();
-	const maps = db.prepare(`SELECT channels FROM lg_checkpoints WHERE thread_id = ?`).pluck().all(threadId) as string[];
-	for (const text of maps) {
-		for (const entry of Object.values(JSON.parse(text) as ChannelMap)) {
-			if (!('s' in entry)) continue;
-			for (const [logId, length] of entry.s) reach.set(logId, Math.max(reach.get(logId) ?? 0, length));
+	const reaches = (logId: number, length: number) => reach.set(logId, Math.max(reach.get(logId) ?? 0, length));
+	const rows = db.prepare(`SELECT channels, encoding FROM lg_checkpoints WHERE thread_id = ?`).all(threadId) as Row[];
+	for (const row of rows) {
+		for (const entry of Object.values(channelMapOf(row))) {
+			if ('s' in entry) for (const [logId, length] of entry.s) reaches(logId, length);
 		}
+	}
+	const links = db
+		.prepare(`SELECT value, encoding FROM lg_writes WHERE thread_id = ? AND encoding IN (?, ?)`)
+		.all(threadId, LINK.ITEM, LINK.ITEMS) as { value: Buffer; encoding: number }[];
+	for (const link of links) {
+		const { logId, seq, count } = linkTarget(link);
+		reaches(logId, seq + count);
 	}
 	let deleted = 0;
 	const logIds = db.prepare(`SELECT log_id FROM lg_logs WHERE thread_id = ?`).pluck().all(threadId) as number[];

@@ -19,13 +19,21 @@ import {
 	type PendingWrite,
 	type SerializerProtocol
 } from '@langchain/langgraph-checkpoint';
-import { pack, unpack } from './blob.js';
+import { pack } from './blob.js';
 import { planChannels, toInline, type ChannelMap, type ParentInfo } from './channel-map.js';
 import { ItemCache } from './item-cache.js';
 import { ChannelReader } from './reader.js';
 import { DEFAULT_MAX_SEGMENTS } from './segments.js';
-import { CheckpointStore, type CheckpointRow, type WriteRow } from './store.js';
+import {
+	CheckpointStore,
+	channelMapOf,
+	encodeCheckpoint,
+	skeletonBytes,
+	type CheckpointRow,
+	type WriteRow
+} from './store.js';
 import { LogWriter, type PreparedLogWrite } from './log-writer.js';
+import { linkParentWrites, writeBytes } from './write-links.js';
 
 export interface DeltaSqliteSaverOptions {
 	serde?: SerializerProtocol;
@@ -143,9 +151,9 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 		metadata: CheckpointMetadata,
 		newVersions: ChannelVersions
 	): Promise<void> {
-		const { id, channel_values: values, ...skeleton } = checkpoint;
-		const [[type, skeletonBytes], [metadataType, metadataBytes]] = await Promise.all([
-			this.serde.dumpsTyped(skeleton),
+		const { id, channel_values: values, ...fields } = checkpoint;
+		const [[type, skeleton], [metadataType, metadataBytes]] = await Promise.all([
+			this.serde.dumpsTyped(fields),
 			this.serde.dumpsTyped(metadata)
 		]);
 		if (type !== metadataType) throw new Error('Failed to serialize checkpoint and metadata to the same type.');
@@ -172,7 +180,11 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 
 		const applied = this.store.db.transaction(() => {
 			const done = logWrites.map((write) => this.logs.apply(threadId, ns, write));
-			for (const { channel, segments } of done) entries[channel] = { s: segments };
+			for (const { channel, segments, logId, from, bytes, type: itemType } of done) {
+				entries[channel] = { s: segments };
+				if (parentId === undefined || logId === undefined || itemType === undefined) continue;
+				linkParentWrites(this.store, threadId, ns, parentId, channel, { logId, from, type: itemType, bytes });
+			}
 			// In the checkpoint's key order, so values read back serialise exactly like the stock saver's.
 			const map: ChannelMap = {};
 			for (const channel of Object.keys(values)) if (entries[channel]) map[channel] = entries[channel];
@@ -182,9 +194,8 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 				checkpoint_id: id,
 				parent_checkpoint_id: parentId ?? null,
 				type,
-				checkpoint: Buffer.from(skeletonBytes),
-				metadata: Buffer.from(metadataBytes),
-				channels: JSON.stringify(map)
+				metadata: metadataBytes,
+				...encodeCheckpoint(skeleton, map)
 			});
 			return done;
 		})();
@@ -194,15 +205,15 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 	private async parentInfo(threadId: string, ns: string, parentId: string): Promise<ParentInfo | undefined> {
 		const row = this.store.row(threadId, ns, parentId);
 		if (row === undefined) return undefined;
-		const skeleton = (await this.serde.loadsTyped(row.type, row.checkpoint)) as Skeleton;
-		return { id: parentId, map: JSON.parse(row.channels) as ChannelMap, versions: skeleton.channel_versions };
+		const skeleton = (await this.serde.loadsTyped(row.type, skeletonBytes(row))) as Skeleton;
+		return { id: parentId, map: channelMapOf(row), versions: skeleton.channel_versions };
 	}
 
 	/** Whether any checkpoint of the thread holds `channel` at `version` (rare path, scans the thread). */
 	private async versionStored(threadId: string, ns: string, channel: string, version: unknown): Promise<boolean> {
 		for (const row of this.store.rowsOfThread(threadId, ns)) {
-			if (!(channel in (JSON.parse(row.channels) as ChannelMap))) continue;
-			const skeleton = (await this.serde.loadsTyped(row.type, row.checkpoint)) as Skeleton;
+			if (!(channel in channelMapOf(row))) continue;
+			const skeleton = (await this.serde.loadsTyped(row.type, skeletonBytes(row))) as Skeleton;
 			if (skeleton.channel_versions[channel] === version) return true;
 		}
 		return false;
@@ -211,8 +222,8 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 	private async toTuple(row: CheckpointRow, config?: RunnableConfig): Promise<CheckpointTuple> {
 		const { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId } = row;
 		const parentId = row.parent_checkpoint_id;
-		const skeleton = (await this.serde.loadsTyped(row.type, row.checkpoint)) as Skeleton;
-		const channelValues = await this.reader.values(threadId, ns, JSON.parse(row.channels) as ChannelMap);
+		const skeleton = (await this.serde.loadsTyped(row.type, skeletonBytes(row))) as Skeleton;
+		const channelValues = await this.reader.values(threadId, ns, channelMapOf(row));
 		const { v, ts, ...rest } = skeleton;
 		const checkpoint: Checkpoint = { v, id: checkpointId, ts, channel_values: channelValues, ...rest };
 		const pendingWrites = await Promise.all(
@@ -232,7 +243,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 	}
 
 	private loadWrite(write: WriteRow): Promise<unknown> {
-		return this.serde.loadsTyped(write.type, unpack(write.value, write.deflated));
+		return this.serde.loadsTyped(write.type, writeBytes(this.store, write));
 	}
 
 	/** Checkpoints before format v4 kept pending sends in the parent's TASKS writes (as the stock saver does). */

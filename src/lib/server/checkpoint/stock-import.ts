@@ -9,7 +9,7 @@ import { pack } from './blob.js';
 import { inheritEntry, type ChannelMap } from './channel-map.js';
 import { applyLogPlan } from './log-writer.js';
 import { DEFAULT_MAX_SEGMENTS, itemsToWrite, planLogWrite, totalLength, type Segment } from './segments.js';
-import { CheckpointStore } from './store.js';
+import { CheckpointStore, encodeCheckpoint } from './store.js';
 
 export interface StockImportResult {
 	checkpoints: number;
@@ -109,9 +109,8 @@ function importThread(db: Database.Database, store: CheckpointStore, threadId: s
 			checkpoint_id: id,
 			parent_checkpoint_id: parentId,
 			type: 'json',
-			checkpoint: Buffer.from(JSON.stringify(skeleton)),
 			metadata: row.metadata ?? Buffer.from('{}'),
-			channels: JSON.stringify(current.map)
+			...encodeCheckpoint(Buffer.from(JSON.stringify(skeleton)), current.map)
 		});
 		imported.set(id, current);
 	}

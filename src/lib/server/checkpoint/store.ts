@@ -2,6 +2,7 @@
 // Synchronous (better-sqlite3): callers group calls into a transaction where they must be atomic.
 
 import type Database from 'better-sqlite3';
+import { ENCODING, encode, unpack, type Encoding } from './blob.js';
 import type { ChannelMap } from './channel-map.js';
 
 export interface CheckpointRow {
@@ -10,16 +11,19 @@ export interface CheckpointRow {
 	checkpoint_id: string;
 	parent_checkpoint_id: string | null;
 	type: string;
-	checkpoint: Buffer;
-	metadata: Buffer;
-	channels: string;
+	/** The serialised skeleton, encoded with `encoding`. */
+	checkpoint: Uint8Array;
+	metadata: Uint8Array;
+	/** JSON ChannelMap, encoded with `encoding` (text in rows written before encodings). */
+	channels: Uint8Array | string;
+	encoding: Encoding;
 }
 
-/** A serialised value as stored: serde type, bytes, and whether the bytes are deflated. */
+/** A serialised value as stored: serde type, bytes, and how the bytes are encoded (blob.ts). */
 export interface StoredValue {
 	type: string;
 	value: Uint8Array;
-	deflated: 0 | 1;
+	encoding: number;
 }
 
 export interface WriteRow {
@@ -28,7 +32,8 @@ export interface WriteRow {
 	channel: string;
 	type: string;
 	value: Buffer;
-	deflated: 0 | 1;
+	/** blob.ts encodings, or a link to log items (write-links.ts). */
+	encoding: number;
 	task_path: string;
 }
 
@@ -49,7 +54,25 @@ export interface ListQuery {
 }
 
 const ROW_COLUMNS =
-	'thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, channels';
+	'thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, channels, encoding';
+
+/** A checkpoint's skeleton bytes and channel map as stored: both in one encoding, the smaller. */
+export function encodeCheckpoint(skeleton: Uint8Array, map: ChannelMap) {
+	const channels = Buffer.from(JSON.stringify(map));
+	const packed = { checkpoint: encode(skeleton, ENCODING.DICTIONARY_V1), channels: encode(channels, ENCODING.DICTIONARY_V1) };
+	return packed.checkpoint.byteLength + packed.channels.byteLength < skeleton.byteLength + channels.byteLength
+		? { ...packed, encoding: ENCODING.DICTIONARY_V1 as Encoding }
+		: { checkpoint: skeleton, channels, encoding: ENCODING.RAW as Encoding };
+}
+
+export function skeletonBytes(row: Pick<CheckpointRow, 'checkpoint' | 'encoding'>): Buffer {
+	return unpack(row.checkpoint, row.encoding);
+}
+
+export function channelMapOf(row: Pick<CheckpointRow, 'channels' | 'encoding'>): ChannelMap {
+	const text = typeof row.channels === 'string' ? row.channels : unpack(row.channels, row.encoding).toString('utf8');
+	return JSON.parse(text) as ChannelMap;
+}
 // writesSortKey order (task_path, task_id, idx): the order LangGraph applies a superstep's writes.
 const WRITES_ORDER = `ORDER BY task_path, task_id, idx`;
 
@@ -112,15 +135,15 @@ export class CheckpointStore {
 
 	channelMap(threadId: string, ns: string, checkpointId: string): ChannelMap | undefined {
 		const row = this.sql(
-			`SELECT channels FROM lg_checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`
-		).get(threadId, ns, checkpointId) as { channels: string } | undefined;
-		return row === undefined ? undefined : (JSON.parse(row.channels) as ChannelMap);
+			`SELECT channels, encoding FROM lg_checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`
+		).get(threadId, ns, checkpointId) as Pick<CheckpointRow, 'channels' | 'encoding'> | undefined;
+		return row === undefined ? undefined : channelMapOf(row);
 	}
 
 	/** INSERT OR REPLACE, like the stock saver: putting the same checkpoint id again overwrites it. */
 	insertCheckpoint(row: CheckpointRow): void {
 		this.sql(
-			`INSERT OR REPLACE INTO lg_checkpoints (${ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+			`INSERT OR REPLACE INTO lg_checkpoints (${ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 		).run(
 			row.thread_id,
 			row.checkpoint_ns,
@@ -129,14 +152,17 @@ export class CheckpointStore {
 			row.type,
 			row.checkpoint,
 			row.metadata,
-			row.channels
+			row.channels,
+			row.encoding
 		);
 	}
 
-	updateChannels(threadId: string, ns: string, checkpointId: string, map: ChannelMap): void {
+	/** Rewrite a row's channel map; the skeleton stays as stored, so the map keeps the row's encoding. */
+	updateChannels(threadId: string, ns: string, checkpointId: string, map: ChannelMap, encoding: Encoding): void {
+		const channels = encode(Buffer.from(JSON.stringify(map)), encoding);
 		this.sql(
 			`UPDATE lg_checkpoints SET channels = ? WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`
-		).run(JSON.stringify(map), threadId, ns, checkpointId);
+		).run(channels, threadId, ns, checkpointId);
 	}
 
 	createLog(threadId: string, ns: string): number {
@@ -156,27 +182,27 @@ export class CheckpointStore {
 
 	/** Append items at positions from, from+1, …; the caller has checked that `from` is the tip. */
 	appendItems(logId: number, from: number, items: readonly StoredValue[]): void {
-		const insert = this.sql(`INSERT INTO lg_log_items (log_id, seq, type, value, deflated) VALUES (?, ?, ?, ?, ?)`);
-		items.forEach((item, i) => insert.run(logId, from + i, item.type, item.value, item.deflated));
+		const insert = this.sql(`INSERT INTO lg_log_items (log_id, seq, type, value, encoding) VALUES (?, ?, ?, ?, ?)`);
+		items.forEach((item, i) => insert.run(logId, from + i, item.type, item.value, item.encoding));
 		this.sql(`UPDATE lg_logs SET length = ? WHERE log_id = ?`).run(from + items.length, logId);
 	}
 
 	/** Items from <= seq < to, in order. */
 	items(logId: number, from: number, to: number): (StoredValue & { seq: number })[] {
 		return this.sql(
-			`SELECT seq, type, value, deflated FROM lg_log_items WHERE log_id = ? AND seq >= ? AND seq < ? ORDER BY seq`
+			`SELECT seq, type, value, encoding FROM lg_log_items WHERE log_id = ? AND seq >= ? AND seq < ? ORDER BY seq`
 		).all(logId, from, to) as (StoredValue & { seq: number })[];
 	}
 
 	item(logId: number, seq: number): StoredValue | undefined {
-		return this.sql(`SELECT type, value, deflated FROM lg_log_items WHERE log_id = ? AND seq = ?`).get(logId, seq) as
+		return this.sql(`SELECT type, value, encoding FROM lg_log_items WHERE log_id = ? AND seq = ?`).get(logId, seq) as
 			| StoredValue
 			| undefined;
 	}
 
 	writes(threadId: string, ns: string, checkpointId: string): WriteRow[] {
 		return this.sql(
-			`SELECT task_id, idx, channel, type, value, deflated, task_path FROM lg_writes
+			`SELECT task_id, idx, channel, type, value, encoding, task_path FROM lg_writes
 			 WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ${WRITES_ORDER}`
 		).all(threadId, ns, checkpointId) as WriteRow[];
 	}
@@ -188,12 +214,20 @@ export class CheckpointStore {
 	insertWrites(threadId: string, ns: string, checkpointId: string, writes: readonly NewWrite[], replace: boolean): void {
 		const insert = this.sql(
 			`INSERT ${replace ? 'OR REPLACE' : 'OR IGNORE'} INTO lg_writes
-			 (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, deflated, task_path)
+			 (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, encoding, task_path)
 			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 		);
 		for (const w of writes) {
-			insert.run(threadId, ns, checkpointId, w.taskId, w.idx, w.channel, w.type, w.value, w.deflated, w.taskPath);
+			insert.run(threadId, ns, checkpointId, w.taskId, w.idx, w.channel, w.type, w.value, w.encoding, w.taskPath);
 		}
+	}
+
+	/** Store a write's value another way (write-links.ts); the write keeps its key and channel. */
+	relinkWrite(threadId: string, ns: string, checkpointId: string, write: Pick<WriteRow, 'task_id' | 'idx'>, value: Uint8Array, encoding: number): void {
+		this.sql(
+			`UPDATE lg_writes SET value = ?, encoding = ?
+			 WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND task_id = ? AND idx = ?`
+		).run(value, encoding, threadId, ns, checkpointId, write.task_id, write.idx);
 	}
 
 	/** Delete everything of a thread; returns the ids of the logs that were removed. */
