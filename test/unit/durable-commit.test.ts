@@ -6,6 +6,7 @@ import { commitDurably } from '../../src/lib/server/db/durable-commit';
 import { ConversationStore } from '../../src/lib/server/db/conversation-store';
 import { MessageQueue } from '../../src/lib/server/db/message-queue';
 import { RunStore } from '../../src/lib/server/db/run-store';
+import { mayRepeat } from '../../src/lib/server/tools/repeat-policy';
 import { ToolJournal } from '../../src/lib/server/tools/tool-journal';
 import { tempDir } from '../support/service';
 
@@ -75,39 +76,8 @@ describe('commitDurably', () => {
 	});
 });
 
-describe('the writes that are fsync-ed one by one', () => {
-	it('a run claim, on an existing conversation and with a new one', () => {
-		const db = open();
-		const conversations = new ConversationStore(db);
-		const runs = new RunStore(db);
-		const seen = watchSynchronous(db, 'runs');
-		conversations.transaction(() => {
-			conversations.create('c1', 'hello', now);
-			runs.claim('c1', 'r1', now, 'message', 'hello');
-		});
-		expect(runs.finish('r1', { status: 'completed', messageCount: 2 }, now)).toBe(true);
-		expect(runs.claim('c1', 'r2', now, 'message', 'again')).toBe(true);
-		// The outcome (finish) is not among them: losing it to a power cut only reads as interrupted.
-		expect(seen).toEqual([
-			['synchronous = FULL', 0],
-			['synchronous = NORMAL', 1],
-			['synchronous = FULL', 1],
-			['synchronous = NORMAL', 2]
-		]);
-	});
-
-	it('a queued message', () => {
-		const db = open();
-		new ConversationStore(db).transaction(() => new ConversationStore(db).create('c1', 'hello', now));
-		const seen = watchSynchronous(db, 'queued_messages');
-		new MessageQueue(db).add('c1', 'q1', 'later', now);
-		expect(seen).toEqual([
-			['synchronous = FULL', 0],
-			['synchronous = NORMAL', 1]
-		]);
-	});
-
-	it("a tool call's intent, but not its outcome", () => {
+describe('which writes are fsync-ed one by one', () => {
+	it("the intent of a call that may not be repeated is; its outcome is not (if lost, the call reads as unfinished)", () => {
 		const db = open();
 		const conversations = new ConversationStore(db);
 		conversations.transaction(() => {
@@ -116,13 +86,36 @@ describe('the writes that are fsync-ed one by one', () => {
 		});
 		const journal = new ToolJournal(db);
 		const seen = watchSynchronous(db, 'tool_calls');
-		const call = { threadId: 'c1', toolCallId: 't1', runId: 'r1', step: 2, tool: 'x__y', argsHash: 'h', idempotencyKey: 'c1:t1' };
-		journal.recordIntent(call, now);
+		const call = (id: string) => ({ threadId: 'c1', toolCallId: id, runId: 'r1', step: 2, tool: 'x__y', argsHash: 'h', idempotencyKey: `c1:${id}` });
+		journal.recordIntent(call('t1'), now, !mayRepeat(false, 'auto'));
 		journal.recordOutcome('c1', 't1', { outcome: 'success', result: 'ok' }, now);
+		// Safe to repeat: had a power cut taken the intent, calling again is allowed anyway.
+		journal.recordIntent(call('t2'), now, !mayRepeat(true, 'auto'));
+		journal.recordIntent(call('t3'), now, !mayRepeat(false, 'repeat'));
+		// `report` never repeats, whatever the tool says: its intents are always fsync-ed.
+		journal.recordIntent(call('t4'), now, !mayRepeat(true, 'report'));
 		expect(seen).toEqual([
 			['synchronous = FULL', 0],
-			['synchronous = NORMAL', 1]
+			['synchronous = NORMAL', 1],
+			['synchronous = FULL', 3],
+			['synchronous = NORMAL', 4]
 		]);
 		expect(journal.get('c1', 't1')?.outcome).toBe('success');
+	});
+
+	it('run claims, outcomes and queued messages are not: a power cut may take them with the steps after them', () => {
+		const db = open();
+		const conversations = new ConversationStore(db);
+		const runs = new RunStore(db);
+		const seen = watchSynchronous(db, 'runs');
+		conversations.transaction(() => {
+			conversations.create('c1', 'hello', now);
+			runs.claim('c1', 'r1', now, 'message', 'hello');
+		});
+		new MessageQueue(db).add('c1', 'q1', 'later', now);
+		expect(runs.finish('r1', { status: 'completed', messageCount: 2 }, now)).toBe(true);
+		expect(runs.claim('c1', 'r2', now, 'message', 'again')).toBe(true);
+		expect(seen).toEqual([]);
+		expect(count(db, 'runs')).toBe(2);
 	});
 });

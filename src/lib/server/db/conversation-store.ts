@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3';
-import { commitDurably } from './durable-commit';
 
 export type RunStatus = 'running' | 'interrupted' | 'completed' | 'failed' | 'cancelled';
 
@@ -91,8 +90,7 @@ export class ConversationStore {
 		return this.remove.run(id).changes > 0;
 	}
 
-	/** One durable transaction (see commitDurably): its callers claim runs that a client is told about. */
 	transaction<T>(fn: () => T): T {
-		return commitDurably(this.db, fn);
+		return this.db.transaction(fn)();
 	}
 }

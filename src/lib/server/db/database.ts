@@ -18,7 +18,7 @@ export function openDatabase(file: string): Database.Database {
 	// In WAL mode NORMAL loses nothing when the process dies (SIGKILL, a crash): the commit is in the
 	// OS's hands. Only a power loss or OS crash can drop the newest commits, in order, never
 	// corrupting the file; a thread then reads as of an earlier step, which a resume redoes. The
-	// commits something outside the process acts on are fsync'd one by one (durable-commit.ts).
+	// few commits a power cut must not undo are fsync'd one by one (durable-commit.ts).
 	db.pragma('synchronous = NORMAL');
 	db.pragma('busy_timeout = 5000');
 	migrate(db);

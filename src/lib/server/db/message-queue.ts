@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3';
-import { commitDurably } from './durable-commit';
 
 export type QueuedMessage = { id: string; message: string; createdAt: string };
 
@@ -10,7 +9,7 @@ export class MessageQueue {
 	private readonly remove;
 	private readonly waiting;
 
-	constructor(private readonly db: Database.Database) {
+	constructor(db: Database.Database) {
 		this.insert = db.prepare('INSERT INTO queued_messages (id, conversation_id, message, created_at) VALUES (?, ?, ?, ?)');
 		this.byConversation = db.prepare<[string], { id: string; message: string; created_at: string }>(
 			'SELECT id, message, created_at FROM queued_messages WHERE conversation_id = ? ORDER BY created_at, rowid'
@@ -19,9 +18,8 @@ export class MessageQueue {
 		this.waiting = db.prepare<[], { conversation_id: string }>('SELECT DISTINCT conversation_id FROM queued_messages');
 	}
 
-	/** Durable: the client is told the message is queued. */
 	add(conversationId: string, id: string, message: string, now: string): void {
-		commitDurably(this.db, () => this.insert.run(id, conversationId, message, now));
+		this.insert.run(id, conversationId, message, now);
 	}
 
 	list(conversationId: string): QueuedMessage[] {

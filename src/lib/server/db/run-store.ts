@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3';
-import { commitDurably } from './durable-commit';
 import type { RunStatus } from './conversation-store';
 
 export type RunTrigger = 'message' | 'resume' | 'auto-resume';
@@ -80,11 +79,10 @@ export class RunStore {
 	 */
 	claim(conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null): boolean {
 		try {
-			// Durable: the client is told the run exists, and a message run holds the user's message.
-			commitDurably(this.db, () => {
+			this.db.transaction(() => {
 				this.insert.run(runId, conversationId, now, trigger, input);
 				if (trigger === 'message') this.touch.run(now, conversationId);
-			});
+			})();
 			return true;
 		} catch (e) {
 			if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return false;

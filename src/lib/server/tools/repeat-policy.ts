@@ -23,8 +23,13 @@ export function decideToolCall(
 ): CallDecision {
 	if (!entry) return { action: 'call' };
 	if (entry.outcome) return { action: 'reuse', recorded: { outcome: entry.outcome, result: entry.result ?? '' } };
-	if (policy === 'repeat' || (policy === 'auto' && safeToRepeat)) return { action: 'call' };
+	if (mayRepeat(safeToRepeat, policy)) return { action: 'call' };
 	return { action: 'report-uncertain' };
+}
+
+/** Whether a call whose earlier attempt has no recorded outcome may be made again. */
+export function mayRepeat(safeToRepeat: boolean, policy: UnfinishedCallPolicy): boolean {
+	return policy === 'repeat' || (policy === 'auto' && safeToRepeat);
 }
 
 export function uncertainCallMessage(tool: string): string {

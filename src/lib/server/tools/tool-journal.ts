@@ -59,12 +59,14 @@ export class ToolJournal {
 	}
 
 	/**
-	 * Durable (fsync'd) before the request goes out: after a power loss the journal must still know
-	 * the call may have happened. The outcome needs no fsync: if it is lost, the call reads as
-	 * unfinished, the same as a crash during the call.
+	 * `durable`: fsync'd before the request goes out, for a call that may not be repeated, so that
+	 * after a power cut the journal still knows the call may have happened. A call that may be
+	 * repeated needs no fsync: had a power cut taken its intent, making it again is allowed anyway.
+	 * The outcome never needs one: if it is lost, the call reads as unfinished, as after a crash.
 	 */
-	recordIntent(entry: Omit<JournalEntry, 'attempts' | 'outcome' | 'result'>, now: string): void {
-		commitDurably(this.db, () => this.intent.run({ ...entry, now }));
+	recordIntent(entry: Omit<JournalEntry, 'attempts' | 'outcome' | 'result'>, now: string, durable: boolean): void {
+		if (durable) commitDurably(this.db, () => this.intent.run({ ...entry, now }));
+		else this.intent.run({ ...entry, now });
 	}
 
 	/** The first outcome recorded for a call is the one kept. */

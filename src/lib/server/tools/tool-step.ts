@@ -4,7 +4,7 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import type { CrashInjector } from '../crash-points';
 import type { Toolbox } from '../mcp/toolbox';
 import type { ToolOutcome } from '../mcp/tool-result';
-import { decideToolCall, uncertainCallMessage, type UnfinishedCallPolicy } from './repeat-policy';
+import { decideToolCall, mayRepeat, uncertainCallMessage, type UnfinishedCallPolicy } from './repeat-policy';
 import type { ToolJournal } from './tool-journal';
 
 export type ToolStepParts = {
@@ -64,7 +64,8 @@ async function runCall(
 
 	journal.recordIntent(
 		{ threadId: at.threadId, toolCallId: call.id, runId: at.runId, step: at.step, tool: call.name, argsHash: argsHash(call.args), idempotencyKey },
-		now()
+		now(),
+		!mayRepeat(target?.safeToRepeat ?? false, parts.policy)
 	);
 	if (!target) return record({ status: 'error', text: `The tool ${call.name} is not available.` });
 	parts.crash('before-tool-call');
