@@ -1,7 +1,6 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import { ChatOllama } from '@langchain/ollama';
-import type { BaseMessage } from '@langchain/core/messages';
 import type { Settings } from './settings';
 import { openDatabase } from './db/database';
 import { commitDurably } from './db/durable-commit';
@@ -102,7 +101,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md')),
 		classifyModelError: (e) => classifyModelError(e, settings.OLLAMA_HOST, settings.OLLAMA_MODEL)
 	});
-	const threads = new ThreadReader(graph);
+	const threads = new ThreadReader(graph, checkpointer);
 
 	const interrupted = await recoverRuns({ runs, conversations, threads, now });
 	if (interrupted.length) logLine(`Recovery: ${interrupted.length} run(s) left running were marked interrupted`);
@@ -140,8 +139,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	async function autoResume(ids: string[]): Promise<void> {
 		const started: string[] = [];
 		for (const id of ids) {
-			const snapshot = await graph.getState({ configurable: { thread_id: id } });
-			const open = danglingToolCalls((snapshot.values as { messages?: BaseMessage[] }).messages ?? []);
+			const open = danglingToolCalls(await threads.messages(id));
 			const { pending, lostInput } = await runService.pendingWork(id);
 			const resume = shouldAutoResume({
 				pending: lostInput ? ['agent'] : pending,
@@ -175,7 +173,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		toolbox,
 		deleteConversation(id) {
 			// One durable transaction: a crash cannot leave a deleted conversation's checkpoints behind,
-			// and a deletion the client was told of stays done.
+			// and a power cut cannot bring deleted messages back.
 			commitDurably(db, () => {
 				conversations.delete(id);
 				saver.deleteThreadSync(id);

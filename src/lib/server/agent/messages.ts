@@ -26,6 +26,11 @@ export function reasoningOf(message: BaseMessage): string {
 	return typeof value === 'string' ? value : '';
 }
 
+/** Whether the API shows the message: user, assistant and tool messages are; system and others not. */
+export function isShownMessage(message: BaseMessage): boolean {
+	return HumanMessage.isInstance(message) || AIMessage.isInstance(message) || ToolMessage.isInstance(message);
+}
+
 /** Projects a LangChain message to the API's shape; system and other kinds are not shown. */
 export function toMessageDto(message: BaseMessage): MessageDto | null {
 	const id = message.id ?? '';

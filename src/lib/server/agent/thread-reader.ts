@@ -1,6 +1,7 @@
 import type { BaseMessage } from '@langchain/core/messages';
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type { AgentGraph } from './agent-graph';
-import { toMessageDto, toMessageDtos, type MessageDto } from './messages';
+import { isShownMessage, toMessageDto, toMessageDtos, type MessageDto } from './messages';
 
 /**
  * `pending` is the steps a resume would run or complete. It is not LangGraph's `next`: a step whose
@@ -23,7 +24,24 @@ const threadConfig = (threadId: string) => ({ configurable: { thread_id: threadI
 
 /** Reads threads from their checkpoints; never calls the model or a tool. */
 export class ThreadReader {
-	constructor(private readonly graph: AgentGraph) {}
+	constructor(
+		private readonly graph: AgentGraph,
+		private readonly checkpointer: BaseCheckpointSaver
+	) {}
+
+	/**
+	 * The thread's messages as of its latest checkpoint, read from the saver directly: what
+	 * `getState` would give as values, without building the pending tasks a run does not need.
+	 */
+	async messages(threadId: string): Promise<BaseMessage[]> {
+		const tuple = await this.checkpointer.getTuple(threadConfig(threadId));
+		return (tuple?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? [];
+	}
+
+	/** How many messages the API shows for the thread (`state(…).messages.length`), more cheaply. */
+	async messageCount(threadId: string): Promise<number> {
+		return (await this.messages(threadId)).filter(isShownMessage).length;
+	}
 
 	async state(threadId: string): Promise<ThreadState> {
 		const snapshot = await this.graph.getState(threadConfig(threadId));

@@ -36,8 +36,7 @@ const threadConfig = (run: ActiveRun) => ({ configurable: { thread_id: run.conve
 
 /** A new message after an unfinished tools step closes the calls left open, so the history stays valid. */
 async function messageInput(run: ActiveRun, input: UserInput, parts: ExecutorParts) {
-	const snapshot = await parts.graph.getState(threadConfig(run));
-	const open = danglingToolCalls((snapshot.values as { messages?: BaseMessage[] }).messages ?? []);
+	const open = danglingToolCalls(await parts.threads.messages(run.conversationId));
 	if (open.length) {
 		const closing = open.map(
 			(call) =>
@@ -111,9 +110,9 @@ export async function executeRun(run: ActiveRun, input: RunInput, parts: Executo
 	let recorded = false;
 	try {
 		if (outcome.status === 'cancelled') await keepPartialAnswer(run, partial.text, parts);
-		const { messages } = await parts.threads.state(run.conversationId);
+		const messageCount = await parts.threads.messageCount(run.conversationId);
 		parts.crash('before-finish-run');
-		recorded = parts.runs.finish(run.id, { ...outcome, messageCount: messages.length }, parts.now());
+		recorded = parts.runs.finish(run.id, { ...outcome, messageCount }, parts.now());
 	} catch (e) {
 		parts.log(`Run ${run.id}: recording its outcome failed`, e);
 	}

@@ -3,7 +3,7 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import type { ThreadReader } from '../agent/thread-reader';
 import type { ConversationStore, RunStatus } from '../db/conversation-store';
 import type { MessageQueue } from '../db/message-queue';
-import type { RunStore, RunTrigger } from '../db/run-store';
+import type { RunTrigger } from '../db/run-store';
 import { SophosError } from '../errors';
 import { ActiveRun, type RunInput, RunRegistry, RunStopped, type UserInput } from './active-run';
 import { executeRun, type ExecutorParts } from './run-executor';
