@@ -34,21 +34,34 @@ export class StreamPacer {
 		});
 	};
 
-	/** The same bytes, split after every newline, each piece handed on when the pacer releases it. */
+	/**
+	 * The same bytes, split after every newline, each piece handed on when the pacer releases it.
+	 * A pull source rather than a TransformStream: it reads only when the consumer asks, and spares
+	 * every chunk the trip through a pipe (measurably cheaper per model call).
+	 */
 	pace(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-		return body.pipeThrough(
-			new TransformStream<Uint8Array, Uint8Array>({
-				transform: async (chunk, controller) => {
-					let start = 0;
-					while (start < chunk.length) {
-						const newline = chunk.indexOf(NEWLINE, start);
-						const end = newline === -1 ? chunk.length : newline + 1;
-						if (start > 0 || this.waiting.length > 0) await this.nextTurn();
-						controller.enqueue(chunk.subarray(start, end));
-						start = end;
+		const reader = body.getReader();
+		let chunk: Uint8Array | undefined;
+		let start = 0;
+		return new ReadableStream<Uint8Array>(
+			{
+				pull: async (controller) => {
+					if (chunk === undefined) {
+						const read = await reader.read();
+						if (read.done) return controller.close();
+						chunk = read.value;
+						start = 0;
 					}
-				}
-			})
+					if (start > 0 || this.waiting.length > 0) await this.nextTurn();
+					const newline = chunk.indexOf(NEWLINE, start);
+					const end = newline === -1 ? chunk.length : newline + 1;
+					controller.enqueue(chunk.subarray(start, end));
+					if (end < chunk.length) start = end;
+					else chunk = undefined;
+				},
+				cancel: (reason) => reader.cancel(reason)
+			},
+			{ highWaterMark: 0 }
 		);
 	}
 
