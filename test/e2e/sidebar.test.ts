@@ -1,9 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { newChat, openPage, sendMessage, textsOf, waitForIdle, startBrowserStack, stopBrowserStack } from '../support/browser';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import {
+	newChat,
+	openPage,
+	sendMessage,
+	textsOf,
+	waitForExactText,
+	waitForIdle,
+	waitForStart,
+	startBrowserStack,
+	stopBrowserStack,
+	type BrowserStack
+} from '../support/browser';
+import { LIST_PAGE } from '../../src/lib/client/chat-controller';
+import { openDatabase } from '../../src/lib/server/db/database';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { answerScript } from '../support/scripts';
-import { Service } from '../support/service';
+import { Service, tempDir } from '../support/service';
 
 describe('conversation list', () => {
 	let ollama: ScriptedOllama;
@@ -68,6 +83,58 @@ describe('conversation list', () => {
 			await waitForIdle(page);
 			await page.getByTestId('error-banner').waitFor();
 			expect(await page.getByTestId('conversation-item').first().getByTestId('conversation-status').textContent()).toBe('Failed');
+		} finally {
+			await context.close();
+		}
+	});
+});
+
+describe('a long conversation list', () => {
+	const SEEDED = LIST_PAGE + 20;
+	let stack: BrowserStack;
+
+	beforeAll(async () => {
+		// Rows written before the start, as an older install would have them; oldest is "Seeded 0".
+		const dataDir = tempDir();
+		const db = openDatabase(path.join(dataDir, 'sophos.db'));
+		const insert = db.prepare('INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)');
+		db.transaction(() => {
+			for (let i = 0; i < SEEDED; i++) {
+				const at = new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString();
+				insert.run(randomUUID(), `Seeded ${i}`, at, at);
+			}
+		})();
+		db.close();
+		stack = await startBrowserStack(answerScript('Noted.'), { dataDir });
+	});
+	afterAll(() => stopBrowserStack(stack));
+
+	it('shows a page of the newest, then older ones on "Show older conversations"', async () => {
+		const { context, page } = await openPage(stack.browser, stack.service.url);
+		try {
+			const more = page.getByTestId('show-more-conversations');
+			await more.waitFor();
+			const firstPage = await textsOf(page, 'conversation-title');
+			expect(firstPage).toHaveLength(LIST_PAGE);
+			expect(firstPage[0]).toBe(`Seeded ${SEEDED - 1}`);
+			expect(firstPage.at(-1)).toBe(`Seeded ${SEEDED - LIST_PAGE}`);
+
+			await more.click();
+			await more.waitFor({ state: 'detached' });
+			const all = await textsOf(page, 'conversation-title');
+			expect(all).toEqual(Array.from({ length: SEEDED }, (_, i) => `Seeded ${SEEDED - 1 - i}`));
+
+			// The oldest opens like any other, and a reload with it in the URL comes back to it, although
+			// it is no longer on the first page.
+			const oldest = page.getByTestId('conversation-item').last();
+			const id = await oldest.getAttribute('data-conversation-id');
+			await oldest.getByRole('button', { name: /^Seeded 0/ }).click();
+			await waitForExactText(page, 'current-title', 'Seeded 0');
+			await page.waitForURL(`**/?c=${id}`);
+			await page.reload();
+			await waitForStart(page);
+			await waitForExactText(page, 'current-title', 'Seeded 0');
+			expect(await textsOf(page, 'conversation-title')).toHaveLength(LIST_PAGE);
 		} finally {
 			await context.close();
 		}

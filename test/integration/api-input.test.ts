@@ -98,6 +98,22 @@ describe('bad input', () => {
 	});
 
 	it.each([
+		['limit=0'],
+		['limit=-1'],
+		['limit=abc'],
+		['limit=1.5'],
+		['limit=1e2'],
+		['limit='],
+		['limit=%201'],
+		['limit=1001'],
+		['limit=99999999999999999999999'],
+		['limit=1&limit=2']
+	])('GET /api/conversations?%s', async (query) => {
+		const error = await errorOf(await service.fetch(`/api/conversations?${query}`));
+		expect(error).toMatchObject({ status: 400, error: { code: 'BAD_REQUEST', message: expect.stringContaining('limit') } });
+	});
+
+	it.each([
 		['/api/conversations/not-a-uuid', 400, 'BAD_REQUEST'],
 		['/api/conversations/0b6c7ae4-8a43-4b9e-9d7f-5c0f8f1e2a11', 404, 'NOT_FOUND']
 	])('DELETE %s', async (pathname, status, code) => {

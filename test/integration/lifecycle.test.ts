@@ -99,6 +99,20 @@ describe('export and delete', () => {
 		expect((await service.fetch(`/api/conversations/${conversation}`, { method: 'DELETE' })).status).toBe(404);
 	});
 
+	it('lists a first page of the most recently updated conversations, and says whether there are more', async () => {
+		for (const message of ['page one', 'page two', 'page three']) {
+			const { conversation } = await (await service.post('/api/chat', { message })).json();
+			await followRun(service.url, conversation);
+		}
+		const all = (await (await service.fetch('/api/conversations')).json()).conversations;
+		expect(all.length).toBeGreaterThanOrEqual(3);
+		expect(all.slice(0, 3).map((c: { title: string }) => c.title)).toEqual(['page three', 'page two', 'page one']);
+		for (const limit of [1, 2, all.length - 1, all.length, all.length + 1]) {
+			const page = await (await service.fetch(`/api/conversations?limit=${limit}`)).json();
+			expect(page).toEqual({ conversations: all.slice(0, limit), hasMore: all.length > limit });
+		}
+	});
+
 	it('a delete that fails halfway changes nothing: the conversation, its runs and checkpoints stay', async () => {
 		const { conversation } = await (await service.post('/api/chat', { message: 'keep me whole' })).json();
 		await followRun(service.url, conversation);

@@ -51,7 +51,7 @@ export class FakeApi implements ChatApi {
 	conversations: ConversationSummary[] = [];
 	details = new Map<string, ConversationDetail>();
 	answers: { [K in keyof ChatApi]: (...args: Parameters<ChatApi[K]>) => ReturnType<ChatApi[K]> | Awaited<ReturnType<ChatApi[K]>> } = {
-		listConversations: () => ok(this.conversations),
+		listConversations: (limit) => ok({ conversations: this.conversations.slice(0, limit), hasMore: this.conversations.length > limit }),
 		getConversation: (id) => {
 			const d = this.details.get(id);
 			return d ? ok(d) : fail(404, 'NOT_FOUND', 'Conversation Not Found');
@@ -63,7 +63,7 @@ export class FakeApi implements ChatApi {
 		readiness: () => ok(READY)
 	};
 
-	listConversations = () => this.answer('listConversations');
+	listConversations = (limit: number) => this.answer('listConversations', limit);
 	getConversation = (id: string) => this.answer('getConversation', id);
 	listRuns = (id: string) => this.answer('listRuns', id);
 	startRun = (body: Parameters<ChatApi['startRun']>[0]) => this.answer('startRun', body);

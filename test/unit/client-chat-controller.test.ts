@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ChatController } from '../../src/lib/client/chat-controller';
+import { ChatController, LIST_PAGE } from '../../src/lib/client/chat-controller';
 import { CANCELLED_MESSAGE, CANCELLING_MESSAGE, DETACHED_MESSAGE, IN_PROGRESS_MESSAGE } from '../../src/lib/client/chat-snapshot';
 import { chatView } from '../../src/lib/client/chat-view';
 import type { MessageDto } from '../../src/lib/client/wire';
@@ -85,6 +85,36 @@ describe('ChatController', () => {
 		it('says what failed when the conversation cannot be loaded', async () => {
 			await chat.select('missing');
 			expect(chat.snapshot).toMatchObject({ status: 'idle', error: { code: 'NOT_FOUND' } });
+		});
+	});
+
+	describe('a long list', () => {
+		const many = (n: number) => Array.from({ length: n }, (_, i) => summary(`c${i}`));
+
+		it('lists a page of conversations and adds a page on "Show more" until none are left', async () => {
+			api.conversations = many(LIST_PAGE + 50);
+			api.details.set('c0', detail('c0', []));
+			await chat.start(null);
+			expect(chat.snapshot.conversations).toHaveLength(LIST_PAGE);
+			expect(chat.snapshot.hasMoreConversations).toBe(true);
+			await chat.showMoreConversations();
+			expect(chat.snapshot.conversations.map((c) => c.id)).toEqual(api.conversations.map((c) => c.id));
+			expect(chat.snapshot.hasMoreConversations).toBe(false);
+			expect(api.calls.listConversations).toEqual([[LIST_PAGE], [2 * LIST_PAGE]]);
+			// A later refresh (after a run, a delete) keeps the longer page.
+			await chat.refreshList();
+			expect(api.calls.listConversations.at(-1)).toEqual([2 * LIST_PAGE]);
+		});
+
+		it('opens a conversation from the URL that is older than the first page', async () => {
+			api.conversations = many(LIST_PAGE + 5);
+			const old = `c${LIST_PAGE + 2}`;
+			api.details.set(old, detail(old, [USER]));
+			await chat.start(old);
+			expect(chat.snapshot.conversationId).toBe(old);
+			expect(texts()).toEqual(['hello']);
+			expect(chat.snapshot.conversations.map((c) => c.id)).not.toContain(old);
+			expect(view().current?.id).toBe(old);
 		});
 	});
 
@@ -314,7 +344,7 @@ describe('ChatController', () => {
 			const slow = deferred<ReturnType<typeof ok>>();
 			api.answers.listConversations = () => slow.promise as never;
 			const first = chat.refreshList();
-			api.answers.listConversations = () => ok([summary('new')]);
+			api.answers.listConversations = () => ok({ conversations: [summary('new')], hasMore: false });
 			await chat.refreshList();
 			slow.resolve(ok([summary('old')]));
 			await first;

@@ -7,8 +7,11 @@ import type { ConversationDetail, ConversationSummary, Readiness, RunRecord, Wir
 
 export type ApiResult<T> = { ok: true; value: T } | { ok: false; status: number; error: WireError };
 
+/** The most recently updated conversations, and whether older ones were left out. */
+export type ConversationPage = { conversations: ConversationSummary[]; hasMore: boolean };
+
 export type ChatApi = {
-	listConversations(): Promise<ApiResult<ConversationSummary[]>>;
+	listConversations(limit: number): Promise<ApiResult<ConversationPage>>;
 	getConversation(id: string): Promise<ApiResult<ConversationDetail>>;
 	listRuns(id: string): Promise<ApiResult<RunRecord[]>>;
 	startRun(body: { message: string; conversation: string | null } | { conversation: string; resume: true }): Promise<
@@ -57,8 +60,11 @@ export function httpChatApi(fetchImpl: Fetch = (...args) => fetch(...args)): Cha
 		body: JSON.stringify(body)
 	});
 	return {
-		listConversations: () =>
-			call(fetchImpl, '/api/conversations', {}, (b) => (b as { conversations: ConversationSummary[] }).conversations ?? []),
+		listConversations: (limit) =>
+			call(fetchImpl, `/api/conversations?limit=${limit}`, {}, (b) => {
+				const page = b as Partial<ConversationPage>;
+				return { conversations: page.conversations ?? [], hasMore: page.hasMore === true };
+			}),
 		getConversation: (id) => call(fetchImpl, `/api/conversations/${enc(id)}`, {}, (b) => b as ConversationDetail),
 		listRuns: (id) => call(fetchImpl, `/api/conversations/${enc(id)}/runs`, {}, (b) => (b as { runs: RunRecord[] }).runs ?? []),
 		startRun: (body) => call(fetchImpl, '/api/chat', json(body), (b) => b as { conversation: string; run: string }),

@@ -24,6 +24,11 @@ import type { OpenRunStream, RunStreamHandle } from './run-stream';
 import { isTerminal, type ConversationDetail, type MessageDto, type Readiness, type StreamEvent, type WireError } from './wire';
 
 const MODEL_CODES = new Set(['MODEL_UNREACHABLE', 'MODEL_UNAVAILABLE']);
+/**
+ * Conversations the sidebar asks for at a time. The list is fetched again after every run, so
+ * with thousands of conversations a page keeps that cheap; "Show more" adds another page.
+ */
+export const LIST_PAGE = 100;
 
 function isReadiness(v: unknown): v is Readiness {
 	return typeof v === 'object' && v !== null && 'status' in v && 'checks' in v;
@@ -35,6 +40,7 @@ export class ChatController {
 	private stream: RunStreamHandle | null = null;
 	private epoch = 0;
 	private listRequest = 0;
+	private listLimit = LIST_PAGE;
 	private localMessages = 0;
 
 	constructor(private readonly deps: { api: ChatApi; openStream: OpenRunStream }) {}
@@ -54,8 +60,10 @@ export class ChatController {
 		await Promise.all([this.refreshList(), this.checkReadiness()]);
 		// The reader may have chosen already (New chat, another conversation, a first message).
 		if (epoch === this.epoch && this.state.status === 'idle' && this.state.conversationId === null) {
-			const { conversations } = this.state;
-			const id = preferred && conversations.some((c) => c.id === preferred) ? preferred : conversations[0]?.id;
+			const { conversations, hasMoreConversations } = this.state;
+			// A conversation from the URL may be older than the first page: only then is it asked for unseen.
+			const known = conversations.some((c) => c.id === preferred) || (hasMoreConversations && preferred !== null);
+			const id = preferred && known ? preferred : conversations[0]?.id;
 			if (id) await this.select(id);
 		}
 		this.set({ started: true });
@@ -178,12 +186,20 @@ export class ChatController {
 
 	async refreshList(): Promise<void> {
 		const request = ++this.listRequest;
-		const res = await this.deps.api.listConversations();
+		const res = await this.deps.api.listConversations(this.listLimit);
 		if (request !== this.listRequest) return;
-		if (res.ok) this.set({ conversations: res.value, listState: 'ready' });
-		else if (this.state.listState !== 'ready') {
+		if (res.ok) {
+			const { conversations, hasMore } = res.value;
+			this.set({ conversations, hasMoreConversations: hasMore, listState: 'ready' });
+		} else if (this.state.listState !== 'ready') {
 			this.set({ listState: 'error', error: { code: 'LOAD_CONVERSATIONS_ERROR', message: `Failed to load conversations (${res.error.message})` } });
 		}
+	}
+
+	/** Lists another page of older conversations. */
+	async showMoreConversations(): Promise<void> {
+		this.listLimit = this.state.conversations.length + LIST_PAGE;
+		await this.refreshList();
 	}
 
 	async checkReadiness(): Promise<void> {
@@ -299,6 +315,7 @@ export class ChatController {
 			resumable: detail.resumable,
 			live: this.state.live && !isBusy(this.state.status) ? settledLiveRun(this.state.live) : this.state.live,
 			conversations: this.state.conversations.map((c) => (c.id === summary.id ? summary : c)),
+			loadedSummary: summary,
 			...(stored ? { error: stored } : {})
 		});
 		return detail;

@@ -16,9 +16,14 @@ export type ChatSnapshot = {
 	syncing: boolean;
 	/** The run stream's connection while following: `reconnecting` after a drop (e.g. a restart). */
 	connection: 'connecting' | 'open' | 'reconnecting' | null;
+	/** The most recently updated conversations: a page that "Show more" makes longer. */
 	conversations: ConversationSummary[];
+	/** Older conversations exist beyond `conversations`. */
+	hasMoreConversations: boolean;
 	listState: 'loading' | 'ready' | 'error';
 	conversationId: string | null;
+	/** The open conversation's summary as last loaded: it may be older than the listed page. */
+	loadedSummary: ConversationSummary | null;
 	/** Durable messages, plus the user's own message while its run is young. */
 	base: MessageDto[];
 	/** The run followed last (its partial transcript while live, its timeline after). */
@@ -45,8 +50,10 @@ export const INITIAL_SNAPSHOT: ChatSnapshot = {
 	syncing: false,
 	connection: null,
 	conversations: [],
+	hasMoreConversations: false,
 	listState: 'loading',
 	conversationId: null,
+	loadedSummary: null,
 	base: [],
 	live: null,
 	runId: null,

@@ -24,7 +24,9 @@ export function chatView(s: ChatSnapshot): ChatView {
 	const busy = isBusy(s.status);
 	return {
 		transcript: buildTranscript(s.base, s.live),
-		current: s.conversations.find((c) => c.id === s.conversationId) ?? null,
+		current:
+			s.conversations.find((c) => c.id === s.conversationId) ??
+			(s.loadedSummary?.id === s.conversationId ? s.loadedSummary : null),
 		busy,
 		pending: busy && !s.live?.hasOutput,
 		showResume: s.resumable && !busy && s.status !== 'loading',

@@ -55,12 +55,14 @@ export function titleFromMessage(message: string): string {
 export class ConversationStore {
 	private readonly byId;
 	private readonly all;
+	private readonly first;
 	private readonly insert;
 	private readonly remove;
 
 	constructor(private readonly db: Database.Database) {
 		this.byId = db.prepare<[string], SummaryRow>(`${SUMMARY_SELECT} WHERE c.id = ?`);
 		this.all = db.prepare<[], SummaryRow>(`${SUMMARY_SELECT} ORDER BY c.updated_at DESC, c.rowid DESC`);
+		this.first = db.prepare<[number], SummaryRow>(`${SUMMARY_SELECT} ORDER BY c.updated_at DESC, c.rowid DESC LIMIT ?`);
 		this.insert = db.prepare(
 			'INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)'
 		);
@@ -78,6 +80,12 @@ export class ConversationStore {
 
 	list(): ConversationSummary[] {
 		return this.all.all().map(toSummary);
+	}
+
+	/** The `limit` most recently updated, and whether there are more (the list's order, cut short). */
+	firstPage(limit: number): { conversations: ConversationSummary[]; hasMore: boolean } {
+		const rows = this.first.all(limit + 1);
+		return { conversations: rows.slice(0, limit).map(toSummary), hasMore: rows.length > limit };
 	}
 
 	/** Inserts the row; callers wrap it in the transaction that also claims the first run. */

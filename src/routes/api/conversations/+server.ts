@@ -1,10 +1,13 @@
 import type { RequestHandler } from './$types';
 import { runtime } from '$lib/server/runtime-instance';
 import { errorResponse, jsonResponse } from '$lib/server/http/api-error';
+import { parseListLimit } from '$lib/server/http/list-query';
 
-export const GET: RequestHandler = () => {
+export const GET: RequestHandler = ({ url }) => {
 	try {
-		return jsonResponse({ conversations: runtime().conversations.list() });
+		const limit = parseListLimit(url.searchParams);
+		const { conversations } = runtime();
+		return jsonResponse(limit === undefined ? { conversations: conversations.list() } : conversations.firstPage(limit));
 	} catch (e) {
 		return errorResponse(e);
 	}

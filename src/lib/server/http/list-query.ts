@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { SophosError } from '../errors';
+
+/** The most conversations one page may ask for; without `limit` the whole list is returned. */
+export const MAX_LIST_LIMIT = 1000;
+
+const LimitSchema = z
+	.string()
+	.regex(/^[0-9]+$/, 'must be a whole number')
+	.transform(Number)
+	.pipe(z.number().int().min(1).max(MAX_LIST_LIMIT));
+
+/** `?limit=N` of GET /api/conversations: undefined when absent, 400 when unusable or repeated. */
+export function parseListLimit(params: URLSearchParams): number | undefined {
+	const values = params.getAll('limit');
+	if (values.length === 0) return undefined;
+	if (values.length > 1) throw new SophosError('BAD_REQUEST', 'Invalid query "limit": give it once');
+	const parsed = LimitSchema.safeParse(values[0]);
+	if (!parsed.success) {
+		throw new SophosError('BAD_REQUEST', `Invalid query "limit": a whole number from 1 to ${MAX_LIST_LIMIT}`);
+	}
+	return parsed.data;
+}
