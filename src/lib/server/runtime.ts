@@ -8,11 +8,11 @@ import { ConversationStore } from './db/conversation-store';
 import { MessageQueue } from './db/message-queue';
 import { RunStore } from './db/run-store';
 import { buildAgentGraph } from './agent/agent-graph';
-import { StreamPacer } from './agent/stream-pacer';
 import { classifyModelError } from './agent/model-errors';
 import { readSystemPrompt } from './agent/system-prompt';
 import { ThreadReader } from './agent/thread-reader';
 import { createCrashInjector, crashBeforeCheckpoint } from './crash-points';
+import { EventLoopShare } from './event-loop-share';
 import { DeltaSqliteSaver, migrateCheckpointStore, pruneThreadCheckpoints } from './checkpoint';
 import { loadMcpConfig } from './mcp/mcp-config';
 import { Toolbox } from './mcp/toolbox';
@@ -82,8 +82,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		log: logLine
 	});
 
-	// One pacer for every run, so concurrent streams share each turn of the event loop.
-	const modelStreams = new StreamPacer();
+	// One for every run, so concurrent runs share each turn of the event loop.
+	const loop = new EventLoopShare();
 	let runService!: RunService;
 	const graph = buildAgentGraph({
 		checkpointer,
@@ -92,12 +92,16 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				baseUrl: settings.OLLAMA_HOST,
 				model: settings.OLLAMA_MODEL,
 				think: settings.OLLAMA_THINK,
-				fetch: modelStreams.fetch
+				fetch: loop.fetch
 			}),
 		tools: () => toolbox.definitions(),
 		runTools: (messages, config) =>
 			runToolStep(messages, config, { toolbox, journal, policy: settings.UNFINISHED_TOOL_CALLS, crash, now }),
-		checkStop: (config) => runService.checkStop(config),
+		beginStep: async (config) => {
+			const wait = loop.turn();
+			if (wait) await wait;
+			runService.checkStop(config);
+		},
 		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md')),
 		classifyModelError: (e) => classifyModelError(e, settings.OLLAMA_HOST, settings.OLLAMA_MODEL)
 	});
@@ -128,6 +132,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				if (pruned.deletedCheckpoints) db.pragma('incremental_vacuum');
 			}
 		},
+		turn: () => loop.turn(),
 		crash,
 		now,
 		log: logLine

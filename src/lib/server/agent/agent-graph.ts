@@ -14,10 +14,11 @@ export type AgentGraphParts = {
 	/** Runs the tool calls of the last assistant message and returns their tool messages. */
 	runTools: (messages: BaseMessage[], config: RunnableConfig) => Promise<{ messages: BaseMessage[] }>;
 	/**
-	 * Asked as each step begins: a run being drained stops here, at a step boundary, so the thread
-	 * keeps a clean checkpoint to resume from.
+	 * Awaited as each step begins, before its model or tool calls: the run waits its turn of the
+	 * event loop when it is busy, and a run being stopped throws here, at a step boundary, so the
+	 * thread keeps a clean checkpoint to resume from.
 	 */
-	checkStop: (config: RunnableConfig) => void;
+	beginStep: (config: RunnableConfig) => Promise<void>;
 	/** Re-read on every model call and never stored in the thread. */
 	systemPrompt: () => Promise<string>;
 	/** Turns a failed model call into a typed error while its type is still known. */
@@ -34,8 +35,8 @@ function routeAfterAgent(state: State): 'tools' | typeof END {
 /** The agent ⇄ tools graph; the thread id is the conversation id. */
 export function buildAgentGraph(parts: AgentGraphParts) {
 	async function agent(state: State, config: RunnableConfig) {
-		parts.checkStop(config);
 		const [tools, system] = await Promise.all([parts.tools(), parts.systemPrompt()]);
+		await parts.beginStep(config);
 		const base = parts.chatModel();
 		const model = tools.length && base.bindTools ? base.bindTools(tools) : base;
 		try {
@@ -47,7 +48,7 @@ export function buildAgentGraph(parts: AgentGraphParts) {
 	}
 
 	async function tools(state: State, config: RunnableConfig) {
-		parts.checkStop(config);
+		await parts.beginStep(config);
 		return parts.runTools(state.messages, config);
 	}
 

@@ -16,6 +16,8 @@ export type ExecutorParts = {
 	recursionLimit: number;
 	/** Servers whose tools this run will not have, announced as a `warning` event. */
 	unavailableServers: () => string[];
+	/** Undefined, or a promise of the run's turn of the event loop when it is busy (see EventLoopShare). */
+	turn: () => Promise<void> | undefined;
 	crash: CrashInjector;
 	now: () => string;
 	log: (line: string, error?: unknown) => void;
@@ -56,6 +58,8 @@ async function streamRun(run: ActiveRun, input: RunInput, parts: ExecutorParts, 
 			data: { code: 'TOOLS_UNAVAILABLE', message: `Running without the tools of: ${down.join(', ')} (see /api/readyz).`, servers: down }
 		});
 	}
+	const wait = parts.turn();
+	if (wait) await wait;
 	const userInput = input.kind === 'message' ? input.input : input.lostInput;
 	const graphInput = userInput ? await messageInput(run, userInput, parts) : null;
 	const stream = (await parts.graph.stream(graphInput, {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { StreamPacer } from '../../src/lib/server/agent/stream-pacer';
+import { EventLoopShare } from '../../src/lib/server/event-loop-share';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -29,12 +29,15 @@ async function pieces(body: ReadableStream<Uint8Array>, onPiece?: (piece: string
 
 const lines = (n: number, tag = 'l') => Array.from({ length: n }, (_, i) => `{"${tag}":${i}}\n`);
 
-describe('StreamPacer', () => {
+// A turn budget of 0 ms makes every point after the first in a turn wait: deterministic, no timing.
+const strict = () => new EventLoopShare(0);
+
+describe('EventLoopShare', () => {
 	it('hands on the same bytes, cut after every newline and nowhere else', async () => {
 		const text = lines(40).join('') + '{"tail":true}';
 		// Chunk boundaries fall inside lines, on newlines and between them.
 		const chunks = [text.slice(0, 5), text.slice(5, 8), text.slice(8, 200), text.slice(200, 201), text.slice(201)];
-		const out = await pieces(new StreamPacer().pace(burst(chunks)));
+		const out = await pieces(strict().pace(burst(chunks)));
 		expect(out.join('')).toBe(text);
 		for (const piece of out) expect(piece.indexOf('\n')).toSatisfy((i: number) => i === -1 || i === piece.length - 1);
 		expect(out.filter((p) => p.endsWith('\n'))).toHaveLength(40);
@@ -44,7 +47,7 @@ describe('StreamPacer', () => {
 		let turned = false;
 		let linesBeforeTurn = 0;
 		setImmediate(() => (turned = true));
-		await pieces(new StreamPacer().pace(burst([lines(200).join('')])), (piece) => {
+		await pieces(strict().pace(burst([lines(200).join('')])), (piece) => {
 			if (!turned) linesBeforeTurn += piece.split('\n').length - 1;
 		});
 		expect(turned).toBe(true);
@@ -52,7 +55,7 @@ describe('StreamPacer', () => {
 	});
 
 	it('interleaves concurrent bursts in arrival order instead of finishing one first', async () => {
-		const pacer = new StreamPacer();
+		const pacer = strict();
 		const order: string[] = [];
 		await Promise.all([
 			pieces(pacer.pace(burst([lines(50, 'a').join('')])), () => order.push('a')),
@@ -64,6 +67,38 @@ describe('StreamPacer', () => {
 		expect(order.slice(0, 40).filter((s) => s === 'b').length).toBeGreaterThanOrEqual(15);
 	});
 
+	it('spreads a burst of callers over turns of the event loop, first come first served', async () => {
+		const share = strict();
+		const order: string[] = [];
+		let turns = 0;
+		const tick = () => {
+			turns++;
+			if (turns < 20) setImmediate(tick);
+		};
+		setImmediate(tick);
+		await Promise.all(
+			Array.from({ length: 5 }, async (_, i) => {
+				const wait = share.turn();
+				if (wait) await wait;
+				order.push(`${i}@${turns}`);
+			})
+		);
+		// The first goes on at once; the others wait, each released in a later turn, in order.
+		expect(order[0]).toBe('0@0');
+		const released = order.slice(1).map((entry) => entry.split('@'));
+		expect(released.map(([i]) => Number(i))).toEqual([1, 2, 3, 4]);
+		const atTurn = released.map(([, turn]) => Number(turn));
+		expect(atTurn[0]).toBeGreaterThan(0);
+		expect([...atTurn].sort((a, b) => a - b)).toEqual(atTurn);
+		expect(new Set(atTurn).size).toBe(atTurn.length);
+	});
+
+	it('lets a lone caller go on at once while its turn has time left', () => {
+		const share = new EventLoopShare(60_000);
+		expect(share.turn()).toBeUndefined();
+		expect(share.turn()).toBeUndefined();
+	});
+
 	it('wraps fetch: status, headers and body of a loopback response arrive unchanged', async () => {
 		const body = lines(300).join('');
 		const server = http.createServer((req, res) => {
@@ -73,7 +108,7 @@ describe('StreamPacer', () => {
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 		const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 		try {
-			const pacer = new StreamPacer();
+			const pacer = strict();
 			const ok = await pacer.fetch(`${base}/api/chat`, { method: 'POST', body: '{}' });
 			expect(ok.status).toBe(200);
 			expect(ok.headers.get('x-probe')).toBe('yes');
@@ -86,7 +121,7 @@ describe('StreamPacer', () => {
 		}
 	});
 
-	it('passes an aborted request on as an abort, leaving no line waiting', async () => {
+	it('passes an aborted request on as an abort and goes on serving others', async () => {
 		const server = http.createServer((_req, res) => {
 			res.writeHead(200, { 'content-type': 'application/x-ndjson' });
 			res.write(lines(100).join(''));
@@ -94,19 +129,16 @@ describe('StreamPacer', () => {
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 		const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 		try {
-			const pacer = new StreamPacer();
+			const pacer = strict();
 			const abort = new AbortController();
 			const res = await pacer.fetch(base, { signal: abort.signal });
 			const read = pieces(res.body!, (piece) => {
 				if (piece.includes('"l":5}')) abort.abort();
 			});
 			await expect(read).rejects.toThrow(/abort/i);
-			// A later stream is not queued behind lines of the aborted one.
-			let turnedFirst = false;
-			setImmediate(() => (turnedFirst = true));
-			const [first] = await pieces(pacer.pace(burst(['{"next":1}\n'])));
-			expect(first).toBe('{"next":1}\n');
-			expect(turnedFirst).toBe(false);
+			// The share goes on serving: a later stream gets all its bytes.
+			const later = await pieces(pacer.pace(burst([lines(3, 'next').join('')])));
+			expect(later.join('')).toBe(lines(3, 'next').join(''));
 		} finally {
 			server.closeAllConnections();
 			await new Promise((resolve) => server.close(resolve));

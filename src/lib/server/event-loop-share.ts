@@ -1,0 +1,130 @@
+// Internal: shares the event loop fairly between concurrent runs.
+//
+// A run's work between two real I/O waits is one unbroken chain of microtasks. Two bursts made
+// that chain long enough to starve everything else (a socket write, a timer, another request):
+// - Ollama streams one JSON object per line, and a fast model or many runs deliver many lines in
+//   one network read; the Ollama client, LangChain, LangGraph and our publishing then handle every
+//   token of the read at once. 200 runs streaming at once meant over a second of event-loop lag.
+// - 200 runs started at once (each start is a checkpoint, a graph set-up and a model request)
+//   meant another second, all inside one poll phase.
+// So runs ask for their turn at these points: before a run starts, as each step begins, and for
+// every line of a model response. A point goes on at once while the current turn of the event
+// loop has used less than `targetTurnMs` and nothing waits; otherwise it queues, in arrival order,
+// for a later turn. Each turn releases as many queued points as fit in `targetTurnMs`, judged by
+// how long the previous turn took, so a burst costs latency in small slices instead of stalling.
+
+const NEWLINE = 0x0a;
+/** Bounds how fast the release rate may change from one turn to the next. */
+const MAX_STEP = 2;
+
+export class EventLoopShare {
+	private readonly waiting: Array<() => void> = [];
+	private releasedPerTurn = 1;
+	private lastRelease: number | undefined;
+	private releaseScheduled = false;
+	/** When work of the current turn of the event loop began; cleared as the loop turns. */
+	private turnStarted: number | undefined;
+	private turnEndScheduled = false;
+
+	/** @param targetTurnMs how long a turn of the event loop may take while runs wait their turn. */
+	constructor(private readonly targetTurnMs = 4) {}
+
+	/**
+	 * Undefined when the caller may go on now; otherwise a promise resolved in a later turn of the
+	 * event loop, when the caller's turn comes. Never rejects.
+	 */
+	turn(): Promise<void> | undefined {
+		if (this.waiting.length === 0 && !this.turnIsFull()) return undefined;
+		return new Promise((resolve) => {
+			this.waiting.push(resolve);
+			this.scheduleRelease();
+		});
+	}
+
+	/** `fetch` whose response bodies are handed on one line at a time, each when its turn comes. */
+	readonly fetch: typeof fetch = async (input, init) => {
+		const response = await fetch(input, init);
+		if (response.body === null) return response;
+		return new Response(this.pace(response.body), {
+			status: response.status,
+			statusText: response.statusText,
+			headers: response.headers
+		});
+	};
+
+	/**
+	 * The same bytes, split after every newline, each piece handed on when its turn comes. A pull
+	 * source rather than a TransformStream: it reads only when the consumer asks, and spares every
+	 * chunk the trip through a pipe (measurably cheaper per model call).
+	 */
+	pace(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+		const reader = body.getReader();
+		let chunk: Uint8Array | undefined;
+		let start = 0;
+		return new ReadableStream<Uint8Array>(
+			{
+				pull: async (controller) => {
+					if (chunk === undefined) {
+						const read = await reader.read();
+						if (read.done) return controller.close();
+						chunk = read.value;
+						start = 0;
+					}
+					const wait = this.turn();
+					if (wait) await wait;
+					const newline = chunk.indexOf(NEWLINE, start);
+					const end = newline === -1 ? chunk.length : newline + 1;
+					controller.enqueue(chunk.subarray(start, end));
+					if (end < chunk.length) start = end;
+					else chunk = undefined;
+				},
+				cancel: (reason) => reader.cancel(reason)
+			},
+			{ highWaterMark: 0 }
+		);
+	}
+
+	private turnIsFull(): boolean {
+		const now = performance.now();
+		if (this.turnStarted === undefined) {
+			this.startTurn(now);
+			return false;
+		}
+		return now - this.turnStarted >= this.targetTurnMs;
+	}
+
+	// The clock stops at the next check phase, which every turn of the event loop passes through.
+	private startTurn(now: number): void {
+		this.turnStarted = now;
+		if (this.turnEndScheduled) return;
+		this.turnEndScheduled = true;
+		setImmediate(() => {
+			this.turnEndScheduled = false;
+			this.turnStarted = undefined;
+		});
+	}
+
+	private scheduleRelease(): void {
+		if (this.releaseScheduled) return;
+		this.releaseScheduled = true;
+		setImmediate(() => this.release());
+	}
+
+	// Released callers go on in the microtasks that follow this callback, before the loop turns
+	// again, so the time from one release to the next is what they cost the loop.
+	private release(): void {
+		this.releaseScheduled = false;
+		const now = performance.now();
+		if (this.lastRelease !== undefined) {
+			const turnMs = Math.max(now - this.lastRelease, 0.01);
+			const step = Math.min(MAX_STEP, Math.max(1 / MAX_STEP, this.targetTurnMs / turnMs));
+			this.releasedPerTurn = Math.max(1, this.releasedPerTurn * step);
+		}
+		const released = this.waiting.splice(0, Math.floor(this.releasedPerTurn));
+		this.lastRelease = this.waiting.length > 0 ? now : undefined;
+		if (this.waiting.length > 0) this.scheduleRelease();
+		// What the released callers do next belongs to a turn of its own.
+		this.startTurn(now);
+		for (const resolve of released) resolve();
+	}
+}
