@@ -7,8 +7,9 @@
 //   token of the read at once. 200 runs streaming at once meant over a second of event-loop lag.
 // - 200 runs started at once (each start is a checkpoint, a graph set-up and a model request)
 //   meant another second, all inside one poll phase.
-// So runs ask for their turn at these points: before a run starts, as each step begins, and for
-// every line of a model response. A point goes on at once while the current turn of the event
+// - 200 requests arriving at once were each handled in full within one poll phase.
+// So work asks for its turn at these points: as a request is handled (hooks.server.ts), before a
+// run starts, as each step begins, and for every line of a model response. A point goes on at once while the current turn of the event
 // loop has used less than `targetTurnMs` and nothing waits; otherwise it queues, in arrival order,
 // for a later turn. Each turn releases as many queued points as fit in `targetTurnMs`, judged by
 // how long the previous turn took, so a burst costs latency in small slices instead of stalling.

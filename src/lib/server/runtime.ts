@@ -35,6 +35,8 @@ export type Runtime = {
 	toolbox: Toolbox;
 	deleteConversation: (id: string) => void;
 	readiness: () => Promise<Readiness>;
+	/** A request's turn of the event loop when it is busy (see EventLoopShare); undefined: go on now. */
+	turn: () => Promise<void> | undefined;
 	/** Drains runs (each records its outcome), then closes MCP servers and the database. */
 	close: () => Promise<void>;
 };
@@ -184,6 +186,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				saver.deleteThreadSync(id);
 			});
 		},
+		turn: () => loop.turn(),
 		readiness: () =>
 			checkReadiness({ db, ollamaHost: settings.OLLAMA_HOST, model: settings.OLLAMA_MODEL, mcp: toolbox.status() }),
 		close() {
