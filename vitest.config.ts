@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Three kinds of test, one command: unit (in-process, real SQLite files), integration (the built
-// service and MCP servers as child processes), e2e (the built app in Debian's Chromium).
+// Four kinds of test, one command: unit (in-process, real SQLite files), postgres (in-process, on a
+// real PostgreSQL server started for the run), integration (the built service and MCP servers as
+// child processes), e2e (the built app in Debian's Chromium).
 export default defineConfig({
 	test: {
 		projects: [
@@ -10,6 +11,15 @@ export default defineConfig({
 					name: 'unit',
 					include: ['test/unit/**/*.test.ts'],
 					testTimeout: 30_000
+				}
+			},
+			{
+				test: {
+					name: 'postgres',
+					include: ['test/postgres/**/*.test.ts'],
+					globalSetup: ['test/support/postgres-global-setup.ts'],
+					testTimeout: 60_000,
+					hookTimeout: 120_000
 				}
 			},
 			{

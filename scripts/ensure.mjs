@@ -1,5 +1,5 @@
 // Installs and builds what is missing, using nothing but Node's standard library, so that
-// `npm start` and `npm test` work on a fresh clone.
+// `npm start`, `npm test` and `npm run bench` work on a fresh clone.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -42,4 +42,25 @@ export function ensureBuild() {
 		console.log('Building…');
 		run('npm', ['run', 'build']);
 	}
+}
+
+let aptUpdated = false;
+
+/** Installs Debian packages with apt-get (through sudo when not root); the index is updated once. */
+export function aptInstall(...packages) {
+	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+	const apt = (args) =>
+		process.getuid?.() === 0 ? run('apt-get', args, { env }) : run('sudo', ['apt-get', ...args], { env });
+	if (!aptUpdated) apt(['update', '-qq']);
+	aptUpdated = true;
+	apt(['install', '-y', '-qq', ...packages]);
+}
+
+/** The tests and benches start their own servers from Debian's PostgreSQL 15 binaries. */
+export const POSTGRES_INITDB = '/usr/lib/postgresql/15/bin/initdb';
+
+export function ensurePostgres() {
+	if (fs.existsSync(POSTGRES_INITDB)) return;
+	console.log('Installing PostgreSQL from Debian packages (apt-get)…');
+	aptInstall('postgresql');
 }

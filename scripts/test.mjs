@@ -1,23 +1,21 @@
-// `npm test`: installs what is missing (dependencies, Debian's Chromium for the browser tests),
-// type-checks, builds the app and the in-repo MCP servers, then runs every test project once.
+// `npm test`: installs what is missing (dependencies, Debian's Chromium for the browser tests and
+// PostgreSQL for the postgres project), type-checks, builds the app and the in-repo MCP servers,
+// then runs every test project once.
 import fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { ensureDependencies, root, run } from './ensure.mjs';
+import { aptInstall, ensureDependencies, ensurePostgres, root, run } from './ensure.mjs';
 
 const CHROMIUM = '/usr/bin/chromium';
 
 function ensureChromium() {
 	if (fs.existsSync(CHROMIUM)) return;
 	console.log('Installing Chromium from Debian packages (apt-get)…');
-	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-	const apt = (args) =>
-		process.getuid?.() === 0 ? run('apt-get', args, { env }) : run('sudo', ['apt-get', ...args], { env });
-	apt(['update', '-qq']);
-	apt(['install', '-y', '-qq', 'chromium']);
+	aptInstall('chromium');
 }
 
 ensureDependencies();
 ensureChromium();
+ensurePostgres();
 run('npm', ['run', 'check']);
 run('npm', ['run', 'build']);
 const args = process.argv.slice(2);

@@ -1,0 +1,132 @@
+// A real PostgreSQL server for tests and benches: Debian's PostgreSQL 15 in a temporary data
+// directory, on a free loopback port, its unix socket in that directory, owned by the `postgres`
+// user when we run as root (initdb and postgres refuse to run as root). Stopped and removed by
+// stop(), and by an exit hook if the process ends without calling it.
+
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { freePort, tempDir } from './service.js';
+
+export const POSTGRES_BIN = '/usr/lib/postgresql/15/bin';
+
+const run = promisify(execFile);
+
+export interface PostgresServerOptions {
+	/**
+	 * Extra server settings (`-c name=value`). Tests default to fsync=off: the machine is shared and
+	 * no test power-cycles it; benches pass {} to run with PostgreSQL's durable defaults.
+	 */
+	settings?: Record<string, string>;
+}
+
+const TEST_SETTINGS = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' };
+
+export interface PostgresServer {
+	readonly host: '127.0.0.1';
+	readonly port: number;
+	readonly dataDir: string;
+	/** A connection string for `database` (default `postgres`) as the superuser `postgres`. */
+	url(database?: string): string;
+	/** Stops the server (fast shutdown) and removes its directory; safe to call twice. */
+	stop(): Promise<void>;
+}
+
+interface Account {
+	uid: number;
+	gid: number;
+}
+
+/** The `postgres` account when we are root, else undefined (we run the server as ourselves). */
+function serverAccount(): Account | undefined {
+	if (process.getuid?.() !== 0) return undefined;
+	const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+	return { uid: id('-u'), gid: id('-g') };
+}
+
+export async function startPostgres(options: PostgresServerOptions = {}): Promise<PostgresServer> {
+	const initdb = path.join(POSTGRES_BIN, 'initdb');
+	if (!fs.existsSync(initdb)) {
+		throw new Error(`PostgreSQL 15 is not installed (${initdb} is missing): apt-get install -y postgresql`);
+	}
+	const account = serverAccount();
+	const root = tempDir('sophos-pg-');
+	const dataDir = path.join(root, 'data');
+	if (account) fs.chownSync(root, account.uid, account.gid);
+	const as = { ...account, cwd: root, env: { PATH: process.env.PATH, LANG: 'C' } };
+	const pgCtl = (...args: string[]) => run(path.join(POSTGRES_BIN, 'pg_ctl'), ['-D', dataDir, ...args], as);
+	const port = await freePort();
+	let started = false;
+	const stopNow = () => {
+		if (started) spawnSync(path.join(POSTGRES_BIN, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', '-w', 'stop'], as);
+		fs.rmSync(root, { recursive: true, force: true });
+	};
+	process.once('exit', stopNow);
+	try {
+		// C locale: text sorts bytewise, as SQLite compares checkpoint ids.
+		await run(initdb, ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], as);
+		const settings = {
+			listen_addresses: '127.0.0.1',
+			port: String(port),
+			unix_socket_directories: root,
+			max_connections: '40',
+			shared_buffers: '32MB',
+			...(options.settings ?? TEST_SETTINGS)
+		};
+		const serverOptions = Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`).join(' ');
+		started = true;
+		await pgCtl('-o', serverOptions, '-l', path.join(root, 'server.log'), '-w', '-t', '60', 'start');
+	} catch (error) {
+		const log = fs.existsSync(path.join(root, 'server.log')) ? fs.readFileSync(path.join(root, 'server.log'), 'utf8') : '';
+		process.off('exit', stopNow);
+		stopNow();
+		throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${log}`);
+	}
+	let stopped: Promise<void> | undefined;
+	return {
+		host: '127.0.0.1',
+		port,
+		dataDir,
+		url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
+		stop() {
+			stopped ??= (async () => {
+				process.off('exit', stopNow);
+				try {
+					await pgCtl('-m', 'fast', '-w', '-t', '60', 'stop');
+				} finally {
+					fs.rmSync(root, { recursive: true, force: true });
+				}
+			})();
+			return stopped;
+		}
+	};
+}
+
+export interface TestDatabase {
+	readonly name: string;
+	readonly url: string;
+	/** Drops the database, closing any connection still open to it. */
+	drop(): Promise<void>;
+}
+
+/** A fresh, empty database on the server whose admin connection string is `adminUrl`. */
+export async function createTestDatabase(adminUrl: string, prefix = 'test'): Promise<TestDatabase> {
+	const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+	await admin(adminUrl, `CREATE DATABASE "${name}"`);
+	const url = new URL(adminUrl);
+	url.pathname = `/${name}`;
+	return { name, url: url.toString(), drop: () => admin(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
+
+async function admin(adminUrl: string, sql: string): Promise<void> {
+	const client = new pg.Client({ connectionString: adminUrl });
+	await client.connect();
+	try {
+		await client.query(sql);
+	} finally {
+		await client.end();
+	}
+}
