@@ -9,7 +9,8 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import { emptyCheckpoint, uuid6, type ChannelVersions, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeltaSqliteSaver, pruneThreadCheckpoints } from '../../src/lib/server/checkpoint/index.js';
-import { channelMapOf, type CheckpointRow } from '../../src/lib/server/checkpoint/store.js';
+import { channelMapOf } from '../../src/lib/server/checkpoint/row-encoding.js';
+import type { CheckpointRow } from '../../src/lib/server/checkpoint/store.js';
 import { buildAgentGraph, buildNestedGraph, humanTurn } from './checkpoint-agent-graph.js';
 import { collect, normalise, openStore } from './checkpoint-compare.js';
 

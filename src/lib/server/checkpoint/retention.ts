@@ -4,7 +4,8 @@
 
 import type Database from 'better-sqlite3';
 import type { ChannelEntry } from './channel-map.js';
-import { CheckpointStore, channelMapOf, type CheckpointRow } from './store.js';
+import { channelMapOf } from './row-encoding.js';
+import { CheckpointStore, type CheckpointRow } from './store.js';
 import { LINK, linkTarget } from './write-links.js';
 
 /** CHECKPOINT_RETENTION: `all` keeps every checkpoint; `latest:<N>` keeps the newest N per namespace. */

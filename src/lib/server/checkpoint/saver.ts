@@ -24,14 +24,8 @@ import { planChannels, toInline, type ChannelMap, type ParentInfo } from './chan
 import { ItemCache } from './item-cache.js';
 import { ChannelReader } from './reader.js';
 import { DEFAULT_MAX_SEGMENTS } from './segments.js';
-import {
-	CheckpointStore,
-	channelMapOf,
-	encodeCheckpoint,
-	skeletonBytes,
-	type CheckpointRow,
-	type WriteRow
-} from './store.js';
+import { channelMapOf, encodeCheckpoint, skeletonBytes } from './row-encoding.js';
+import { CheckpointStore, type CheckpointRow, type WriteRow } from './store.js';
 import { LogWriter, type PreparedLogWrite } from './log-writer.js';
 import { linkParentWrites, writeBytes } from './write-links.js';
 

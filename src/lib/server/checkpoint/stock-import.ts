@@ -9,7 +9,8 @@ import { pack } from './blob.js';
 import { inheritEntry, type ChannelMap } from './channel-map.js';
 import { applyLogPlan } from './log-writer.js';
 import { DEFAULT_MAX_SEGMENTS, itemsToWrite, planLogWrite, totalLength, type Segment } from './segments.js';
-import { CheckpointStore, encodeCheckpoint } from './store.js';
+import { encodeCheckpoint } from './row-encoding.js';
+import { CheckpointStore } from './store.js';
 
 export interface StockImportResult {
 	checkpoints: number;

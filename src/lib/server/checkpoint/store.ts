@@ -2,8 +2,9 @@
 // Synchronous (better-sqlite3): callers group calls into a transaction where they must be atomic.
 
 import type Database from 'better-sqlite3';
-import { ENCODING, encode, unpack, type Encoding } from './blob.js';
+import { encode, type Encoding } from './blob.js';
 import type { ChannelMap } from './channel-map.js';
+import { channelMapOf } from './row-encoding.js';
 
 export interface CheckpointRow {
 	thread_id: string;
@@ -56,23 +57,6 @@ export interface ListQuery {
 const ROW_COLUMNS =
 	'thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, channels, encoding';
 
-/** A checkpoint's skeleton bytes and channel map as stored: both in one encoding, the smaller. */
-export function encodeCheckpoint(skeleton: Uint8Array, map: ChannelMap) {
-	const channels = Buffer.from(JSON.stringify(map));
-	const packed = { checkpoint: encode(skeleton, ENCODING.DICTIONARY_V1), channels: encode(channels, ENCODING.DICTIONARY_V1) };
-	return packed.checkpoint.byteLength + packed.channels.byteLength < skeleton.byteLength + channels.byteLength
-		? { ...packed, encoding: ENCODING.DICTIONARY_V1 as Encoding }
-		: { checkpoint: skeleton, channels, encoding: ENCODING.RAW as Encoding };
-}
-
-export function skeletonBytes(row: Pick<CheckpointRow, 'checkpoint' | 'encoding'>): Buffer {
-	return unpack(row.checkpoint, row.encoding);
-}
-
-export function channelMapOf(row: Pick<CheckpointRow, 'channels' | 'encoding'>): ChannelMap {
-	const text = typeof row.channels === 'string' ? row.channels : unpack(row.channels, row.encoding).toString('utf8');
-	return JSON.parse(text) as ChannelMap;
-}
 // writesSortKey order (task_path, task_id, idx): the order LangGraph applies a superstep's writes.
 const WRITES_ORDER = `ORDER BY task_path, task_id, idx`;
 

@@ -12,6 +12,7 @@
 // valid as long as its items are kept; retention counts links when it collects items.
 
 import { unpack } from './blob.js';
+import { joinItems, matchItems } from './write-link-bytes.js';
 import type { CheckpointStore, StoredValue, WriteRow } from './store.js';
 
 /** Write encodings beyond blob.ts: the value is the JSON of a link. */
@@ -54,7 +55,7 @@ export function linkParentWrites(
 ): void {
 	for (const write of store.writes(threadId, ns, parentId)) {
 		if (write.channel !== channel || write.type !== written.type || isLink(write.encoding)) continue;
-		const match = findItems(unpack(write.value, write.encoding), written.bytes);
+		const match = matchItems(unpack(write.value, write.encoding), written.bytes);
 		if (match === undefined) continue;
 		const seq = written.from + match.start;
 		const link: Link = match.array ? [written.logId, seq, match.count] : [written.logId, seq];
@@ -69,34 +70,5 @@ export function writeBytes(store: CheckpointStore, write: Pick<WriteRow, 'value'
 	const items: StoredValue[] = store.items(logId, seq, seq + count);
 	if (items.length !== count) throw new Error(`checkpoint store: log ${logId} lacks items ${seq}..${seq + count - 1}`);
 	const parts = items.map((item) => unpack(item.value, item.encoding));
-	if (write.encoding === LINK.ITEM) return parts[0]!;
-	return Buffer.concat([Buffer.from('['), ...parts.flatMap((part, i) => (i === 0 ? [part] : [COMMA, part])), Buffer.from(']')]);
-}
-
-const COMMA = Buffer.from(',');
-const OPEN = '['.charCodeAt(0);
-const CLOSE = ']'.charCodeAt(0);
-const SEPARATOR = ','.charCodeAt(0);
-
-/** Where `bytes` is one of `items`, or `[` items[start..start+count-1] joined by `,` `]`. */
-function findItems(
-	bytes: Buffer,
-	items: readonly Uint8Array[]
-): { start: number; count: number; array: boolean } | undefined {
-	for (let start = 0; start < items.length; start += 1) {
-		if (bytes.equals(items[start]!)) return { start, count: 1, array: false };
-	}
-	if (bytes.length < 3 || bytes[0] !== OPEN || bytes[bytes.length - 1] !== CLOSE) return undefined;
-	for (let start = 0; start < items.length; start += 1) {
-		let offset = 1;
-		for (let i = start; i < items.length; i += 1) {
-			const item = items[i]!;
-			if (!bytes.subarray(offset, offset + item.byteLength).equals(item)) break;
-			offset += item.byteLength;
-			if (offset === bytes.length - 1) return { start, count: i - start + 1, array: true };
-			if (bytes[offset] !== SEPARATOR) break;
-			offset += 1;
-		}
-	}
-	return undefined;
+	return write.encoding === LINK.ITEM ? parts[0]! : joinItems(parts);
 }
