@@ -1,0 +1,219 @@
+// A LangGraph checkpoint saver on PostgreSQL with the delta layout of the SQLite store
+// (checkpoint/): array channels (messages) are appended to item logs, other channels stored when
+// they change, and a step's pending message writes become links to the items that hold them, so
+// each message is stored once. Reads back what the stock PostgresSaver does.
+
+import type pg from 'pg';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import {
+	BaseCheckpointSaver,
+	WRITES_IDX_MAP,
+	copyCheckpoint,
+	type ChannelVersions,
+	type Checkpoint,
+	type CheckpointListOptions,
+	type CheckpointMetadata,
+	type CheckpointTuple,
+	type PendingWrite,
+	type SerializerProtocol
+} from '@langchain/langgraph-checkpoint';
+import { pack, unpack } from '../../checkpoint/blob.js';
+import { planChannels, toInline, type ChannelMap, type ParentInfo } from '../../checkpoint/channel-map.js';
+import { ItemCache } from '../../checkpoint/item-cache.js';
+import { channelMapOf, encodeCheckpoint, skeletonBytes } from '../../checkpoint/row-encoding.js';
+import { DEFAULT_MAX_SEGMENTS } from '../../checkpoint/segments.js';
+import { matchItems } from '../../checkpoint/write-link-bytes.js';
+import { LINK, isLink } from '../../checkpoint/write-links.js';
+import { inTransaction } from '../transaction.js';
+import { LogWriter, type AppliedLogWrite, type ArrayValue } from './log-writer.js';
+import { TupleReader } from './reader.js';
+import { checkpointSql } from './store.js';
+
+export interface DeltaPostgresSaverOptions {
+	serde?: SerializerProtocol;
+	/**
+	 * Most segments an array value may span before it is stored whole again; bounds the range
+	 * reads per channel when reading any checkpoint. Segments only multiply on forks.
+	 */
+	maxSegments?: number;
+	/** Decoded items kept in memory across calls (checkpoint/item-cache.ts); 0 disables. */
+	cacheItems?: number;
+}
+
+type Skeleton = Omit<Checkpoint, 'id' | 'channel_values'>;
+
+/**
+ * Needs the tables of migratePostgres(pool). Several savers (several processes) may share one
+ * database: puts to one thread take its row lock, so they run one at a time, and log items are
+ * never rewritten, so each process's item cache stays valid.
+ */
+export class DeltaPostgresSaver extends BaseCheckpointSaver {
+	private readonly cache: ItemCache;
+	private readonly reader: TupleReader;
+	private readonly logs: LogWriter;
+
+	constructor(
+		private readonly pool: pg.Pool,
+		options: DeltaPostgresSaverOptions = {}
+	) {
+		super(options.serde);
+		const { maxSegments = DEFAULT_MAX_SEGMENTS, cacheItems = 10_000 } = options;
+		if (!Number.isSafeInteger(maxSegments) || maxSegments < 1) throw new RangeError('maxSegments must be >= 1');
+		if (!(cacheItems >= 0)) throw new RangeError('cacheItems must be >= 0');
+		this.cache = new ItemCache(cacheItems);
+		this.reader = new TupleReader(pool, this.cache, this.serde, () => this.getNextVersion(undefined));
+		this.logs = new LogWriter(this.cache, this.serde, maxSegments);
+	}
+
+	async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+		const threadId = config.configurable?.thread_id as string | undefined;
+		if (threadId === undefined) return undefined;
+		const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
+		const checkpointId = (config.configurable?.checkpoint_id as string | undefined) || undefined;
+		const row = await checkpointSql.row(this.pool, threadId, ns, checkpointId);
+		return row === undefined ? undefined : (await this.reader.tuples([row]))[0];
+	}
+
+	async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+		const configurable = config.configurable ?? {};
+		const rows = await checkpointSql.list(this.pool, {
+			threadId: (configurable.thread_id as string | undefined) || undefined,
+			ns: (configurable.checkpoint_ns as string | null | undefined) ?? undefined,
+			checkpointId: (configurable.checkpoint_id as string | undefined) || undefined,
+			before: options?.before?.configurable?.checkpoint_id as string | undefined,
+			filter: options?.filter,
+			limit: options?.limit
+		});
+		// A page at a time: a long history is read in bounded batches, each with one item query.
+		for (let start = 0; start < rows.length; start += LIST_PAGE) {
+			for (const tuple of await this.reader.tuples(rows.slice(start, start + LIST_PAGE))) yield tuple;
+		}
+	}
+
+	async put(
+		config: RunnableConfig,
+		checkpoint: Checkpoint,
+		metadata: CheckpointMetadata,
+		newVersions: ChannelVersions
+	): Promise<RunnableConfig> {
+		if (!config.configurable) throw new Error('Empty configuration supplied.');
+		const threadId = config.configurable.thread_id as string | undefined;
+		if (!threadId) throw new Error(`Missing "thread_id" field in passed "config.configurable".`);
+		const ns = (config.configurable.checkpoint_ns as string | undefined) ?? '';
+		const parentId = (config.configurable.checkpoint_id as string | undefined) || undefined;
+		const { id, channel_values: values, ...fields } = copyCheckpoint(checkpoint);
+		const [[type, skeleton], [metadataType, metadataBytes]] = await Promise.all([
+			this.serde.dumpsTyped(fields),
+			this.serde.dumpsTyped(metadata)
+		]);
+		if (type !== metadataType) throw new Error('Failed to serialize checkpoint and metadata to the same type.');
+		if (type !== 'json') throw new Error(`DeltaPostgresSaver keeps metadata as jsonb and needs a JSON serde, got "${type}"`);
+
+		const applied = await inTransaction(this.pool, async (client) => {
+			const threadKey = await checkpointSql.lockThread(client, threadId, ns);
+			const parent = parentId === undefined ? undefined : await this.parentInfo(client, threadKey, parentId);
+			const plan = planChannels(Object.keys(values), checkpoint.channel_versions, newVersions, parent);
+			if (plan.unresolved.length > 0) plan.changed.push(...(await this.storedVersions(client, threadKey, plan.unresolved, checkpoint)));
+			const entries: ChannelMap = plan.inherited;
+			const arrays: ArrayValue[] = [];
+			for (const channel of plan.changed) {
+				const value = values[channel];
+				if (Array.isArray(value)) {
+					const parentEntry = parent?.map[channel];
+					arrays.push({ channel, value, parentSegments: parentEntry && 's' in parentEntry ? parentEntry.s : undefined });
+				} else {
+					const [valueType, bytes] = await this.serde.dumpsTyped(value);
+					entries[channel] = { v: toInline(valueType, bytes) };
+				}
+			}
+			const written = await this.logs.write(client, threadKey, arrays);
+			for (const write of written) {
+				entries[write.channel] = { s: write.segments };
+				if (parentId !== undefined) await this.linkParentWrites(client, threadKey, parentId, write);
+			}
+			// In the checkpoint's key order, so values read back serialise exactly like the stock saver's.
+			const map: ChannelMap = {};
+			for (const channel of Object.keys(values)) if (entries[channel]) map[channel] = entries[channel];
+			await checkpointSql.upsertCheckpoint(client, {
+				thread_key: threadKey,
+				checkpoint_id: id,
+				parent_checkpoint_id: parentId ?? null,
+				type,
+				metadata: Buffer.from(metadataBytes).toString('utf8'),
+				...encodeCheckpoint(skeleton, map)
+			});
+			return written;
+		});
+		this.logs.remember(applied);
+		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: id } };
+	}
+
+	async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
+		if (!config.configurable) throw new Error('Empty configuration supplied.');
+		const threadId = config.configurable.thread_id as string | undefined;
+		const checkpointId = config.configurable.checkpoint_id as string | undefined;
+		if (!threadId) throw new Error('Missing thread_id field in config.configurable.');
+		if (!checkpointId) throw new Error('Missing checkpoint_id field in config.configurable.');
+		const ns = (config.configurable.checkpoint_ns as string | undefined) ?? '';
+		const rows = await Promise.all(
+			writes.map(async ([channel, value], idx) => {
+				const [type, bytes] = await this.serde.dumpsTyped(value);
+				const { value: packed, encoding } = pack(bytes);
+				return { idx: WRITES_IDX_MAP[channel] ?? idx, channel, type, value: Buffer.from(packed), encoding };
+			})
+		);
+		const replace = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+		await checkpointSql.insertWrites(this.pool, { threadId, ns, checkpointId, taskId, taskPath: taskPath ?? '' }, rows, replace);
+	}
+
+	/**
+	 * Forgetting cached items is only tidiness: an item's (log, seq) is never reused, so a cache
+	 * (this process's or another's) can only hold entries nobody asks for again.
+	 */
+	async deleteThread(threadId: string): Promise<void> {
+		this.cache.forget(await checkpointSql.deleteThread(this.pool, threadId));
+	}
+
+	private async parentInfo(client: pg.PoolClient, threadKey: number, parentId: string): Promise<ParentInfo | undefined> {
+		const row = await checkpointSql.parentRow(client, threadKey, parentId);
+		if (row === undefined) return undefined;
+		const skeleton = (await this.serde.loadsTyped(row.type, skeletonBytes(row))) as Skeleton;
+		return { id: parentId, map: channelMapOf(row), versions: skeleton.channel_versions };
+	}
+
+	/**
+	 * The unresolved channels (checkpoint/channel-map.ts) whose version some checkpoint of the
+	 * thread stores: a version-keyed saver, as the stock PostgresSaver is, would find them. Rare
+	 * (a `__copy__` update), so a scan of the thread.
+	 */
+	private async storedVersions(client: pg.PoolClient, threadKey: number, channels: readonly string[], checkpoint: Checkpoint) {
+		const found = new Set<string>();
+		for (const row of await checkpointSql.threadRows(client, threadKey)) {
+			const map = channelMapOf(row);
+			const candidates = channels.filter((channel) => !found.has(channel) && channel in map);
+			if (candidates.length === 0) continue;
+			const skeleton = (await this.serde.loadsTyped(row.type, skeletonBytes(row))) as Skeleton;
+			for (const channel of candidates) {
+				if (skeleton.channel_versions[channel] === checkpoint.channel_versions[channel]) found.add(channel);
+			}
+		}
+		return channels.filter((channel) => found.has(channel));
+	}
+
+	/** Rewrites the parent's writes to the channel that equal items just written as links (write-links.ts). */
+	private async linkParentWrites(client: pg.PoolClient, threadKey: number, parentId: string, written: AppliedLogWrite) {
+		const { logId, type } = written;
+		if (logId === undefined || type === undefined) return;
+		for (const write of await checkpointSql.channelWrites(client, threadKey, parentId, written.channel)) {
+			if (write.type !== type || isLink(write.encoding)) continue;
+			const match = matchItems(unpack(write.value, write.encoding), written.bytes);
+			if (match === undefined) continue;
+			const seq = written.from + match.start;
+			const link = match.array ? [logId, seq, match.count] : [logId, seq];
+			await checkpointSql.relinkWrite(client, threadKey, parentId, write, Buffer.from(JSON.stringify(link)), match.array ? LINK.ITEMS : LINK.ITEM);
+		}
+	}
+}
+
+/** Rows of list() decoded per item query; bounds the items held for one page. */
+const LIST_PAGE = 100;

@@ -1,0 +1,340 @@
+// SQL access to the PostgreSQL lg_* tables (migrations.ts), shared by the saver, its reader and its
+// log writer. Each method is one statement, so callers count round trips by counting calls;
+// callers run the ones that must be atomic on one transaction's client.
+
+import type pg from 'pg';
+
+/** A pool or one of its connections: whatever runs a statement. */
+export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+
+/** A serialised value as stored: serde type, bytes, and how the bytes are encoded (blob.ts). */
+export interface StoredValue {
+	type: string;
+	value: Buffer;
+	encoding: number;
+}
+
+export interface WriteRow extends StoredValue {
+	task_id: string;
+	channel: string;
+}
+
+export interface CheckpointRow {
+	thread_key: number;
+	thread_id: string;
+	checkpoint_ns: string;
+	checkpoint_id: string;
+	parent_checkpoint_id: string | null;
+	type: string;
+	/** The serialised skeleton, encoded with `encoding`. */
+	checkpoint: Buffer;
+	/** JSON text (from jsonb). */
+	metadata: string;
+	/** JSON ChannelMap, encoded with `encoding`. */
+	channels: Buffer;
+	encoding: number;
+	/** Pending writes, in the order LangGraph applies a superstep's writes (task_path, task_id, idx). */
+	writes: WriteRow[];
+}
+
+export interface ItemRow extends StoredValue {
+	log_id: number;
+	seq: number;
+}
+
+export interface NewWrite extends StoredValue {
+	idx: number;
+	channel: string;
+}
+
+export interface ListQuery {
+	threadId?: string;
+	ns?: string;
+	checkpointId?: string;
+	before?: string;
+	/** Matched with jsonb containment (@>), as the stock PostgresSaver does. */
+	filter?: Record<string, unknown>;
+	limit?: number;
+}
+
+type RawRow = Omit<CheckpointRow, 'writes'> & {
+	w_task_ids: string[] | null;
+	w_channels: string[] | null;
+	w_types: string[] | null;
+	w_values: Buffer[] | null;
+	w_encodings: number[] | null;
+};
+
+// writesSortKey order (task_path, task_id, idx), aggregated so a page of checkpoints arrives with
+// its pending writes in one round trip.
+const WRITE_ORDER = 'ORDER BY w.task_path, w.task_id, w.idx';
+const SELECT_ROWS = `
+	SELECT c.thread_key, t.thread_id, t.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type,
+	       c.checkpoint, c.metadata::text AS metadata, c.channels, c.encoding,
+	       w.w_task_ids, w.w_channels, w.w_types, w.w_values, w.w_encodings
+	FROM lg_checkpoints c
+	JOIN lg_threads t USING (thread_key)
+	CROSS JOIN LATERAL (
+		SELECT array_agg(w.task_id ${WRITE_ORDER}) AS w_task_ids, array_agg(w.channel ${WRITE_ORDER}) AS w_channels,
+		       array_agg(w.type ${WRITE_ORDER}) AS w_types, array_agg(w.value ${WRITE_ORDER}) AS w_values,
+		       array_agg(w.encoding ${WRITE_ORDER}) AS w_encodings
+		FROM lg_writes w WHERE w.thread_key = c.thread_key AND w.checkpoint_id = c.checkpoint_id
+	) w`;
+
+/**
+ * Creating a thread row can lose a race to another connection creating it, and the next statement
+ * sees the winner's row; only a thread deleted as fast as it is created could need more tries.
+ */
+const RACE_ATTEMPTS = 3;
+
+function toRow(raw: RawRow): CheckpointRow {
+	const { w_task_ids: taskIds, w_channels: channels, w_types: types, w_values: values, w_encodings: encodings, ...row } = raw;
+	const writes = (taskIds ?? []).map((task_id, i) => ({
+		task_id,
+		channel: channels![i]!,
+		type: types![i]!,
+		value: values![i]!,
+		encoding: encodings![i]!
+	}));
+	return { ...row, writes };
+}
+
+export const checkpointSql = {
+	/** The checkpoint `checkpointId` of a thread's namespace, or its latest. */
+	async row(q: Queryable, threadId: string, ns: string, checkpointId?: string): Promise<CheckpointRow | undefined> {
+		const { rows } = await q.query<RawRow>(
+			checkpointId === undefined
+				? `${SELECT_ROWS} WHERE t.thread_id = $1 AND t.checkpoint_ns = $2 ORDER BY c.checkpoint_id DESC LIMIT 1`
+				: `${SELECT_ROWS} WHERE t.thread_id = $1 AND t.checkpoint_ns = $2 AND c.checkpoint_id = $3`,
+			checkpointId === undefined ? [threadId, ns] : [threadId, ns, checkpointId]
+		);
+		return rows[0] && toRow(rows[0]);
+	},
+
+	/** Newest first. Like the stock PostgresSaver, any limit given applies, 0 included. */
+	async list(q: Queryable, query: ListQuery): Promise<CheckpointRow[]> {
+		const where: string[] = [];
+		const args: unknown[] = [];
+		const add = (clause: (n: string) => string, value: unknown) => {
+			args.push(value);
+			where.push(clause(`$${args.length}`));
+		};
+		if (query.threadId !== undefined) add((n) => `t.thread_id = ${n}`, query.threadId);
+		if (query.ns !== undefined) add((n) => `t.checkpoint_ns = ${n}`, query.ns);
+		if (query.checkpointId !== undefined) add((n) => `c.checkpoint_id = ${n}`, query.checkpointId);
+		if (query.before !== undefined) add((n) => `c.checkpoint_id < ${n}`, query.before);
+		if (query.filter !== undefined && Object.keys(query.filter).length > 0) {
+			add((n) => `c.metadata @> ${n}::jsonb`, JSON.stringify(query.filter));
+		}
+		let source = SELECT_ROWS;
+		if (where.length > 0) source += ` WHERE ${where.join(' AND ')}`;
+		source += ' ORDER BY c.checkpoint_id DESC';
+		if (query.limit !== undefined) {
+			args.push(Math.trunc(query.limit));
+			source += ` LIMIT $${args.length}`;
+		}
+		const { rows } = await q.query<RawRow>(source, args);
+		return rows.map(toRow);
+	},
+
+	/** Channel maps of checkpoints that others reference (ChannelMap `r` entries). */
+	async channelMaps(q: Queryable, threadKey: number, ids: readonly string[]) {
+		const { rows } = await q.query<{ checkpoint_id: string; channels: Buffer; encoding: number }>(
+			`SELECT checkpoint_id, channels, encoding FROM lg_checkpoints WHERE thread_key = $1 AND checkpoint_id = ANY($2)`,
+			[threadKey, ids]
+		);
+		return new Map(rows.map((row) => [row.checkpoint_id, row]));
+	},
+
+	/** Items from <= seq < to of each range, ordered by log and position. */
+	async items(q: Queryable, ranges: readonly { logId: number; from: number; to: number }[]): Promise<ItemRow[]> {
+		if (ranges.length === 0) return [];
+		const { rows } = await q.query<ItemRow>(
+			`SELECT i.log_id, i.seq, i.type, i.value, i.encoding
+			 FROM unnest($1::int[], $2::int[], $3::int[]) AS r(log_id, lo, hi)
+			 JOIN lg_log_items i ON i.log_id = r.log_id AND i.seq >= r.lo AND i.seq < r.hi
+			 ORDER BY i.log_id, i.seq`,
+			[ranges.map((r) => r.logId), ranges.map((r) => r.from), ranges.map((r) => r.to)]
+		);
+		return rows;
+	},
+
+	/**
+	 * The thread's key, its row locked FOR UPDATE until the transaction ends (created if new), so
+	 * puts to one thread run one at a time across every connection and process.
+	 */
+	async lockThread(client: pg.PoolClient, threadId: string, ns: string): Promise<number> {
+		for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt += 1) {
+			const found = await client.query<{ thread_key: number }>(
+				`SELECT thread_key FROM lg_threads WHERE thread_id = $1 AND checkpoint_ns = $2 FOR UPDATE`,
+				[threadId, ns]
+			);
+			if (found.rows[0]) return found.rows[0].thread_key;
+			// A concurrent first put inserts the same row: ON CONFLICT waits for it, then the loop locks it.
+			const created = await client.query<{ thread_key: number }>(
+				`INSERT INTO lg_threads (thread_id, checkpoint_ns) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING thread_key`,
+				[threadId, ns]
+			);
+			if (created.rows[0]) return created.rows[0].thread_key;
+		}
+		throw new Error(`checkpoint store: thread ${threadId} is created and deleted concurrently`);
+	},
+
+	/** The rows of a thread's namespace, newest first, without their writes (for version scans). */
+	async threadRows(q: Queryable, threadKey: number) {
+		const { rows } = await q.query<Pick<CheckpointRow, 'checkpoint_id' | 'type' | 'checkpoint' | 'channels' | 'encoding'>>(
+			`SELECT checkpoint_id, type, checkpoint, channels, encoding FROM lg_checkpoints
+			 WHERE thread_key = $1 ORDER BY checkpoint_id DESC`,
+			[threadKey]
+		);
+		return rows;
+	},
+
+	async parentRow(q: Queryable, threadKey: number, checkpointId: string) {
+		const { rows } = await q.query<Pick<CheckpointRow, 'type' | 'checkpoint' | 'channels' | 'encoding'>>(
+			`SELECT type, checkpoint, channels, encoding FROM lg_checkpoints WHERE thread_key = $1 AND checkpoint_id = $2`,
+			[threadKey, checkpointId]
+		);
+		return rows[0];
+	},
+
+	async logLengths(q: Queryable, logIds: readonly number[]): Promise<Map<number, number>> {
+		if (logIds.length === 0) return new Map();
+		const { rows } = await q.query<{ log_id: number; length: number }>(
+			`SELECT log_id, length FROM lg_logs WHERE log_id = ANY($1)`,
+			[logIds]
+		);
+		return new Map(rows.map((row) => [row.log_id, row.length]));
+	},
+
+	async createLogs(client: pg.PoolClient, threadKey: number, count: number): Promise<number[]> {
+		if (count === 0) return [];
+		const { rows } = await client.query<{ log_id: number }>(
+			`INSERT INTO lg_logs (thread_key, length) SELECT $1, 0 FROM generate_series(1, $2) RETURNING log_id`,
+			[threadKey, count]
+		);
+		return rows.map((row) => row.log_id).sort((a, b) => a - b);
+	},
+
+	/** Writes items and sets each touched log's length to just past its last new item. */
+	async appendItems(client: pg.PoolClient, items: readonly ItemRow[]): Promise<void> {
+		if (items.length === 0) return;
+		const column = <K extends keyof ItemRow>(key: K) => items.map((item) => item[key]);
+		await client.query(
+			`WITH added AS (
+				INSERT INTO lg_log_items (log_id, seq, type, value, encoding)
+				SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::bytea[], $5::smallint[])
+				RETURNING log_id, seq
+			)
+			UPDATE lg_logs l SET length = a.length
+			FROM (SELECT log_id, max(seq) + 1 AS length FROM added GROUP BY log_id) a
+			WHERE l.log_id = a.log_id`,
+			[column('log_id'), column('seq'), column('type'), column('value'), column('encoding')]
+		);
+	},
+
+	/** Writes of one checkpoint to one channel, for write links. */
+	async channelWrites(q: Queryable, threadKey: number, checkpointId: string, channel: string) {
+		const { rows } = await q.query<WriteRow & { idx: number }>(
+			`SELECT task_id, idx, channel, type, value, encoding FROM lg_writes
+			 WHERE thread_key = $1 AND checkpoint_id = $2 AND channel = $3 ORDER BY task_path, task_id, idx`,
+			[threadKey, checkpointId, channel]
+		);
+		return rows;
+	},
+
+	/** Stores a write's value another way (write-links.ts); the write keeps its key and channel. */
+	async relinkWrite(
+		client: pg.PoolClient,
+		threadKey: number,
+		checkpointId: string,
+		write: { task_id: string; idx: number },
+		value: Buffer,
+		encoding: number
+	): Promise<void> {
+		await client.query(
+			`UPDATE lg_writes SET value = $1, encoding = $2
+			 WHERE thread_key = $3 AND checkpoint_id = $4 AND task_id = $5 AND idx = $6`,
+			[value, encoding, threadKey, checkpointId, write.task_id, write.idx]
+		);
+	},
+
+	/** Putting the same checkpoint id again overwrites it, as the stock savers do. */
+	async upsertCheckpoint(
+		client: pg.PoolClient,
+		row: Omit<CheckpointRow, 'thread_id' | 'checkpoint_ns' | 'writes' | 'checkpoint' | 'channels'> & {
+			checkpoint: Uint8Array;
+			channels: Uint8Array;
+		}
+	): Promise<void> {
+		await client.query(
+			`INSERT INTO lg_checkpoints (thread_key, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, channels, encoding)
+			 VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8)
+			 ON CONFLICT (thread_key, checkpoint_id) DO UPDATE SET parent_checkpoint_id = EXCLUDED.parent_checkpoint_id,
+			   type = EXCLUDED.type, checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata,
+			   channels = EXCLUDED.channels, encoding = EXCLUDED.encoding`,
+			[row.thread_key, row.checkpoint_id, row.parent_checkpoint_id, row.type, row.checkpoint, row.metadata, row.channels, row.encoding]
+		);
+	},
+
+	/**
+	 * One statement: the thread row is created if it is new, then the writes inserted. Special
+	 * writes (errors, interrupts, resume values) replace earlier ones; regular writes are kept on
+	 * retry, the rule of the stock savers.
+	 */
+	async insertWrites(
+		q: Queryable,
+		thread: { threadId: string; ns: string; checkpointId: string; taskId: string; taskPath: string },
+		writes: readonly NewWrite[],
+		replace: boolean
+	): Promise<void> {
+		const column = <K extends keyof NewWrite>(key: K) => writes.map((write) => write[key]);
+		const conflict = replace
+			? `DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, value = EXCLUDED.value,
+			   encoding = EXCLUDED.encoding, task_path = EXCLUDED.task_path`
+			: 'DO NOTHING';
+		const statement = `
+			WITH existing AS (SELECT thread_key FROM lg_threads WHERE thread_id = $1 AND checkpoint_ns = $2),
+			created AS (
+				INSERT INTO lg_threads (thread_id, checkpoint_ns) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM existing)
+				ON CONFLICT DO NOTHING RETURNING thread_key
+			),
+			thread AS (SELECT thread_key FROM existing UNION ALL SELECT thread_key FROM created),
+			written AS (
+				INSERT INTO lg_writes (thread_key, checkpoint_id, task_id, idx, channel, type, value, encoding, task_path)
+				SELECT thread.thread_key, $3, $4, w.idx, w.channel, w.type, w.value, w.encoding, $5
+				FROM thread, unnest($6::int[], $7::text[], $8::text[], $9::bytea[], $10::smallint[]) AS w(idx, channel, type, value, encoding)
+				ON CONFLICT (thread_key, checkpoint_id, task_id, idx) ${conflict}
+			)
+			SELECT count(*)::int AS threads FROM thread`;
+		const args = [
+			thread.threadId,
+			thread.ns,
+			thread.checkpointId,
+			thread.taskId,
+			thread.taskPath,
+			column('idx'),
+			column('channel'),
+			column('type'),
+			column('value'),
+			column('encoding')
+		];
+		// No thread row seen: a concurrent first write created it after this statement's snapshot.
+		// The next statement sees it.
+		for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt += 1) {
+			const { rows } = await q.query<{ threads: number }>(statement, args);
+			if (rows[0]!.threads > 0) return;
+		}
+		throw new Error(`checkpoint store: thread ${thread.threadId} is created and deleted concurrently`);
+	},
+
+	/** Deletes every namespace of a thread with all it holds; returns the ids of the removed logs. */
+	async deleteThread(q: Queryable, threadId: string): Promise<number[]> {
+		const { rows } = await q.query<{ log_id: number }>(
+			`WITH gone AS (DELETE FROM lg_threads WHERE thread_id = $1 RETURNING thread_key)
+			 SELECT log_id FROM lg_logs WHERE thread_key IN (SELECT thread_key FROM gone)`,
+			[threadId]
+		);
+		return rows.map((row) => row.log_id);
+	}
+};

@@ -1,0 +1,4 @@
+// The PostgreSQL engine: its one migration list and the stores built on it. See README.md.
+
+export { DeltaPostgresSaver, type DeltaPostgresSaverOptions } from './checkpoint/saver.js';
+export { migratePostgres, PostgresSchemaError } from './migrations.js';

@@ -1,0 +1,99 @@
+// The PostgreSQL schema of Sophos: one numbered list for every table the engine owns.
+
+import type pg from 'pg';
+import { inTransaction } from './transaction.js';
+
+/**
+ * Append-only: a shipped migration is never edited, only followed by a new one, so every database
+ * converges on the same schema. Migration N (1-based) is recorded in `sophos_migrations` as version
+ * N in the same transaction that applies it.
+ */
+const MIGRATIONS: readonly string[] = [
+	`-- Checkpoints (checkpoint/): the delta layout of the SQLite store, keyed by a thread surrogate.
+	-- One row per (thread, namespace); every other checkpoint table hangs off it and is removed
+	-- with it. The row is also the lock that serialises puts to one thread across connections.
+	CREATE TABLE lg_threads (
+		thread_key integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+		thread_id text NOT NULL,
+		checkpoint_ns text NOT NULL,
+		UNIQUE (thread_id, checkpoint_ns)
+	);
+	-- COLLATE "C": checkpoint ids (uuid6) sort by time bytewise, whatever the database's collation.
+	CREATE TABLE lg_checkpoints (
+		thread_key integer NOT NULL REFERENCES lg_threads ON DELETE CASCADE,
+		checkpoint_id text COLLATE "C" NOT NULL,
+		parent_checkpoint_id text COLLATE "C",
+		type text NOT NULL,          -- serde type of checkpoint and metadata
+		checkpoint bytea NOT NULL,   -- the checkpoint without id and channel_values
+		metadata jsonb NOT NULL,     -- list() filters on it with @>, as the stock PostgresSaver does
+		channels bytea NOT NULL,     -- JSON ChannelMap: where each channel value lives
+		encoding smallint NOT NULL,  -- of checkpoint and channels (checkpoint/blob.ts)
+		PRIMARY KEY (thread_key, checkpoint_id)
+	);
+	-- A log id is never reused and a log's length never decreases, so an item (log_id, seq) is
+	-- written once for the life of the database and any process may cache it.
+	CREATE TABLE lg_logs (
+		log_id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+		thread_key integer NOT NULL REFERENCES lg_threads ON DELETE CASCADE,
+		length integer NOT NULL
+	);
+	CREATE INDEX lg_logs_by_thread ON lg_logs (thread_key);
+	CREATE TABLE lg_log_items (
+		log_id integer NOT NULL REFERENCES lg_logs ON DELETE CASCADE,
+		seq integer NOT NULL,
+		type text NOT NULL,
+		value bytea NOT NULL,
+		encoding smallint NOT NULL,
+		PRIMARY KEY (log_id, seq)
+	);
+	CREATE TABLE lg_writes (
+		thread_key integer NOT NULL REFERENCES lg_threads ON DELETE CASCADE,
+		checkpoint_id text COLLATE "C" NOT NULL,
+		task_id text COLLATE "C" NOT NULL,
+		idx integer NOT NULL,
+		channel text NOT NULL,
+		type text NOT NULL,
+		value bytea NOT NULL,
+		encoding smallint NOT NULL,  -- blob.ts encodings, or a link to log items (write-links.ts)
+		task_path text COLLATE "C" NOT NULL,
+		PRIMARY KEY (thread_key, checkpoint_id, task_id, idx)
+	);`
+];
+
+/** Any number of instances may start at once: the first to take this lock migrates, the rest wait. */
+const MIGRATION_LOCK = 0x50_48_05_05;
+
+export class PostgresSchemaError extends Error {
+	readonly code = 'SCHEMA_TOO_NEW';
+	constructor(readonly databaseVersion: number, readonly knownVersion: number) {
+		super(
+			`the PostgreSQL database is at schema version ${databaseVersion}, newer than this Sophos knows (${knownVersion}); ` +
+				'run the Sophos version that migrated it, or a newer one'
+		);
+	}
+}
+
+/**
+ * Brings the database's schema up to date, in one transaction: a failure applies nothing. Safe to
+ * call from several processes at once. Returns how many migrations were applied; throws
+ * PostgresSchemaError when a newer Sophos has migrated the database further than this one knows.
+ */
+export async function migratePostgres(pool: pg.Pool): Promise<number> {
+	return inTransaction(pool, async (client) => {
+		await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+		await client.query(
+			`CREATE TABLE IF NOT EXISTS sophos_migrations (
+				version integer PRIMARY KEY,
+				applied_at timestamptz NOT NULL DEFAULT now()
+			)`
+		);
+		const { rows } = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM sophos_migrations`);
+		const applied = rows[0]?.version ?? 0;
+		if (applied > MIGRATIONS.length) throw new PostgresSchemaError(applied, MIGRATIONS.length);
+		for (let i = applied; i < MIGRATIONS.length; i += 1) {
+			await client.query(MIGRATIONS[i]!);
+			await client.query(`INSERT INTO sophos_migrations (version) VALUES ($1)`, [i + 1]);
+		}
+		return MIGRATIONS.length - applied;
+	});
+}

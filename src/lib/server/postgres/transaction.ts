@@ -1,0 +1,26 @@
+// One transaction on a connection of its own from the pool.
+
+import type pg from 'pg';
+
+/**
+ * Runs `work` between BEGIN and COMMIT on one pooled connection; on any error rolls back and
+ * rethrows that error. A connection whose ROLLBACK fails too (it broke mid-transaction) is closed
+ * instead of going back to the pool.
+ */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+	const client = await pool.connect();
+	let broken: Error | undefined;
+	try {
+		await client.query('BEGIN');
+		const result = await work(client);
+		await client.query('COMMIT');
+		return result;
+	} catch (error) {
+		await client.query('ROLLBACK').catch((rollbackError: Error) => {
+			broken = rollbackError;
+		});
+		throw error;
+	} finally {
+		client.release(broken);
+	}
+}
