@@ -118,8 +118,24 @@ export async function createTestDatabase(adminUrl: string, prefix = 'test'): Pro
 	await admin(adminUrl, `CREATE DATABASE "${name}"`);
 	const url = new URL(adminUrl);
 	url.pathname = `/${name}`;
-	return { name, url: url.toString(), drop: () => admin(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+	return {
+		name,
+		url: url.toString(),
+		async drop() {
+			// Without FORCE first: PostgreSQL waits for the backends of connections a pool has just
+			// closed to exit, where FORCE would kill them and fail those connections' last messages.
+			try {
+				await admin(adminUrl, `DROP DATABASE IF EXISTS "${name}"`);
+			} catch (error) {
+				if ((error as { code?: string }).code !== OBJECT_IN_USE) throw error;
+				await admin(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+			}
+		}
+	};
 }
+
+/** SQLSTATE 55006: the database still has connections after PostgreSQL's 5 s wait for them. */
+const OBJECT_IN_USE = '55006';
 
 async function admin(adminUrl: string, sql: string): Promise<void> {
 	const client = new pg.Client({ connectionString: adminUrl });

@@ -51,6 +51,12 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 	private readonly cache: ItemCache;
 	private readonly reader: TupleReader;
 	private readonly logs: LogWriter;
+	/**
+	 * putWrites calls not yet committed, per thread and namespace. LangGraph does not wait for a
+	 * step's writes before it puts the next checkpoint; that put waits for them, so it finds the
+	 * message writes it can link (and so a step's messages are stored once).
+	 */
+	private readonly writesInFlight = new Map<string, Set<Promise<void>>>();
 
 	constructor(
 		private readonly pool: pg.Pool,
@@ -108,11 +114,15 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		]);
 		if (type !== metadataType) throw new Error('Failed to serialize checkpoint and metadata to the same type.');
 		if (type !== 'json') throw new Error(`DeltaPostgresSaver keeps metadata as jsonb and needs a JSON serde, got "${type}"`);
+		await Promise.allSettled(this.writesInFlight.get(threadKeyOf(threadId, ns)) ?? []);
 
 		const applied = await inTransaction(this.pool, async (client) => {
 			const threadKey = await checkpointSql.lockThread(client, threadId, ns);
 			const parent = parentId === undefined ? undefined : await this.parentInfo(client, threadKey, parentId);
-			const plan = planChannels(Object.keys(values), checkpoint.channel_versions, newVersions, parent);
+			// Only versioned channels, as the stock PostgresSaver (values keyed by version) reads back:
+			// LangGraph's unversioned `__pregel_tasks: []`, or an input checkpoint's empty `messages`.
+			const versioned = Object.keys(values).filter((channel) => checkpoint.channel_versions[channel] !== undefined);
+			const plan = planChannels(versioned, checkpoint.channel_versions, newVersions, parent);
 			if (plan.unresolved.length > 0) plan.changed.push(...(await this.storedVersions(client, threadKey, plan.unresolved, checkpoint)));
 			const entries: ChannelMap = plan.inherited;
 			const arrays: ArrayValue[] = [];
@@ -163,7 +173,17 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 			})
 		);
 		const replace = writes.every(([channel]) => channel in WRITES_IDX_MAP);
-		await checkpointSql.insertWrites(this.pool, { threadId, ns, checkpointId, taskId, taskPath: taskPath ?? '' }, rows, replace);
+		const key = threadKeyOf(threadId, ns);
+		const inFlight = this.writesInFlight.get(key) ?? new Set();
+		this.writesInFlight.set(key, inFlight);
+		const insert = checkpointSql.insertWrites(this.pool, { threadId, ns, checkpointId, taskId, taskPath: taskPath ?? '' }, rows, replace);
+		inFlight.add(insert);
+		try {
+			await insert;
+		} finally {
+			inFlight.delete(insert);
+			if (inFlight.size === 0) this.writesInFlight.delete(key);
+		}
 	}
 
 	/**
@@ -214,6 +234,8 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		}
 	}
 }
+
+const threadKeyOf = (threadId: string, ns: string) => JSON.stringify([threadId, ns]);
 
 /** Rows of list() decoded per item query; bounds the items held for one page. */
 const LIST_PAGE = 100;
