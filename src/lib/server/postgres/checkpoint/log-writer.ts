@@ -1,7 +1,8 @@
-// Writes the changed array channel values of one put as extensions of the parent's item logs.
-// The planning is the SQLite store's (checkpoint/segments.ts); this module does its I/O in a few
-// statements for all channels at once. Runs inside the put's transaction, with the thread row
-// locked, so no other writer can move a log's tip between reading it and appending.
+// Lays out the changed array channel values of one put as extensions of the parent's item logs.
+// The planning is the SQLite store's (checkpoint/segments.ts); this module serialises the new
+// items for all channels at once, and the put writes them in its one statement. Runs inside the
+// put's transaction, with the thread row locked, so no other writer can move a log's tip between
+// the read of the tips and the append.
 
 import type pg from 'pg';
 import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
@@ -15,6 +16,7 @@ import {
 	totalLength,
 	type Segment
 } from '../../checkpoint/segments.js';
+import { putSql } from './put-statements.js';
 import { checkpointSql, type ItemRow } from './store.js';
 
 export interface ArrayValue {
@@ -37,6 +39,12 @@ export interface AppliedLogWrite {
 	type?: string;
 }
 
+export interface PreparedLogWrites {
+	applied: AppliedLogWrite[];
+	items: ItemRow[];
+	logLengths: { logId: number; length: number }[];
+}
+
 export class LogWriter {
 	constructor(
 		private readonly cache: ItemCache,
@@ -44,16 +52,15 @@ export class LogWriter {
 		private readonly maxSegments: number
 	) {}
 
-	async write(client: pg.PoolClient, threadKey: number, arrays: readonly ArrayValue[]): Promise<AppliedLogWrite[]> {
+	/** `tips`: the current length of every log of the thread. */
+	async prepare(
+		client: pg.PoolClient,
+		threadKey: number,
+		arrays: readonly ArrayValue[],
+		tips: ReadonlyMap<number, number>
+	): Promise<PreparedLogWrites> {
 		const extend = await this.extendsParents(client, arrays);
 		const lastLog = (segments?: readonly Segment[]) => segments?.[segments.length - 1]?.[0];
-		const tips = await checkpointSql.logLengths(
-			client,
-			arrays.flatMap((array, i) => {
-				const last = lastLog(array.parentSegments);
-				return extend[i] && last !== undefined ? [last] : [];
-			})
-		);
 		const plans = arrays.map((array, i) => {
 			const last = lastLog(array.parentSegments);
 			return planLogWrite({
@@ -64,7 +71,7 @@ export class LogWriter {
 				maxSegments: this.maxSegments
 			});
 		});
-		const newLogs = await checkpointSql.createLogs(
+		const newLogs = await putSql.createLogs(
 			client,
 			threadKey,
 			plans.filter((plan, i) => needsNewLog(plan, arrays[i]!.value.length)).length
@@ -90,8 +97,10 @@ export class LogWriter {
 				type: types.size === 1 ? [...types][0] : undefined
 			});
 		}
-		await checkpointSql.appendItems(client, rows);
-		return applied;
+		const logLengths = applied.flatMap(({ logId, from, objects }) =>
+			logId === undefined || objects.length === 0 ? [] : [{ logId, length: from + objects.length }]
+		);
+		return { applied, items: rows, logLengths };
 	}
 
 	/** After commit: the new items join the cache, so the next turn compares them by identity. */

@@ -27,6 +27,7 @@ import { LINK, isLink } from '../../checkpoint/write-links.js';
 import { inTransaction } from '../transaction.js';
 import { LogWriter, type AppliedLogWrite, type ArrayValue } from './log-writer.js';
 import { TupleReader } from './reader.js';
+import { putSql, type ParentRow, type Relink } from './put-statements.js';
 import { checkpointSql } from './store.js';
 
 export interface DeltaPostgresSaverOptions {
@@ -117,13 +118,15 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		await Promise.allSettled(this.writesInFlight.get(threadKeyOf(threadId, ns)) ?? []);
 
 		const applied = await inTransaction(this.pool, async (client) => {
-			const threadKey = await checkpointSql.lockThread(client, threadId, ns);
-			const parent = parentId === undefined ? undefined : await this.parentInfo(client, threadKey, parentId);
+			const locked = await putSql.lockThread(client, threadId, ns, parentId);
+			const parent = locked.parent && (await this.parentInfo(parentId!, locked.parent));
 			// Only versioned channels, as the stock PostgresSaver (values keyed by version) reads back:
 			// LangGraph's unversioned `__pregel_tasks: []`, or an input checkpoint's empty `messages`.
 			const versioned = Object.keys(values).filter((channel) => checkpoint.channel_versions[channel] !== undefined);
 			const plan = planChannels(versioned, checkpoint.channel_versions, newVersions, parent);
-			if (plan.unresolved.length > 0) plan.changed.push(...(await this.storedVersions(client, threadKey, plan.unresolved, checkpoint)));
+			if (plan.unresolved.length > 0) {
+				plan.changed.push(...(await this.storedVersions(client, locked.threadKey, plan.unresolved, checkpoint)));
+			}
 			const entries: ChannelMap = plan.inherited;
 			const arrays: ArrayValue[] = [];
 			for (const channel of plan.changed) {
@@ -136,23 +139,23 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 					entries[channel] = { v: toInline(valueType, bytes) };
 				}
 			}
-			const written = await this.logs.write(client, threadKey, arrays);
-			for (const write of written) {
-				entries[write.channel] = { s: write.segments };
-				if (parentId !== undefined) await this.linkParentWrites(client, threadKey, parentId, write);
-			}
+			const logs = await this.logs.prepare(client, locked.threadKey, arrays, locked.logLengths);
+			for (const write of logs.applied) entries[write.channel] = { s: write.segments };
 			// In the checkpoint's key order, so values read back serialise exactly like the stock saver's.
 			const map: ChannelMap = {};
 			for (const channel of Object.keys(values)) if (entries[channel]) map[channel] = entries[channel];
-			await checkpointSql.upsertCheckpoint(client, {
-				thread_key: threadKey,
-				checkpoint_id: id,
-				parent_checkpoint_id: parentId ?? null,
+			await putSql.writeCheckpoint(client, {
+				threadKey: locked.threadKey,
+				checkpointId: id,
+				parentId: parentId ?? null,
 				type,
 				metadata: Buffer.from(metadataBytes).toString('utf8'),
-				...encodeCheckpoint(skeleton, map)
+				...encodeCheckpoint(skeleton, map),
+				items: logs.items,
+				logLengths: logs.logLengths,
+				relinks: locked.parent ? parentLinks(locked.parent.writes, logs.applied) : []
 			});
-			return written;
+			return logs.applied;
 		});
 		this.logs.remember(applied);
 		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: id } };
@@ -194,9 +197,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		this.cache.forget(await checkpointSql.deleteThread(this.pool, threadId));
 	}
 
-	private async parentInfo(client: pg.PoolClient, threadKey: number, parentId: string): Promise<ParentInfo | undefined> {
-		const row = await checkpointSql.parentRow(client, threadKey, parentId);
-		if (row === undefined) return undefined;
+	private async parentInfo(parentId: string, row: ParentRow): Promise<ParentInfo> {
 		const skeleton = (await this.serde.loadsTyped(row.type, skeletonBytes(row))) as Skeleton;
 		return { id: parentId, map: channelMapOf(row), versions: skeleton.channel_versions };
 	}
@@ -208,7 +209,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 	 */
 	private async storedVersions(client: pg.PoolClient, threadKey: number, channels: readonly string[], checkpoint: Checkpoint) {
 		const found = new Set<string>();
-		for (const row of await checkpointSql.threadRows(client, threadKey)) {
+		for (const row of await putSql.threadRows(client, threadKey)) {
 			const map = channelMapOf(row);
 			const candidates = channels.filter((channel) => !found.has(channel) && channel in map);
 			if (candidates.length === 0) continue;
@@ -219,20 +220,23 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		}
 		return channels.filter((channel) => found.has(channel));
 	}
+}
 
-	/** Rewrites the parent's writes to the channel that equal items just written as links (write-links.ts). */
-	private async linkParentWrites(client: pg.PoolClient, threadKey: number, parentId: string, written: AppliedLogWrite) {
-		const { logId, type } = written;
-		if (logId === undefined || type === undefined) return;
-		for (const write of await checkpointSql.channelWrites(client, threadKey, parentId, written.channel)) {
-			if (write.type !== type || isLink(write.encoding)) continue;
-			const match = matchItems(unpack(write.value, write.encoding), written.bytes);
+/** The parent's writes that equal items the put appends, as links to them (write-links.ts). */
+function parentLinks(writes: ParentRow['writes'], applied: readonly AppliedLogWrite[]): Relink[] {
+	const relinks: Relink[] = [];
+	for (const { channel, logId, type, from, bytes } of applied) {
+		if (logId === undefined || type === undefined) continue;
+		for (const write of writes) {
+			if (write.channel !== channel || write.type !== type || isLink(write.encoding)) continue;
+			const match = matchItems(unpack(write.value, write.encoding), bytes);
 			if (match === undefined) continue;
-			const seq = written.from + match.start;
+			const seq = from + match.start;
 			const link = match.array ? [logId, seq, match.count] : [logId, seq];
-			await checkpointSql.relinkWrite(client, threadKey, parentId, write, Buffer.from(JSON.stringify(link)), match.array ? LINK.ITEMS : LINK.ITEM);
+			relinks.push({ taskId: write.task_id, idx: write.idx, value: Buffer.from(JSON.stringify(link)), encoding: match.array ? LINK.ITEMS : LINK.ITEM });
 		}
 	}
+	return relinks;
 }
 
 const threadKeyOf = (threadId: string, ns: string) => JSON.stringify([threadId, ns]);

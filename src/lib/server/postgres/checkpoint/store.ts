@@ -85,7 +85,7 @@ const SELECT_ROWS = `
  * Creating a thread row can lose a race to another connection creating it, and the next statement
  * sees the winner's row; only a thread deleted as fast as it is created could need more tries.
  */
-const RACE_ATTEMPTS = 3;
+export const RACE_ATTEMPTS = 3;
 
 function toRow(raw: RawRow): CheckpointRow {
 	const { w_task_ids: taskIds, w_channels: channels, w_types: types, w_values: values, w_encodings: encodings, ...row } = raw;
@@ -159,80 +159,6 @@ export const checkpointSql = {
 		return rows;
 	},
 
-	/**
-	 * The thread's key, its row locked FOR UPDATE until the transaction ends (created if new), so
-	 * puts to one thread run one at a time across every connection and process.
-	 */
-	async lockThread(client: pg.PoolClient, threadId: string, ns: string): Promise<number> {
-		for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt += 1) {
-			const found = await client.query<{ thread_key: number }>(
-				`SELECT thread_key FROM lg_threads WHERE thread_id = $1 AND checkpoint_ns = $2 FOR UPDATE`,
-				[threadId, ns]
-			);
-			if (found.rows[0]) return found.rows[0].thread_key;
-			// A concurrent first put inserts the same row: ON CONFLICT waits for it, then the loop locks it.
-			const created = await client.query<{ thread_key: number }>(
-				`INSERT INTO lg_threads (thread_id, checkpoint_ns) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING thread_key`,
-				[threadId, ns]
-			);
-			if (created.rows[0]) return created.rows[0].thread_key;
-		}
-		throw new Error(`checkpoint store: thread ${threadId} is created and deleted concurrently`);
-	},
-
-	/** The rows of a thread's namespace, newest first, without their writes (for version scans). */
-	async threadRows(q: Queryable, threadKey: number) {
-		const { rows } = await q.query<Pick<CheckpointRow, 'checkpoint_id' | 'type' | 'checkpoint' | 'channels' | 'encoding'>>(
-			`SELECT checkpoint_id, type, checkpoint, channels, encoding FROM lg_checkpoints
-			 WHERE thread_key = $1 ORDER BY checkpoint_id DESC`,
-			[threadKey]
-		);
-		return rows;
-	},
-
-	async parentRow(q: Queryable, threadKey: number, checkpointId: string) {
-		const { rows } = await q.query<Pick<CheckpointRow, 'type' | 'checkpoint' | 'channels' | 'encoding'>>(
-			`SELECT type, checkpoint, channels, encoding FROM lg_checkpoints WHERE thread_key = $1 AND checkpoint_id = $2`,
-			[threadKey, checkpointId]
-		);
-		return rows[0];
-	},
-
-	async logLengths(q: Queryable, logIds: readonly number[]): Promise<Map<number, number>> {
-		if (logIds.length === 0) return new Map();
-		const { rows } = await q.query<{ log_id: number; length: number }>(
-			`SELECT log_id, length FROM lg_logs WHERE log_id = ANY($1)`,
-			[logIds]
-		);
-		return new Map(rows.map((row) => [row.log_id, row.length]));
-	},
-
-	async createLogs(client: pg.PoolClient, threadKey: number, count: number): Promise<number[]> {
-		if (count === 0) return [];
-		const { rows } = await client.query<{ log_id: number }>(
-			`INSERT INTO lg_logs (thread_key, length) SELECT $1, 0 FROM generate_series(1, $2) RETURNING log_id`,
-			[threadKey, count]
-		);
-		return rows.map((row) => row.log_id).sort((a, b) => a - b);
-	},
-
-	/** Writes items and sets each touched log's length to just past its last new item. */
-	async appendItems(client: pg.PoolClient, items: readonly ItemRow[]): Promise<void> {
-		if (items.length === 0) return;
-		const column = <K extends keyof ItemRow>(key: K) => items.map((item) => item[key]);
-		await client.query(
-			`WITH added AS (
-				INSERT INTO lg_log_items (log_id, seq, type, value, encoding)
-				SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::bytea[], $5::smallint[])
-				RETURNING log_id, seq
-			)
-			UPDATE lg_logs l SET length = a.length
-			FROM (SELECT log_id, max(seq) + 1 AS length FROM added GROUP BY log_id) a
-			WHERE l.log_id = a.log_id`,
-			[column('log_id'), column('seq'), column('type'), column('value'), column('encoding')]
-		);
-	},
-
 	/** Writes of one checkpoint to one channel, for write links. */
 	async channelWrites(q: Queryable, threadKey: number, checkpointId: string, channel: string) {
 		const { rows } = await q.query<WriteRow & { idx: number }>(
@@ -241,40 +167,6 @@ export const checkpointSql = {
 			[threadKey, checkpointId, channel]
 		);
 		return rows;
-	},
-
-	/** Stores a write's value another way (write-links.ts); the write keeps its key and channel. */
-	async relinkWrite(
-		client: pg.PoolClient,
-		threadKey: number,
-		checkpointId: string,
-		write: { task_id: string; idx: number },
-		value: Buffer,
-		encoding: number
-	): Promise<void> {
-		await client.query(
-			`UPDATE lg_writes SET value = $1, encoding = $2
-			 WHERE thread_key = $3 AND checkpoint_id = $4 AND task_id = $5 AND idx = $6`,
-			[value, encoding, threadKey, checkpointId, write.task_id, write.idx]
-		);
-	},
-
-	/** Putting the same checkpoint id again overwrites it, as the stock savers do. */
-	async upsertCheckpoint(
-		client: pg.PoolClient,
-		row: Omit<CheckpointRow, 'thread_id' | 'checkpoint_ns' | 'writes' | 'checkpoint' | 'channels'> & {
-			checkpoint: Uint8Array;
-			channels: Uint8Array;
-		}
-	): Promise<void> {
-		await client.query(
-			`INSERT INTO lg_checkpoints (thread_key, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, channels, encoding)
-			 VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8)
-			 ON CONFLICT (thread_key, checkpoint_id) DO UPDATE SET parent_checkpoint_id = EXCLUDED.parent_checkpoint_id,
-			   type = EXCLUDED.type, checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata,
-			   channels = EXCLUDED.channels, encoding = EXCLUDED.encoding`,
-			[row.thread_key, row.checkpoint_id, row.parent_checkpoint_id, row.type, row.checkpoint, row.metadata, row.channels, row.encoding]
-		);
 	},
 
 	/**

@@ -1,0 +1,187 @@
+// The statements of one put's transaction: lock the thread and read what the put builds on, then
+// write everything in one statement. Fewer round trips is most of a put's cost on PostgreSQL.
+
+import type pg from 'pg';
+import { RACE_ATTEMPTS, type CheckpointRow, type ItemRow, type Queryable, type WriteRow } from './store.js';
+
+export interface ParentRow extends Pick<CheckpointRow, 'type' | 'checkpoint' | 'channels' | 'encoding'> {
+	/** The parent's pending writes, which the put may turn into links. */
+	writes: (WriteRow & { idx: number })[];
+}
+
+export interface LockedThread {
+	threadKey: number;
+	/** The parent checkpoint, if asked for and stored. */
+	parent?: ParentRow;
+	/** Length of every log of the thread (few: one, plus one per fork or non-appending change). */
+	logLengths: Map<number, number>;
+}
+
+export interface Relink {
+	taskId: string;
+	idx: number;
+	value: Buffer;
+	encoding: number;
+}
+
+export interface CheckpointWrite {
+	threadKey: number;
+	checkpointId: string;
+	parentId: string | null;
+	type: string;
+	checkpoint: Uint8Array;
+	/** JSON text, stored as jsonb. */
+	metadata: string;
+	channels: Uint8Array;
+	encoding: number;
+	/** New log items, and the length each log they extend reaches. */
+	items: readonly ItemRow[];
+	logLengths: readonly { logId: number; length: number }[];
+	/** Pending writes of the parent stored as links from now on (write-links.ts). */
+	relinks: readonly Relink[];
+}
+
+type RawLock = {
+	thread_key: number;
+	type: string | null;
+	checkpoint: Buffer | null;
+	channels: Buffer | null;
+	encoding: number | null;
+	w_task_ids: string[] | null;
+	w_idxs: number[] | null;
+	w_channels: string[] | null;
+	w_types: string[] | null;
+	w_values: Buffer[] | null;
+	w_encodings: number[] | null;
+	log_ids: number[] | null;
+	lengths: number[] | null;
+};
+
+// NO KEY UPDATE: puts to the thread wait for each other, while inserting writes (whose foreign key
+// check takes KEY SHARE on the thread row) does not wait for a put.
+const LOCK_THREAD = `
+	SELECT t.thread_key, p.type, p.checkpoint, p.channels, p.encoding,
+	       w.w_task_ids, w.w_idxs, w.w_channels, w.w_types, w.w_values, w.w_encodings, l.log_ids, l.lengths
+	FROM lg_threads t
+	LEFT JOIN lg_checkpoints p ON p.thread_key = t.thread_key AND p.checkpoint_id = $3
+	CROSS JOIN LATERAL (
+		SELECT array_agg(w.task_id) AS w_task_ids, array_agg(w.idx) AS w_idxs, array_agg(w.channel) AS w_channels,
+		       array_agg(w.type) AS w_types, array_agg(w.value) AS w_values, array_agg(w.encoding) AS w_encodings
+		FROM lg_writes w WHERE w.thread_key = t.thread_key AND w.checkpoint_id = $3
+	) w
+	CROSS JOIN LATERAL (
+		SELECT array_agg(l.log_id) AS log_ids, array_agg(l.length) AS lengths FROM lg_logs l WHERE l.thread_key = t.thread_key
+	) l
+	WHERE t.thread_id = $1 AND t.checkpoint_ns = $2
+	FOR NO KEY UPDATE OF t`;
+
+function toLocked(raw: RawLock): LockedThread {
+	const logIds = raw.log_ids ?? [];
+	const parent: ParentRow | undefined =
+		raw.type === null
+			? undefined
+			: {
+					type: raw.type,
+					checkpoint: raw.checkpoint!,
+					channels: raw.channels!,
+					encoding: raw.encoding!,
+					writes: (raw.w_task_ids ?? []).map((task_id, i) => ({
+						task_id,
+						idx: raw.w_idxs![i]!,
+						channel: raw.w_channels![i]!,
+						type: raw.w_types![i]!,
+						value: raw.w_values![i]!,
+						encoding: raw.w_encodings![i]!
+					}))
+				};
+	return { threadKey: raw.thread_key, parent, logLengths: new Map(logIds.map((id, i) => [id, raw.lengths![i]!])) };
+}
+
+export const putSql = {
+	/**
+	 * Locks the thread's row until the transaction ends (creating it if new), so puts to one thread
+	 * run one at a time across every connection and process, and reads the parent and log tips.
+	 */
+	async lockThread(client: pg.PoolClient, threadId: string, ns: string, parentId?: string): Promise<LockedThread> {
+		for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt += 1) {
+			const found = await client.query<RawLock>(LOCK_THREAD, [threadId, ns, parentId ?? null]);
+			if (found.rows[0]) return toLocked(found.rows[0]);
+			// A concurrent first put inserts the same row: ON CONFLICT waits for it, then the loop locks it.
+			const created = await client.query<{ thread_key: number }>(
+				`INSERT INTO lg_threads (thread_id, checkpoint_ns) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING thread_key`,
+				[threadId, ns]
+			);
+			if (created.rows[0]) return { threadKey: created.rows[0].thread_key, logLengths: new Map() };
+		}
+		throw new Error(`checkpoint store: thread ${threadId} is created and deleted concurrently`);
+	},
+
+	/** The rows of a thread's namespace, newest first, without their writes (for version scans). */
+	async threadRows(q: Queryable, threadKey: number) {
+		const { rows } = await q.query<Pick<CheckpointRow, 'checkpoint_id' | 'type' | 'checkpoint' | 'channels' | 'encoding'>>(
+			`SELECT checkpoint_id, type, checkpoint, channels, encoding FROM lg_checkpoints
+			 WHERE thread_key = $1 ORDER BY checkpoint_id DESC`,
+			[threadKey]
+		);
+		return rows;
+	},
+
+	async createLogs(client: pg.PoolClient, threadKey: number, count: number): Promise<number[]> {
+		if (count === 0) return [];
+		const { rows } = await client.query<{ log_id: number }>(
+			`INSERT INTO lg_logs (thread_key, length) SELECT $1, 0 FROM generate_series(1, $2) RETURNING log_id`,
+			[threadKey, count]
+		);
+		return rows.map((row) => row.log_id).sort((a, b) => a - b);
+	},
+
+	/**
+	 * One statement: new items, the logs' lengths, the parent's writes that become links, and the
+	 * checkpoint row. Putting the same checkpoint id again overwrites it, as the stock savers do.
+	 */
+	async writeCheckpoint(client: pg.PoolClient, write: CheckpointWrite): Promise<void> {
+		const items = (key: keyof ItemRow) => write.items.map((item) => item[key]);
+		const relinks = (key: keyof Relink) => write.relinks.map((relink) => relink[key]);
+		await client.query(
+			`WITH added AS (
+				INSERT INTO lg_log_items (log_id, seq, type, value, encoding)
+				SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::bytea[], $5::smallint[])
+			),
+			grown AS (
+				UPDATE lg_logs l SET length = g.length
+				FROM unnest($6::int[], $7::int[]) AS g(log_id, length) WHERE l.log_id = g.log_id
+			),
+			linked AS (
+				UPDATE lg_writes w SET value = r.value, encoding = r.encoding
+				FROM unnest($8::text[], $9::int[], $10::bytea[], $11::smallint[]) AS r(task_id, idx, value, encoding)
+				WHERE w.thread_key = $12 AND w.checkpoint_id = $13 AND w.task_id = r.task_id AND w.idx = r.idx
+			)
+			INSERT INTO lg_checkpoints (thread_key, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, channels, encoding)
+			VALUES ($12, $14, $13, $15, $16, $17::jsonb, $18, $19)
+			ON CONFLICT (thread_key, checkpoint_id) DO UPDATE SET parent_checkpoint_id = EXCLUDED.parent_checkpoint_id,
+			  type = EXCLUDED.type, checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata,
+			  channels = EXCLUDED.channels, encoding = EXCLUDED.encoding`,
+			[
+				items('log_id'),
+				items('seq'),
+				items('type'),
+				items('value'),
+				items('encoding'),
+				write.logLengths.map((log) => log.logId),
+				write.logLengths.map((log) => log.length),
+				relinks('taskId'),
+				relinks('idx'),
+				relinks('value'),
+				relinks('encoding'),
+				write.threadKey,
+				write.parentId,
+				write.checkpointId,
+				write.type,
+				write.checkpoint,
+				write.metadata,
+				write.channels,
+				write.encoding
+			]
+		);
+	}
+};
