@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureBuild, ensureDependencies, root, run } from './ensure.mjs';
+import { ensureBuild, ensureDependencies, ensurePostgres, root, run } from './ensure.mjs';
 
 const dir = path.join(root, 'bench');
 const files = fs
@@ -21,6 +21,7 @@ if (name !== undefined && only.length === 0) {
 }
 
 ensureDependencies();
+ensurePostgres();
 ensureBuild();
 const summaryFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sophos-bench-')), 'summary.jsonl');
 const env = { ...process.env, BENCH_SUMMARY_FILE: summaryFile };
