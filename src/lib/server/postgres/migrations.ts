@@ -57,7 +57,57 @@ const MIGRATIONS: readonly string[] = [
 		encoding smallint NOT NULL,  -- blob.ts encodings, or a link to log items (write-links.ts)
 		task_path text COLLATE "C" NOT NULL,
 		PRIMARY KEY (thread_key, checkpoint_id, task_id, idx)
-	);`
+	);`,
+	`-- The app's tables (app/), as the SQLite file's (db/migrations.ts). \`seq\` keeps insertion
+	-- order, which SQLite's rowid gives: it breaks ties between equal timestamps.
+	CREATE TABLE conversations (
+		id text PRIMARY KEY,
+		seq bigint GENERATED ALWAYS AS IDENTITY,
+		title text NOT NULL,
+		created_at timestamptz NOT NULL,
+		updated_at timestamptz NOT NULL,
+		message_count integer NOT NULL DEFAULT 0
+	);
+	CREATE INDEX conversations_by_update ON conversations (updated_at DESC, seq DESC);
+	CREATE TABLE runs (
+		id text PRIMARY KEY,
+		seq bigint GENERATED ALWAYS AS IDENTITY,
+		conversation_id text NOT NULL REFERENCES conversations ON DELETE CASCADE,
+		status text NOT NULL CHECK (status IN ('running', 'interrupted', 'completed', 'failed', 'cancelled')),
+		trigger text NOT NULL CHECK (trigger IN ('message', 'resume', 'auto-resume')),
+		-- The user message of a message run, sent again on resume if a crash kept it from the thread.
+		input text,
+		error_code text,
+		error_message text,
+		started_at timestamptz NOT NULL,
+		finished_at timestamptz
+	);
+	CREATE INDEX runs_by_conversation ON runs (conversation_id, started_at DESC, seq DESC);
+	-- One active run per conversation, enforced where two instances or two requests cannot race it.
+	CREATE UNIQUE INDEX one_running_run ON runs (conversation_id) WHERE status = 'running';
+	CREATE TABLE tool_calls (
+		thread_id text NOT NULL REFERENCES conversations ON DELETE CASCADE,
+		tool_call_id text NOT NULL,
+		run_id text NOT NULL,
+		step integer NOT NULL,
+		tool text NOT NULL,
+		args_hash text NOT NULL,
+		idempotency_key text NOT NULL,
+		attempts integer NOT NULL DEFAULT 1,
+		intent_at timestamptz NOT NULL,
+		outcome text CHECK (outcome IN ('success', 'error', 'cancelled')),
+		result text,
+		outcome_at timestamptz,
+		PRIMARY KEY (thread_id, tool_call_id)
+	);
+	CREATE TABLE queued_messages (
+		id text PRIMARY KEY,
+		seq bigint GENERATED ALWAYS AS IDENTITY,
+		conversation_id text NOT NULL REFERENCES conversations ON DELETE CASCADE,
+		message text NOT NULL,
+		created_at timestamptz NOT NULL
+	);
+	CREATE INDEX queued_by_conversation ON queued_messages (conversation_id, created_at, seq);`
 ];
 
 /** Any number of instances may start at once: the first to take this lock migrates, the rest wait. */

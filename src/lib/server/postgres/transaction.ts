@@ -5,13 +5,20 @@ import type pg from 'pg';
 /**
  * Runs `work` between BEGIN and COMMIT on one pooled connection; on any error rolls back and
  * rethrows that error. A connection whose ROLLBACK fails too (it broke mid-transaction) is closed
- * instead of going back to the pool.
+ * instead of going back to the pool. `durable`: the commit waits for its WAL to be flushed to disk
+ * even on a server run with synchronous_commit=off, for the writes a power cut must not undo (as
+ * db/durable-commit.ts does on SQLite).
  */
-export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+	pool: pg.Pool,
+	work: (client: pg.PoolClient) => Promise<T>,
+	options: { durable?: boolean } = {}
+): Promise<T> {
 	const client = await pool.connect();
 	let broken: Error | undefined;
 	try {
 		await client.query('BEGIN');
+		if (options.durable) await client.query('SET LOCAL synchronous_commit TO on');
 		const result = await work(client);
 		await client.query('COMMIT');
 		return result;

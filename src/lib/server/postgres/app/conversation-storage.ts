@@ -1,0 +1,89 @@
+// Conversation rows (storage/app-storage.ts ConversationStorage) on PostgreSQL: the sidebar's view
+// of each thread. Messages live in the checkpoints.
+
+import type pg from 'pg';
+import { titleFromMessage, type ConversationSummary, type RunStatus } from '../../db/conversation-store';
+import type { ConversationStorage } from '../../storage/app-storage';
+import { checkpointSql } from '../checkpoint/store.js';
+import { inTransaction } from '../transaction.js';
+import { claimRun } from './run-storage.js';
+
+type SummaryRow = {
+	id: string;
+	title: string;
+	created_at: Date;
+	updated_at: Date;
+	message_count: number;
+	status: RunStatus | null;
+	error_code: string | null;
+	error_message: string | null;
+};
+
+// The latest run gives the conversation its status, as in the SQLite store.
+const SUMMARY_SELECT = `
+	SELECT c.id, c.title, c.created_at, c.updated_at, c.message_count, r.status, r.error_code, r.error_message
+	FROM conversations c
+	LEFT JOIN LATERAL (
+		SELECT status, error_code, error_message FROM runs
+		WHERE conversation_id = c.id ORDER BY started_at DESC, seq DESC LIMIT 1
+	) r ON true`;
+const NEWEST_FIRST = 'ORDER BY c.updated_at DESC, c.seq DESC';
+
+function toSummary(row: SummaryRow): ConversationSummary {
+	return {
+		id: row.id,
+		title: row.title,
+		createdAt: row.created_at.toISOString(),
+		updatedAt: row.updated_at.toISOString(),
+		messageCount: row.message_count,
+		status: row.status,
+		...(row.error_code ? { error: { code: row.error_code, message: row.error_message ?? '' } } : {})
+	};
+}
+
+export function postgresConversationStorage(pool: pg.Pool): ConversationStorage {
+	return {
+		async get(id) {
+			const { rows } = await pool.query<SummaryRow>(`${SUMMARY_SELECT} WHERE c.id = $1`, [id]);
+			return rows[0] && toSummary(rows[0]);
+		},
+
+		async exists(id) {
+			const { rowCount } = await pool.query(`SELECT 1 FROM conversations WHERE id = $1`, [id]);
+			return (rowCount ?? 0) > 0;
+		},
+
+		async list() {
+			const { rows } = await pool.query<SummaryRow>(`${SUMMARY_SELECT} ${NEWEST_FIRST}`);
+			return rows.map(toSummary);
+		},
+
+		async firstPage(limit) {
+			const { rows } = await pool.query<SummaryRow>(`${SUMMARY_SELECT} ${NEWEST_FIRST} LIMIT $1`, [limit + 1]);
+			return { conversations: rows.slice(0, limit).map(toSummary), hasMore: rows.length > limit };
+		},
+
+		async createWithRun(id, runId, firstMessage, now) {
+			await inTransaction(pool, async (client) => {
+				await client.query(`INSERT INTO conversations (id, title, created_at, updated_at) VALUES ($1, $2, $3, $3)`, [
+					id,
+					titleFromMessage(firstMessage),
+					now
+				]);
+				await claimRun(client, { conversationId: id, runId, now, trigger: 'message', input: firstMessage });
+			});
+		},
+
+		async delete(id) {
+			return inTransaction(
+				pool,
+				async (client) => {
+					await checkpointSql.deleteThread(client, id);
+					const { rowCount } = await client.query(`DELETE FROM conversations WHERE id = $1`, [id]);
+					return (rowCount ?? 0) > 0;
+				},
+				{ durable: true }
+			);
+		}
+	};
+}

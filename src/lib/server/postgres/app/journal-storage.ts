@@ -1,0 +1,68 @@
+// The tool call journal (storage/app-storage.ts JournalStorage) on PostgreSQL.
+
+import type pg from 'pg';
+import type { JournalStorage } from '../../storage/app-storage';
+import type { JournalEntry } from '../../tools/tool-journal';
+import { inTransaction } from '../transaction.js';
+
+type Row = {
+	thread_id: string;
+	tool_call_id: string;
+	run_id: string;
+	step: number;
+	tool: string;
+	args_hash: string;
+	idempotency_key: string;
+	attempts: number;
+	outcome: JournalEntry['outcome'];
+	result: string | null;
+};
+
+// A call with an outcome keeps its row as it is; one without counts another attempt.
+const RECORD_INTENT = `
+	INSERT INTO tool_calls (thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, intent_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+	ON CONFLICT (thread_id, tool_call_id) DO UPDATE SET
+		run_id = EXCLUDED.run_id, attempts = tool_calls.attempts + 1, intent_at = EXCLUDED.intent_at
+	WHERE tool_calls.outcome IS NULL`;
+
+export function postgresJournalStorage(pool: pg.Pool): JournalStorage {
+	return {
+		async get(threadId, toolCallId) {
+			const { rows } = await pool.query<Row>(
+				`SELECT thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, attempts, outcome, result
+				 FROM tool_calls WHERE thread_id = $1 AND tool_call_id = $2`,
+				[threadId, toolCallId]
+			);
+			const row = rows[0];
+			return (
+				row && {
+					threadId: row.thread_id,
+					toolCallId: row.tool_call_id,
+					runId: row.run_id,
+					step: row.step,
+					tool: row.tool,
+					argsHash: row.args_hash,
+					idempotencyKey: row.idempotency_key,
+					attempts: row.attempts,
+					outcome: row.outcome,
+					result: row.result
+				}
+			);
+		},
+
+		async recordIntent(entry, now, durable) {
+			const args = [entry.threadId, entry.toolCallId, entry.runId, entry.step, entry.tool, entry.argsHash, entry.idempotencyKey, now];
+			if (durable) await inTransaction(pool, (client) => client.query(RECORD_INTENT, args), { durable: true });
+			else await pool.query(RECORD_INTENT, args);
+		},
+
+		async recordOutcome(threadId, toolCallId, outcome, now) {
+			await pool.query(
+				`UPDATE tool_calls SET outcome = $1, result = $2, outcome_at = $3
+				 WHERE thread_id = $4 AND tool_call_id = $5 AND outcome IS NULL`,
+				[outcome.outcome, outcome.result, now, threadId, toolCallId]
+			);
+		}
+	};
+}

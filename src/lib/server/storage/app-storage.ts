@@ -1,0 +1,90 @@
+// The app's storage contract: what the runtime asks of conversations, runs, the message queue and
+// the tool call journal, asynchronous and engine-independent, so one runtime can run on the
+// embedded SQLite file or on a PostgreSQL database shared by several processes. Implemented by
+// sqlite-app-storage.ts and postgres/app/; both pass one shared suite (test/support/app-storage-suite.ts).
+// Operations that must be atomic are operations of their own, not transactions a caller composes.
+
+import type { ConversationSummary } from '../db/conversation-store';
+import type { QueuedMessage } from '../db/message-queue';
+import type { RunOutcome, RunRecord, RunTrigger } from '../db/run-store';
+import type { JournalEntry } from '../tools/tool-journal';
+import type { JournalOutcome } from '../tools/repeat-policy';
+
+export interface ConversationStorage {
+	get(id: string): Promise<ConversationSummary | undefined>;
+	exists(id: string): Promise<boolean>;
+	/** Most recently updated first. */
+	list(): Promise<ConversationSummary[]>;
+	/** The `limit` most recently updated, and whether there are more (the list's order, cut short). */
+	firstPage(limit: number): Promise<{ conversations: ConversationSummary[]; hasMore: boolean }>;
+	/**
+	 * Creates the conversation and claims its first run (a message run carrying `firstMessage`) in
+	 * one transaction. Throws, changing nothing, when the id is taken.
+	 */
+	createWithRun(id: string, runId: string, firstMessage: string, now: string): Promise<void>;
+	/**
+	 * Removes the conversation with its runs, queued messages, journal entries and checkpoints, in one
+	 * transaction committed durably (a power cut cannot bring it back). Returns whether it existed.
+	 */
+	delete(id: string): Promise<boolean>;
+}
+
+/**
+ * The run ledger. A run is claimed by inserting its `running` row; the engine's unique index on a
+ * conversation's running run refuses a second claim, whoever makes it, in whatever process.
+ */
+export interface RunStorage {
+	/**
+	 * Claims the conversation for a new run; false when another run holds it. A message run also
+	 * moves the conversation to the top of the list in the same commit.
+	 */
+	claim(conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null): Promise<boolean>;
+	/** Moves the conversation to the top of the list once its run is sure to go ahead. */
+	touchConversation(conversationId: string, now: string): Promise<void>;
+	/** Undoes a claim that turned out to have nothing to run; a finished run is never released. */
+	releaseClaim(runId: string): Promise<void>;
+	/**
+	 * Records the run's outcome and the conversation's message count together. Only a `running` run
+	 * changes, so of two racing outcomes exactly one is kept; returns whether this was it.
+	 */
+	finish(runId: string, outcome: RunOutcome, now: string): Promise<boolean>;
+	get(runId: string): Promise<(RunRecord & { conversationId: string }) | undefined>;
+	hasRunning(conversationId: string): Promise<boolean>;
+	/** Newest first. */
+	list(conversationId: string): Promise<RunRecord[]>;
+	listRunning(): Promise<{ id: string; conversationId: string }[]>;
+}
+
+/** Messages waiting for a conversation's active run to end (ifBusy "enqueue"), oldest first. */
+export interface QueueStorage {
+	add(conversationId: string, id: string, message: string, now: string): Promise<void>;
+	list(conversationId: string): Promise<QueuedMessage[]>;
+	conversationsWaiting(): Promise<string[]>;
+	/**
+	 * Claims a message run for the oldest queued message and takes it off the queue, in one
+	 * transaction. Undefined, changing nothing, when nothing waits or another run holds the conversation.
+	 */
+	claimNext(conversationId: string, runId: string, now: string): Promise<QueuedMessage | undefined>;
+}
+
+/**
+ * The tool call journal: an intent before the MCP request goes out, its outcome after the answer,
+ * so a resumed step knows which calls finished, which never started and which were in flight.
+ */
+export interface JournalStorage {
+	get(threadId: string, toolCallId: string): Promise<JournalEntry | undefined>;
+	/**
+	 * A repeated intent for a call without an outcome counts an attempt. `durable`: committed so a
+	 * power cut cannot undo it, for a call that may not be repeated.
+	 */
+	recordIntent(entry: Omit<JournalEntry, 'attempts' | 'outcome' | 'result'>, now: string, durable: boolean): Promise<void>;
+	/** The first outcome recorded for a call is the one kept. */
+	recordOutcome(threadId: string, toolCallId: string, outcome: JournalOutcome, now: string): Promise<void>;
+}
+
+export interface AppStorage {
+	conversations: ConversationStorage;
+	runs: RunStorage;
+	queue: QueueStorage;
+	journal: JournalStorage;
+}

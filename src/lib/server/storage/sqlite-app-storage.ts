@@ -1,0 +1,67 @@
+// The app storage contract (app-storage.ts) on the SQLite file: the synchronous stores of db/ and
+// tools/ behind promises, with the contract's atomic operations as transactions of the connection.
+
+import type Database from 'better-sqlite3';
+import type { DeltaSqliteSaver } from '../checkpoint';
+import { ConversationStore } from '../db/conversation-store';
+import { commitDurably } from '../db/durable-commit';
+import { MessageQueue } from '../db/message-queue';
+import { RunStore } from '../db/run-store';
+import { ToolJournal } from '../tools/tool-journal';
+import type { AppStorage } from './app-storage';
+
+/** `db` opened by openDatabase and migrated for `saver` (migrateCheckpointStore). */
+export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver): AppStorage {
+	const conversations = new ConversationStore(db);
+	const runs = new RunStore(db);
+	const queue = new MessageQueue(db);
+	const journal = new ToolJournal(db);
+	return {
+		conversations: {
+			get: async (id) => conversations.get(id),
+			exists: async (id) => conversations.exists(id),
+			list: async () => conversations.list(),
+			firstPage: async (limit) => conversations.firstPage(limit),
+			async createWithRun(id, runId, firstMessage, now) {
+				conversations.transaction(() => {
+					conversations.create(id, firstMessage, now);
+					runs.claim(id, runId, now, 'message', firstMessage);
+				});
+			},
+			async delete(id) {
+				return commitDurably(db, () => {
+					saver.deleteThreadSync(id);
+					return conversations.delete(id);
+				});
+			}
+		},
+		runs: {
+			claim: async (conversationId, runId, now, trigger, input) => runs.claim(conversationId, runId, now, trigger, input),
+			touchConversation: async (conversationId, now) => runs.touchConversation(conversationId, now),
+			releaseClaim: async (runId) => runs.releaseClaim(runId),
+			finish: async (runId, outcome, now) => runs.finish(runId, outcome, now),
+			get: async (runId) => runs.get(runId),
+			hasRunning: async (conversationId) => runs.hasRunning(conversationId),
+			list: async (conversationId) => runs.list(conversationId),
+			listRunning: async () => runs.listRunning()
+		},
+		queue: {
+			add: async (conversationId, id, message, now) => queue.add(conversationId, id, message, now),
+			list: async (conversationId) => queue.list(conversationId),
+			conversationsWaiting: async () => queue.conversationsWaiting(),
+			async claimNext(conversationId, runId, now) {
+				return conversations.transaction(() => {
+					const next = queue.list(conversationId)[0];
+					if (!next || !runs.claim(conversationId, runId, now, 'message', next.message)) return undefined;
+					queue.delete(next.id);
+					return next;
+				});
+			}
+		},
+		journal: {
+			get: async (threadId, toolCallId) => journal.get(threadId, toolCallId),
+			recordIntent: async (entry, now, durable) => journal.recordIntent(entry, now, durable),
+			recordOutcome: async (threadId, toolCallId, outcome, now) => journal.recordOutcome(threadId, toolCallId, outcome, now)
+		}
+	};
+}

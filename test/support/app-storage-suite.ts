@@ -1,0 +1,174 @@
+// The app storage contract's shared suite (src/lib/server/storage/app-storage.ts): the same
+// assertions against every engine, each on a real database of its own.
+
+import { emptyCheckpoint, uuid6, type BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AppStorage } from '../../src/lib/server/storage/app-storage';
+
+export interface OpenedStorage {
+	storage: AppStorage;
+	/** The same database through another connection, as another process sees it. */
+	other: AppStorage;
+	/** The checkpoint saver on the same database. */
+	saver: BaseCheckpointSaver;
+	close(): Promise<void>;
+}
+
+const T = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
+
+export function describeAppStorage(engine: string, open: () => Promise<OpenedStorage>): void {
+	describe(`app storage on ${engine}`, () => {
+		let opened: OpenedStorage;
+		let storage: AppStorage;
+		beforeEach(async () => {
+			opened = await open();
+			storage = opened.storage;
+		});
+		afterEach(() => opened.close());
+
+		const conversation = async (id: string, second = 0) => {
+			await storage.conversations.createWithRun(id, `first-${id}`, id, T(second));
+			await storage.runs.finish(`first-${id}`, { status: 'completed', messageCount: 2 }, T(second));
+		};
+
+		it('creates a conversation with its first run claimed, and refuses a taken id, changing nothing', async () => {
+			await storage.conversations.createWithRun('c1', 'r1', 'Hello there\nsecond line', T(0));
+			expect(await storage.conversations.get('c1')).toEqual({
+				id: 'c1',
+				title: 'Hello there',
+				createdAt: T(0),
+				updatedAt: T(0),
+				messageCount: 0,
+				status: 'running'
+			});
+			expect(await storage.runs.get('r1')).toMatchObject({ conversationId: 'c1', status: 'running', trigger: 'message', input: 'Hello there\nsecond line' });
+			await expect(storage.conversations.createWithRun('c1', 'r2', 'again', T(1))).rejects.toThrow();
+			expect(await storage.runs.get('r2')).toBeUndefined();
+			expect(await storage.conversations.list()).toHaveLength(1);
+		});
+
+		it('lets one run claim a conversation at a time, whoever asks, at the same moment too', async () => {
+			await conversation('c1');
+			expect(await storage.runs.claim('c1', 'r1', T(1), 'message', 'hi')).toBe(true);
+			expect(await storage.runs.claim('c1', 'r2', T(2), 'message', 'hi')).toBe(false);
+			expect(await opened.other.runs.claim('c1', 'r3', T(3), 'resume', null)).toBe(false);
+			expect(await storage.runs.hasRunning('c1')).toBe(true);
+			expect(await storage.runs.finish('r1', { status: 'completed', messageCount: 2 }, T(4))).toBe(true);
+			const claims = await Promise.all([
+				storage.runs.claim('c1', 'r4', T(5), 'message', 'a'),
+				opened.other.runs.claim('c1', 'r5', T(5), 'message', 'b')
+			]);
+			expect(claims.filter(Boolean)).toHaveLength(1);
+			expect(await storage.runs.listRunning()).toEqual([{ id: claims[0] ? 'r4' : 'r5', conversationId: 'c1' }]);
+		});
+
+		it('keeps exactly one outcome when two try to record one', async () => {
+			await conversation('c1');
+			await storage.runs.claim('c1', 'r1', T(1), 'message', 'hi');
+			const outcomes = await Promise.all([
+				storage.runs.finish('r1', { status: 'completed', messageCount: 2 }, T(2)),
+				opened.other.runs.finish('r1', { status: 'failed', error: { code: 'AGENT_FAILURE', message: 'x' }, messageCount: 0 }, T(2))
+			]);
+			expect(outcomes.filter(Boolean)).toHaveLength(1);
+			const kept = outcomes[0] ? { status: 'completed', error: null } : { status: 'failed', error: { code: 'AGENT_FAILURE', message: 'x' } };
+			expect((await storage.runs.list('c1'))[0]).toMatchObject({ id: 'r1', ...kept, finishedAt: T(2) });
+			expect(await storage.conversations.get('c1')).toMatchObject({ messageCount: outcomes[0] ? 2 : 0, updatedAt: T(2), status: kept.status });
+		});
+
+		it('lists the runs left running with their input, and a conversation shows its latest run', async () => {
+			await conversation('a');
+			await conversation('b');
+			await storage.runs.claim('a', 'ra', T(1), 'message', 'hello a');
+			await storage.runs.claim('b', 'rb', T(1), 'resume', null);
+			await storage.runs.finish('rb', { status: 'completed', messageCount: 2 }, T(2));
+			expect(await storage.runs.listRunning()).toEqual([{ id: 'ra', conversationId: 'a' }]);
+			expect(await storage.runs.get('ra')).toMatchObject({ input: 'hello a', trigger: 'message', status: 'running', startedAt: T(1), finishedAt: null });
+			await storage.runs.finish('ra', { status: 'interrupted', error: { code: 'PROCESS_EXITED', message: 'gone' }, messageCount: 1 }, T(3));
+			expect(await storage.conversations.get('a')).toMatchObject({ status: 'interrupted', error: { code: 'PROCESS_EXITED', message: 'gone' } });
+			expect(await storage.conversations.get('b')).toMatchObject({ status: 'completed' });
+			expect((await storage.conversations.get('b'))!.error).toBeUndefined();
+			expect((await storage.runs.list('b')).map((run) => run.id)).toEqual(['rb', 'first-b']);
+		});
+
+		it('releases a claim that had nothing to run, never a finished run', async () => {
+			await conversation('c1');
+			await storage.runs.claim('c1', 'r1', T(1), 'resume', null);
+			await storage.runs.releaseClaim('r1');
+			expect(await storage.runs.get('r1')).toBeUndefined();
+			await storage.runs.releaseClaim('first-c1');
+			expect(await storage.runs.get('first-c1')).toMatchObject({ status: 'completed' });
+		});
+
+		it('lists conversations newest first, by pages, and a message run or a touch moves one up', async () => {
+			await conversation('old', 0);
+			await conversation('new', 1);
+			await conversation('newest', 2);
+			expect((await storage.conversations.list()).map((c) => c.id)).toEqual(['newest', 'new', 'old']);
+			await storage.runs.claim('old', 'r1', T(3), 'message', 'hi');
+			expect((await storage.conversations.list()).map((c) => c.id)).toEqual(['old', 'newest', 'new']);
+			await storage.runs.claim('new', 'r2', T(4), 'resume', null);
+			expect((await storage.conversations.list())[0]!.id).toBe('old');
+			await storage.runs.touchConversation('new', T(4));
+			const page = await storage.conversations.firstPage(2);
+			expect({ ids: page.conversations.map((c) => c.id), hasMore: page.hasMore }).toEqual({ ids: ['new', 'old'], hasMore: true });
+			expect((await storage.conversations.firstPage(3)).hasMore).toBe(false);
+			expect(await storage.conversations.exists('new')).toBe(true);
+			expect(await storage.conversations.exists('gone')).toBe(false);
+		});
+
+		it('queues messages oldest first and starts the next one only when the conversation is free', async () => {
+			await conversation('c1');
+			await storage.runs.claim('c1', 'busy', T(1), 'message', 'hi');
+			await storage.queue.add('c1', 'q1', 'first', T(2));
+			await storage.queue.add('c1', 'q2', 'second', T(2));
+			expect(await storage.queue.list('c1')).toEqual([
+				{ id: 'q1', message: 'first', createdAt: T(2) },
+				{ id: 'q2', message: 'second', createdAt: T(2) }
+			]);
+			expect(await storage.queue.conversationsWaiting()).toEqual(['c1']);
+			expect(await storage.queue.claimNext('c1', 'r1', T(3))).toBeUndefined();
+			expect(await storage.queue.list('c1')).toHaveLength(2);
+			await storage.runs.finish('busy', { status: 'completed', messageCount: 2 }, T(4));
+			const claims = await Promise.all([storage.queue.claimNext('c1', 'r2', T(5)), opened.other.queue.claimNext('c1', 'r3', T(5))]);
+			expect(claims.filter(Boolean)).toEqual([{ id: 'q1', message: 'first', createdAt: T(2) }]);
+			expect(await storage.runs.get(claims[0] ? 'r2' : 'r3')).toMatchObject({ status: 'running', input: 'first', trigger: 'message' });
+			expect((await storage.queue.list('c1')).map((m) => m.id)).toEqual(['q2']);
+		});
+
+		it('journals intents and keeps the first outcome; an intent after it changes nothing', async () => {
+			await conversation('c1');
+			const entry = { threadId: 'c1', toolCallId: 'call-1', runId: 'r1', step: 2, tool: 'fetch', argsHash: 'h', idempotencyKey: 'c1:call-1' };
+			await storage.journal.recordIntent(entry, T(1), false);
+			await storage.journal.recordIntent({ ...entry, runId: 'r2' }, T(2), true);
+			expect(await storage.journal.get('c1', 'call-1')).toEqual({ ...entry, runId: 'r2', attempts: 2, outcome: null, result: null });
+			await storage.journal.recordOutcome('c1', 'call-1', { outcome: 'success', result: 'page' }, T(3));
+			await opened.other.journal.recordOutcome('c1', 'call-1', { outcome: 'error', result: 'late' }, T(4));
+			await storage.journal.recordIntent({ ...entry, runId: 'r3' }, T(5), true);
+			expect(await storage.journal.get('c1', 'call-1')).toEqual({ ...entry, runId: 'r2', attempts: 2, outcome: 'success', result: 'page' });
+			expect(await storage.journal.get('c1', 'call-2')).toBeUndefined();
+		});
+
+		it('deletes a conversation with its runs, queue, journal and checkpoints, and nothing of another', async () => {
+			await conversation('gone');
+			await conversation('kept');
+			for (const id of ['gone', 'kept']) {
+				await storage.runs.claim(id, `run-${id}`, T(1), 'message', 'hi');
+				await storage.queue.add(id, `queued-${id}`, 'later', T(1));
+				await storage.journal.recordIntent({ threadId: id, toolCallId: 'call', runId: `run-${id}`, step: 1, tool: 't', argsHash: 'h', idempotencyKey: 'k' }, T(1), false);
+				const checkpoint = { ...emptyCheckpoint(), id: uuid6(-1) };
+				await opened.saver.put({ configurable: { thread_id: id, checkpoint_ns: '' } }, checkpoint, { source: 'input', step: -1, parents: {} }, {});
+			}
+			expect(await storage.conversations.delete('gone')).toBe(true);
+			expect(await storage.conversations.get('gone')).toBeUndefined();
+			expect(await storage.runs.list('gone')).toEqual([]);
+			expect(await storage.queue.list('gone')).toEqual([]);
+			expect(await storage.journal.get('gone', 'call')).toBeUndefined();
+			expect(await opened.saver.getTuple({ configurable: { thread_id: 'gone', checkpoint_ns: '' } })).toBeUndefined();
+			expect(await storage.conversations.delete('gone')).toBe(false);
+			expect(await storage.runs.list('kept')).toHaveLength(2);
+			expect(await storage.queue.list('kept')).toHaveLength(1);
+			expect(await storage.journal.get('kept', 'call')).toBeDefined();
+			expect(await opened.saver.getTuple({ configurable: { thread_id: 'kept', checkpoint_ns: '' } })).toBeDefined();
+		});
+	});
+}
