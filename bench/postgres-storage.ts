@@ -19,16 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { TOOL_RESULT_BYTES } from '../test/unit/checkpoint-agent-graph.js';
 import { openPostgresStore, tableBytes, type SaverKind } from '../test/postgres/checkpoint-postgres-compare.js';
 import { startPostgres } from '../test/support/postgres.js';
-import { reportSummary, type SummaryRow } from './support/summary.js';
-import {
-	estimated,
-	growth,
-	measureSeries,
-	parseSeriesArgs,
-	runSeriesChildren,
-	seriesTable,
-	type SeriesRow
-} from './support/turn-series.js';
+import { reportSummary } from './support/summary.js';
+import { measureSeries, parseSeriesArgs, runSeriesChildren, seriesSummary, seriesTable } from './support/turn-series.js';
 
 const args = process.argv.slice(2);
 const { turnCounts, stockBudgetMs, repeat, childKind } = parseSeriesArgs(args, { turnCounts: [10, 200, 1000], budgetSeconds: 150 });
@@ -65,45 +57,11 @@ if (childKind !== undefined) {
 		console.log('');
 		const flags = `--stock-budget=${stockBudgetMs / 1000} --repeat=${repeat}`;
 		console.log(`reproduce: npx tsx bench/postgres-storage.ts ${turnCounts.join(' ')} ${flags}`);
-		reportSummary('postgres-storage', summaryRows(rows));
+		reportSummary(
+			'postgres-storage',
+			seriesSummary(rows, turnCounts, { ours: 'DeltaPostgresSaver', stock: 'stock PostgresSaver', store: 'tables', empty: 'the empty tables' })
+		);
 	} finally {
 		await server.stop();
 	}
-}
-
-function summaryRows(rows: SeriesRow[]): SummaryRow[] {
-	const of = (kind: Kind, turns: number) => rows.find((r) => r.kind === kind && r.turns === turns)!;
-	const ratio = (row: SeriesRow) => row.dbBytes! / row.textBytes;
-	const first = turnCounts[0]!;
-	const last = turnCounts[turnCounts.length - 1]!;
-	const slowdown = (kind: Kind) => of(kind, last).msPerTurn / of(kind, first).msPerTurn;
-	const summary: SummaryRow[] = [];
-	for (const turns of turnCounts) {
-		const [ours, stock] = [of('DeltaPostgresSaver', turns), of('stock PostgresSaver', turns)];
-		summary.push({
-			figure: `tables ÷ message text, ${turns} turns`,
-			ours: `${ratio(ours).toFixed(1)}×`,
-			baseline: `${estimated(stock)}${ratio(stock).toFixed(1)}×`,
-			goal: ''
-		});
-		summary.push({
-			figure: `growth beyond the empty tables (${((ours.emptyBytes ?? 0) / 1024).toFixed(0)} KiB) ÷ message text, ${turns} turns`,
-			ours: `${growth(ours).toFixed(1)}×`,
-			baseline: `${estimated(stock)}${growth(stock).toFixed(1)}×`,
-			goal: ''
-		});
-		summary.push({
-			figure: `ms per turn at ${turns} turns`,
-			ours: ours.msPerTurn.toFixed(1),
-			baseline: `${estimated(stock)}${stock.msPerTurn.toFixed(1)}`,
-			goal: ''
-		});
-	}
-	summary.push({
-		figure: `turn at ${last} ÷ turn at ${first}`,
-		ours: `${slowdown('DeltaPostgresSaver').toFixed(2)}×`,
-		baseline: `${estimated(of('stock PostgresSaver', last))}${slowdown('stock PostgresSaver').toFixed(1)}×`,
-		goal: ''
-	});
-	return summary;
 }

@@ -23,11 +23,10 @@ import { DeltaSqliteSaver, migrateCheckpointStore } from '../src/lib/server/chec
 import { TOOL_RESULT_BYTES } from '../test/unit/checkpoint-agent-graph.js';
 import { reportSummary, type SummaryRow } from './support/summary.js';
 import {
-	estimated,
-	growth,
 	measureSeries,
 	parseSeriesArgs,
 	runSeriesChildren,
+	seriesSummary,
 	seriesTable,
 	type SeriesRow,
 	type TurnStore
@@ -111,43 +110,14 @@ if (childKind !== undefined) {
 }
 
 function summaryRows(rows: Row[]): SummaryRow[] {
-	const of = (kind: Kind, turns: number) => rows.find((r) => r.kind === kind && r.turns === turns)!;
-	const est = estimated;
-	const ratio = (row: Row) => row.dbBytes! / row.textBytes;
-	const first = turnCounts[0]!;
-	const last = turnCounts[turnCounts.length - 1]!;
-	const slowdown = (kind: Kind) => of(kind, last).msPerTurn / of(kind, first).msPerTurn;
-	const summary: SummaryRow[] = [];
-	for (const turns of turnCounts) {
-		const [ours, stock] = [of('DeltaSqliteSaver', turns), of('stock SqliteSaver', turns)];
-		summary.push({
-			figure: `database ÷ message text, ${turns} turns`,
-			ours: `${ratio(ours).toFixed(1)}×`,
-			baseline: `${est(stock)}${ratio(stock).toFixed(1)}×`,
-			goal: '≤ 2×',
-			met: ratio(ours) <= 2
-		});
-		summary.push({
-			figure: `database growth beyond the empty file (${((ours.emptyBytes ?? 0) / 1024).toFixed(0)} KiB) ÷ message text, ${turns} turns`,
-			ours: `${growth(ours).toFixed(1)}×`,
-			baseline: `${est(stock)}${growth(stock).toFixed(1)}×`,
-			goal: '≤ 2×',
-			met: growth(ours) <= 2
-		});
-		summary.push({
-			figure: `ms per turn at ${turns} turns`,
-			ours: ours.msPerTurn.toFixed(1),
-			baseline: `${est(stock)}${stock.msPerTurn.toFixed(1)}`,
-			goal: ''
-		});
-	}
-	const stockLast = of('stock SqliteSaver', last);
-	summary.push({
-		figure: `turn at ${last} ÷ turn at ${first} (LangGraph alone, in memory: ${slowdown('in-memory reference').toFixed(2)}×)`,
-		ours: `${slowdown('DeltaSqliteSaver').toFixed(2)}×`,
-		baseline: `${est(stockLast)}${slowdown('stock SqliteSaver').toFixed(1)}×`,
-		goal: '≤ 1.2×',
-		met: slowdown('DeltaSqliteSaver') <= 1.2
+	const reference = rows.filter((row) => row.kind === 'in-memory reference');
+	const referenceSlowdown = reference[reference.length - 1]!.msPerTurn / reference[0]!.msPerTurn;
+	return seriesSummary(rows, turnCounts, {
+		ours: 'DeltaSqliteSaver',
+		stock: 'stock SqliteSaver',
+		store: 'database',
+		empty: 'the empty file',
+		goals: { bytesPerText: 2, slowdown: 1.2 },
+		slowdownNote: `LangGraph alone, in memory: ${referenceSlowdown.toFixed(2)}×`
 	});
-	return summary;
 }

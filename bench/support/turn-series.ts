@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { buildAgentGraph, humanTurn, messageTextBytes } from '../../test/unit/checkpoint-agent-graph.js';
+import type { SummaryRow } from './summary.js';
 
 /** ms/turn is the median of the last WINDOW turns before each count. */
 export const WINDOW = 10;
@@ -169,8 +170,8 @@ function bestOf(runs: SeriesRow[][]): SeriesRow[] {
 
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
 /** Bytes the turns added to the store, beyond the empty store's fixed pages, per byte of text. */
-export const growth = (row: SeriesRow) => (row.dbBytes! - (row.emptyBytes ?? 0)) / row.textBytes;
-export const estimated = (row: SeriesRow) => (row.estimatedSeconds === undefined ? '' : 'est. ');
+const growth = (row: SeriesRow) => (row.dbBytes! - (row.emptyBytes ?? 0)) / row.textBytes;
+const estimated = (row: SeriesRow) => (row.estimatedSeconds === undefined ? '' : 'est. ');
 
 export function seriesTable(rows: readonly SeriesRow[], turnCounts: readonly number[]): string {
 	const lines = [
@@ -199,4 +200,57 @@ export function seriesTable(rows: readonly SeriesRow[], turnCounts: readonly num
 		lines.push(`| ${cells.join(' | ')} |`);
 	}
 	return lines.join('\n');
+}
+
+export interface SeriesSummaryOptions {
+	ours: string;
+	stock: string;
+	/** What the bytes are of, e.g. `database`, and its empty state, e.g. `the empty file`. */
+	store: string;
+	empty: string;
+	/** Goals as written in the performance issue, when there are some. */
+	goals?: { bytesPerText: number; slowdown: number };
+	/** Said beside the slowdown figure, e.g. LangGraph's own in memory. */
+	slowdownNote?: string;
+}
+
+/** The headline figures of a series for `npm run bench`'s summary (support/summary.ts). */
+export function seriesSummary(rows: readonly SeriesRow[], turnCounts: readonly number[], options: SeriesSummaryOptions): SummaryRow[] {
+	const { ours: oursKind, stock: stockKind, store, empty, goals } = options;
+	const of = (kind: string, turns: number) => rows.find((r) => r.kind === kind && r.turns === turns)!;
+	const ratio = (row: SeriesRow) => row.dbBytes! / row.textBytes;
+	const first = turnCounts[0]!;
+	const last = turnCounts[turnCounts.length - 1]!;
+	const slowdown = (kind: string) => of(kind, last).msPerTurn / of(kind, first).msPerTurn;
+	const goal = (limit: number | undefined, value: number) =>
+		limit === undefined ? { goal: '' } : { goal: `≤ ${limit}×`, met: value <= limit };
+	const summary: SummaryRow[] = [];
+	for (const turns of turnCounts) {
+		const [ours, stock] = [of(oursKind, turns), of(stockKind, turns)];
+		summary.push({
+			figure: `${store} ÷ message text, ${turns} turns`,
+			ours: `${ratio(ours).toFixed(1)}×`,
+			baseline: `${estimated(stock)}${ratio(stock).toFixed(1)}×`,
+			...goal(goals?.bytesPerText, ratio(ours))
+		});
+		summary.push({
+			figure: `${store} growth beyond ${empty} (${((ours.emptyBytes ?? 0) / 1024).toFixed(0)} KiB) ÷ message text, ${turns} turns`,
+			ours: `${growth(ours).toFixed(1)}×`,
+			baseline: `${estimated(stock)}${growth(stock).toFixed(1)}×`,
+			...goal(goals?.bytesPerText, growth(ours))
+		});
+		summary.push({
+			figure: `ms per turn at ${turns} turns`,
+			ours: ours.msPerTurn.toFixed(1),
+			baseline: `${estimated(stock)}${stock.msPerTurn.toFixed(1)}`,
+			goal: ''
+		});
+	}
+	summary.push({
+		figure: `turn at ${last} ÷ turn at ${first}${options.slowdownNote ? ` (${options.slowdownNote})` : ''}`,
+		ours: `${slowdown(oursKind).toFixed(2)}×`,
+		baseline: `${estimated(of(stockKind, last))}${slowdown(stockKind).toFixed(1)}×`,
+		...goal(goals?.slowdown, slowdown(oursKind))
+	});
+	return summary;
 }

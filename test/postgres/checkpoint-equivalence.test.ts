@@ -7,17 +7,22 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HumanMessage, RemoveMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { describe, expect, inject, it } from 'vitest';
 import { LINK } from '../../src/lib/server/checkpoint/write-links.js';
 import type { DeltaPostgresSaverOptions } from '../../src/lib/server/postgres/index.js';
-import { buildAgentGraph, buildNestedGraph, humanTurn } from '../unit/checkpoint-agent-graph.js';
+import { buildAgentGraph } from '../unit/checkpoint-agent-graph.js';
 import { collect, normalise, openStore } from '../unit/checkpoint-compare.js';
+import {
+	copyScenario,
+	forkScenario,
+	interruptScenario,
+	nestedScenario,
+	removeScenario,
+	turnsScenario
+} from '../unit/checkpoint-scenarios.js';
 import { openPostgresStore, tableBytes, type OpenPostgresStore, type SaverKind } from './checkpoint-postgres-compare.js';
-
-const thread = (id: string): RunnableConfig => ({ configurable: { thread_id: id } });
 
 type Scenario = (saver: BaseCheckpointSaver) => Promise<RunnableConfig>;
 
@@ -80,21 +85,14 @@ async function expectSameAsStockSqlite(scenario: Scenario) {
 describe('DeltaPostgresSaver reads back exactly what the stock PostgresSaver does', () => {
 	it('a 60-turn agent ⇄ tools thread, in a fraction of the bytes, each message stored once', { timeout: 300_000 }, async () => {
 		let messageWrites: { encoding: number; n: number }[] = [];
-		const { stock, delta } = await expectSameAsStockPostgres(
-			async (saver) => {
-				const graph = buildAgentGraph(saver);
-				for (let turn = 0; turn < 60; turn += 1) await graph.invoke(humanTurn(turn), thread('long'));
-				return thread('long');
-			},
-			{
-				inspect: async ({ pool }) => {
-					const { rows } = await pool.query<{ encoding: number; n: number }>(
-						`SELECT encoding, COUNT(*)::int AS n FROM lg_writes WHERE channel = 'messages' GROUP BY encoding`
-					);
-					messageWrites = rows;
-				}
+		const { stock, delta } = await expectSameAsStockPostgres((saver) => turnsScenario(saver, 'long', 60), {
+			inspect: async ({ pool }) => {
+				const { rows } = await pool.query<{ encoding: number; n: number }>(
+					`SELECT encoding, COUNT(*)::int AS n FROM lg_writes WHERE channel = 'messages' GROUP BY encoding`
+				);
+				messageWrites = rows;
 			}
-		);
+		});
 		expect((delta.history as unknown[]).length).toBe(60 * 5);
 		expect(delta.bytes * 3).toBeLessThan(stock.bytes);
 		// Every step's message write names the log items its child checkpoint appended.
@@ -103,51 +101,26 @@ describe('DeltaPostgresSaver reads back exactly what the stock PostgresSaver doe
 
 	it('with the item cache off: prefixes are checked against stored bytes, still one log', { timeout: 120_000 }, async () => {
 		let logs = 0;
-		await expectSameAsStockPostgres(
-			async (saver) => {
-				const graph = buildAgentGraph(saver);
-				for (let turn = 0; turn < 12; turn += 1) await graph.invoke(humanTurn(turn), thread('uncached'));
-				return thread('uncached');
-			},
-			{
-				saver: { cacheItems: 0 },
-				inspect: async ({ pool }) => {
-					logs = (await pool.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM lg_logs`)).rows[0]!.n;
-				}
+		await expectSameAsStockPostgres((saver) => turnsScenario(saver, 'uncached', 12), {
+			saver: { cacheItems: 0 },
+			inspect: async ({ pool }) => {
+				logs = (await pool.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM lg_logs`)).rows[0]!.n;
 			}
-		);
+		});
 		expect(logs).toBe(1);
 	});
 
 	it('a RemoveMessage (the history is no longer an extension of its parent)', { timeout: 120_000 }, async () => {
-		await expectSameAsStockPostgres(async (saver) => {
-			const graph = buildAgentGraph(saver);
-			for (let turn = 0; turn < 4; turn += 1) await graph.invoke(humanTurn(turn), thread('remove'));
-			await graph.updateState(thread('remove'), { messages: [new RemoveMessage({ id: 'human-1' })] });
-			for (let turn = 4; turn < 6; turn += 1) await graph.invoke(humanTurn(turn), thread('remove'));
-			return thread('remove');
-		});
+		await expectSameAsStockPostgres(removeScenario);
 	});
 
 	it('runs interrupted before tools and resumed with invoke(null)', { timeout: 120_000 }, async () => {
-		const { delta } = await expectSameAsStockPostgres(async (saver) => {
-			const graph = buildAgentGraph(saver, { interruptBeforeTools: true });
-			for (let turn = 0; turn < 3; turn += 1) {
-				await graph.invoke(humanTurn(turn), thread('interrupt'));
-				await graph.invoke(null, thread('interrupt'));
-			}
-			await graph.invoke(humanTurn(3), thread('interrupt'));
-			return thread('interrupt');
-		});
+		const { delta } = await expectSameAsStockPostgres(interruptScenario);
 		expect((delta.state as { next: string[] }).next).toEqual(['tools']);
 	});
 
 	it('a subgraph, whose checkpoints live in a child namespace', { timeout: 120_000 }, async () => {
-		const { delta } = await expectSameAsStockPostgres(async (saver) => {
-			const graph = buildNestedGraph(saver);
-			for (let turn = 0; turn < 3; turn += 1) await graph.invoke(humanTurn(turn), thread('nested'));
-			return thread('nested');
-		});
+		const { delta } = await expectSameAsStockPostgres(nestedScenario);
 		const namespaces = new Set((delta.tuples as { config: RunnableConfig }[]).map((t) => t.config.configurable?.checkpoint_ns));
 		expect(namespaces.size).toBeGreaterThan(1);
 	});
@@ -155,27 +128,10 @@ describe('DeltaPostgresSaver reads back exactly what the stock PostgresSaver doe
 
 describe('DeltaPostgresSaver reads back what the stock SqliteSaver does where a thread goes on from an older checkpoint', () => {
 	it('a fork from an older checkpoint, continued on the new branch', { timeout: 120_000 }, async () => {
-		await expectSameAsStockSqlite(async (saver) => {
-			const graph = buildAgentGraph(saver);
-			for (let turn = 0; turn < 6; turn += 1) await graph.invoke(humanTurn(turn), thread('fork'));
-			const history = await collect(graph.getStateHistory(thread('fork')));
-			const older = history.find((s) => s.next.length === 0 && s.values.messages.length === 12)!;
-			const edited = new HumanMessage({ id: 'edited', content: 'An edited question?' });
-			const forked = await graph.updateState(older.config, { messages: [edited] }, 'agent');
-			await graph.invoke(null, forked);
-			for (let turn = 6; turn < 8; turn += 1) await graph.invoke(humanTurn(turn), thread('fork'));
-			return thread('fork');
-		});
+		await expectSameAsStockSqlite(forkScenario);
 	});
 
 	it('a copy of an older checkpoint (updateState as __copy__, put with empty newVersions)', { timeout: 120_000 }, async () => {
-		await expectSameAsStockSqlite(async (saver) => {
-			const graph = buildAgentGraph(saver);
-			for (let turn = 0; turn < 3; turn += 1) await graph.invoke(humanTurn(turn), thread('copy'));
-			const history = await collect(graph.getStateHistory(thread('copy')));
-			await graph.updateState(history[7]!.config, undefined, '__copy__');
-			await graph.invoke(humanTurn(3), thread('copy'));
-			return thread('copy');
-		});
+		await expectSameAsStockSqlite(copyScenario);
 	});
 });

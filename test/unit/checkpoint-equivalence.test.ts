@@ -4,21 +4,26 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HumanMessage, RemoveMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAgentGraph, buildNestedGraph, humanTurn } from './checkpoint-agent-graph.js';
+import { buildAgentGraph } from './checkpoint-agent-graph.js';
 import { DeltaSqliteSaver, type DeltaSqliteSaverOptions } from '../../src/lib/server/checkpoint/index.js';
 import { LINK } from '../../src/lib/server/checkpoint/write-links.js';
 import { collect, normalise, openStore, storeBytes, type OpenStore, type SaverKind } from './checkpoint-compare.js';
+import {
+	copyScenario,
+	forkScenario,
+	interruptScenario,
+	nestedScenario,
+	removeScenario,
+	turnsScenario
+} from './checkpoint-scenarios.js';
 
 let dir = '';
 beforeAll(() => {
 	dir = mkdtempSync(join(tmpdir(), 'sophos-equivalence-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const thread = (id: string): RunnableConfig => ({ configurable: { thread_id: id } });
 
 interface Outcome {
 	history: unknown;
@@ -62,14 +67,13 @@ describe('DeltaSqliteSaver reads back exactly what the stock SqliteSaver does', 
 	it('a 60-turn agent ⇄ tools thread, in a far smaller file, each message stored once', { timeout: 180_000 }, async () => {
 		let messageWrites: { encoding: number; n: number }[] = [];
 		const { stock, delta } = await expectSameOnBoth('long', async ({ db, saver }) => {
-			const graph = buildAgentGraph(saver);
-			for (let turn = 0; turn < 60; turn += 1) await graph.invoke(humanTurn(turn), thread('long'));
+			const config = await turnsScenario(saver, 'long', 60);
 			if (saver instanceof DeltaSqliteSaver) {
 				messageWrites = db
 					.prepare(`SELECT encoding, COUNT(*) AS n FROM lg_writes WHERE channel = 'messages' GROUP BY encoding`)
 					.all() as typeof messageWrites;
 			}
-			return thread('long');
+			return config;
 		});
 		expect((delta.history as unknown[]).length).toBe(60 * 5);
 		expect(delta.bytes * 10).toBeLessThan(stock.bytes);
@@ -82,10 +86,9 @@ describe('DeltaSqliteSaver reads back exactly what the stock SqliteSaver does', 
 		await expectSameOnBoth(
 			'uncached',
 			async ({ db, saver }) => {
-				const graph = buildAgentGraph(saver);
-				for (let turn = 0; turn < 12; turn += 1) await graph.invoke(humanTurn(turn), thread('uncached'));
+				const config = await turnsScenario(saver, 'uncached', 12);
 				if (saver instanceof DeltaSqliteSaver) logs = db.prepare(`SELECT COUNT(*) FROM lg_logs`).pluck().get() as number;
-				return thread('uncached');
+				return config;
 			},
 			{ cacheItems: 0 }
 		);
@@ -93,59 +96,24 @@ describe('DeltaSqliteSaver reads back exactly what the stock SqliteSaver does', 
 	});
 
 	it('a fork from an older checkpoint, continued on the new branch', { timeout: 60_000 }, async () => {
-		await expectSameOnBoth('fork', async ({ saver }) => {
-			const graph = buildAgentGraph(saver);
-			for (let turn = 0; turn < 6; turn += 1) await graph.invoke(humanTurn(turn), thread('fork'));
-			const history = await collect(graph.getStateHistory(thread('fork')));
-			const older = history.find((s) => s.next.length === 0 && s.values.messages.length === 12)!;
-			const edited = new HumanMessage({ id: 'edited', content: 'An edited question?' });
-			const forked = await graph.updateState(older.config, { messages: [edited] }, 'agent');
-			await graph.invoke(null, forked);
-			for (let turn = 6; turn < 8; turn += 1) await graph.invoke(humanTurn(turn), thread('fork'));
-			return thread('fork');
-		});
+		await expectSameOnBoth('fork', ({ saver }) => forkScenario(saver));
 	});
 
 	it('a RemoveMessage (the history is no longer an extension of its parent)', { timeout: 60_000 }, async () => {
-		await expectSameOnBoth('remove', async ({ saver }) => {
-			const graph = buildAgentGraph(saver);
-			for (let turn = 0; turn < 4; turn += 1) await graph.invoke(humanTurn(turn), thread('remove'));
-			await graph.updateState(thread('remove'), { messages: [new RemoveMessage({ id: 'human-1' })] });
-			for (let turn = 4; turn < 6; turn += 1) await graph.invoke(humanTurn(turn), thread('remove'));
-			return thread('remove');
-		});
+		await expectSameOnBoth('remove', ({ saver }) => removeScenario(saver));
 	});
 
 	it('a copy of an older checkpoint (updateState as __copy__, put with empty newVersions)', { timeout: 60_000 }, async () => {
-		await expectSameOnBoth('copy', async ({ saver }) => {
-			const graph = buildAgentGraph(saver);
-			for (let turn = 0; turn < 3; turn += 1) await graph.invoke(humanTurn(turn), thread('copy'));
-			const history = await collect(graph.getStateHistory(thread('copy')));
-			await graph.updateState(history[7]!.config, undefined, '__copy__');
-			await graph.invoke(humanTurn(3), thread('copy'));
-			return thread('copy');
-		});
+		await expectSameOnBoth('copy', ({ saver }) => copyScenario(saver));
 	});
 
 	it('runs interrupted before tools and resumed with invoke(null)', { timeout: 60_000 }, async () => {
-		const { delta } = await expectSameOnBoth('interrupt', async ({ saver }) => {
-			const graph = buildAgentGraph(saver, { interruptBeforeTools: true });
-			for (let turn = 0; turn < 3; turn += 1) {
-				await graph.invoke(humanTurn(turn), thread('interrupt'));
-				await graph.invoke(null, thread('interrupt'));
-			}
-			await graph.invoke(humanTurn(3), thread('interrupt'));
-			return thread('interrupt');
-		});
+		const { delta } = await expectSameOnBoth('interrupt', ({ saver }) => interruptScenario(saver));
 		expect((delta.state as { next: string[] }).next).toEqual(['tools']);
 	});
 
 	it('a subgraph, whose checkpoints live in a child namespace', { timeout: 60_000 }, async () => {
-		const { delta } = await expectSameOnBoth('nested', async ({ saver }) => {
-			const graph = buildNestedGraph(saver);
-			for (let turn = 0; turn < 3; turn += 1) await graph.invoke(humanTurn(turn), thread('nested'));
-			return thread('nested');
-		});
+		const { delta } = await expectSameOnBoth('nested', ({ saver }) => nestedScenario(saver));
 		const namespaces = new Set((delta.tuples as { config: RunnableConfig }[]).map((t) => t.config.configurable?.checkpoint_ns));
 		expect(namespaces.size).toBeGreaterThan(1);
 	});

@@ -12,7 +12,8 @@ export type ConversationSummary = {
 	error?: { code: string; message: string };
 };
 
-type SummaryRow = {
+/** A conversation row with its latest run, as every engine selects it (timestamps as ISO text). */
+export type SummaryRow = {
 	id: string;
 	title: string;
 	created_at: string;
@@ -31,7 +32,7 @@ const SUMMARY_SELECT = `
 		SELECT rowid FROM runs WHERE conversation_id = c.id ORDER BY started_at DESC, rowid DESC LIMIT 1
 	)`;
 
-function toSummary(row: SummaryRow): ConversationSummary {
+export function toSummary(row: SummaryRow): ConversationSummary {
 	return {
 		id: row.id,
 		title: row.title,

@@ -20,7 +20,8 @@ export type RunOutcome = {
 	messageCount: number;
 };
 
-type RunRow = {
+/** A run row as every engine selects it (timestamps as ISO text). */
+export type RunRow = {
 	id: string;
 	status: RunStatus;
 	trigger: RunTrigger;
@@ -137,7 +138,7 @@ export class RunStore {
 	}
 }
 
-function toRecord(row: RunRow): RunRecord {
+export function toRecord(row: RunRow): RunRecord {
 	return {
 		id: row.id,
 		status: row.status,

@@ -15,7 +15,8 @@ export type JournalEntry = {
 	result: string | null;
 };
 
-type Row = {
+/** A journal row as every engine selects it. */
+export type JournalRow = {
 	thread_id: string;
 	tool_call_id: string;
 	run_id: string;
@@ -39,7 +40,7 @@ export class ToolJournal {
 	private readonly outcome;
 
 	constructor(private readonly db: Database.Database) {
-		this.byCall = db.prepare<[string, string], Row>('SELECT * FROM tool_calls WHERE thread_id = ? AND tool_call_id = ?');
+		this.byCall = db.prepare<[string, string], JournalRow>('SELECT * FROM tool_calls WHERE thread_id = ? AND tool_call_id = ?');
 		this.intent = db.prepare(
 			`INSERT INTO tool_calls (thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, intent_at)
 			 VALUES (@threadId, @toolCallId, @runId, @step, @tool, @argsHash, @idempotencyKey, @now)
@@ -75,7 +76,7 @@ export class ToolJournal {
 	}
 }
 
-function toEntry(row: Row): JournalEntry {
+export function toEntry(row: JournalRow): JournalEntry {
 	return {
 		threadId: row.thread_id,
 		toolCallId: row.tool_call_id,

@@ -2,44 +2,23 @@
 // of each thread. Messages live in the checkpoints.
 
 import type pg from 'pg';
-import { titleFromMessage, type ConversationSummary, type RunStatus } from '../../db/conversation-store';
+import { titleFromMessage, toSummary, type SummaryRow } from '../../db/conversation-store';
 import type { ConversationStorage } from '../../storage/app-storage';
 import { checkpointSql } from '../checkpoint/store.js';
 import { inTransaction } from '../transaction.js';
+import { isoText } from './iso-text.js';
 import { claimRun } from './run-storage.js';
-
-type SummaryRow = {
-	id: string;
-	title: string;
-	created_at: Date;
-	updated_at: Date;
-	message_count: number;
-	status: RunStatus | null;
-	error_code: string | null;
-	error_message: string | null;
-};
 
 // The latest run gives the conversation its status, as in the SQLite store.
 const SUMMARY_SELECT = `
-	SELECT c.id, c.title, c.created_at, c.updated_at, c.message_count, r.status, r.error_code, r.error_message
+	SELECT c.id, c.title, ${isoText('c.created_at')} AS created_at, ${isoText('c.updated_at')} AS updated_at,
+	       c.message_count, r.status, r.error_code, r.error_message
 	FROM conversations c
 	LEFT JOIN LATERAL (
 		SELECT status, error_code, error_message FROM runs
 		WHERE conversation_id = c.id ORDER BY started_at DESC, seq DESC LIMIT 1
 	) r ON true`;
 const NEWEST_FIRST = 'ORDER BY c.updated_at DESC, c.seq DESC';
-
-function toSummary(row: SummaryRow): ConversationSummary {
-	return {
-		id: row.id,
-		title: row.title,
-		createdAt: row.created_at.toISOString(),
-		updatedAt: row.updated_at.toISOString(),
-		messageCount: row.message_count,
-		status: row.status,
-		...(row.error_code ? { error: { code: row.error_code, message: row.error_message ?? '' } } : {})
-	};
-}
 
 export function postgresConversationStorage(pool: pg.Pool): ConversationStorage {
 	return {

@@ -2,21 +2,8 @@
 
 import type pg from 'pg';
 import type { JournalStorage } from '../../storage/app-storage';
-import type { JournalEntry } from '../../tools/tool-journal';
+import { toEntry, type JournalRow } from '../../tools/tool-journal';
 import { inTransaction } from '../transaction.js';
-
-type Row = {
-	thread_id: string;
-	tool_call_id: string;
-	run_id: string;
-	step: number;
-	tool: string;
-	args_hash: string;
-	idempotency_key: string;
-	attempts: number;
-	outcome: JournalEntry['outcome'];
-	result: string | null;
-};
 
 // A call with an outcome keeps its row as it is; one without counts another attempt.
 const RECORD_INTENT = `
@@ -29,26 +16,12 @@ const RECORD_INTENT = `
 export function postgresJournalStorage(pool: pg.Pool): JournalStorage {
 	return {
 		async get(threadId, toolCallId) {
-			const { rows } = await pool.query<Row>(
+			const { rows } = await pool.query<JournalRow>(
 				`SELECT thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, attempts, outcome, result
 				 FROM tool_calls WHERE thread_id = $1 AND tool_call_id = $2`,
 				[threadId, toolCallId]
 			);
-			const row = rows[0];
-			return (
-				row && {
-					threadId: row.thread_id,
-					toolCallId: row.tool_call_id,
-					runId: row.run_id,
-					step: row.step,
-					tool: row.tool,
-					argsHash: row.args_hash,
-					idempotencyKey: row.idempotency_key,
-					attempts: row.attempts,
-					outcome: row.outcome,
-					result: row.result
-				}
-			);
+			return rows[0] && toEntry(rows[0]);
 		},
 
 		async recordIntent(entry, now, durable) {

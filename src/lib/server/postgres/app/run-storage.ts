@@ -1,24 +1,13 @@
 // The run ledger (storage/app-storage.ts RunStorage) on PostgreSQL.
 
 import type pg from 'pg';
-import type { RunStatus } from '../../db/conversation-store';
-import type { RunRecord, RunTrigger } from '../../db/run-store';
+import { toRecord, type RunRow, type RunTrigger } from '../../db/run-store';
 import type { RunStorage } from '../../storage/app-storage';
 import type { Queryable } from '../checkpoint/store.js';
+import { isoText } from './iso-text.js';
 
-type RunRow = {
-	id: string;
-	conversation_id: string;
-	status: RunStatus;
-	trigger: RunTrigger;
-	input: string | null;
-	error_code: string | null;
-	error_message: string | null;
-	started_at: Date;
-	finished_at: Date | null;
-};
-
-const RUN_COLUMNS = 'id, conversation_id, status, trigger, input, error_code, error_message, started_at, finished_at';
+const RUN_COLUMNS = `id, conversation_id, status, trigger, input, error_code, error_message,
+	${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at`;
 
 /**
  * Inserts a `running` run unless one holds the conversation (the partial unique index decides,
@@ -73,7 +62,7 @@ export function postgresRunStorage(pool: pg.Pool): RunStorage {
 		},
 
 		async get(runId) {
-			const { rows } = await pool.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [runId]);
+			const { rows } = await pool.query<RunRow & { conversation_id: string }>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [runId]);
 			return rows[0] && { ...toRecord(rows[0]), conversationId: rows[0].conversation_id };
 		},
 
@@ -86,7 +75,7 @@ export function postgresRunStorage(pool: pg.Pool): RunStorage {
 
 		async list(conversationId) {
 			const { rows } = await pool.query<RunRow>(
-				`SELECT ${RUN_COLUMNS} FROM runs WHERE conversation_id = $1 ORDER BY started_at DESC, seq DESC`,
+				`SELECT ${RUN_COLUMNS} FROM runs WHERE conversation_id = $1 ORDER BY runs.started_at DESC, runs.seq DESC`,
 				[conversationId]
 			);
 			return rows.map(toRecord);
@@ -98,17 +87,5 @@ export function postgresRunStorage(pool: pg.Pool): RunStorage {
 			);
 			return rows.map((row) => ({ id: row.id, conversationId: row.conversation_id }));
 		}
-	};
-}
-
-function toRecord(row: RunRow): RunRecord {
-	return {
-		id: row.id,
-		status: row.status,
-		trigger: row.trigger,
-		input: row.input,
-		error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
-		startedAt: row.started_at.toISOString(),
-		finishedAt: row.finished_at?.toISOString() ?? null
 	};
 }

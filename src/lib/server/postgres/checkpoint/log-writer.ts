@@ -8,6 +8,7 @@ import type pg from 'pg';
 import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import { pack, unpack } from '../../checkpoint/blob.js';
 import type { ItemCache } from '../../checkpoint/item-cache.js';
+import type { AppliedLogWrite } from '../../checkpoint/log-writer.js';
 import {
 	itemsToWrite,
 	needsNewLog,
@@ -24,19 +25,6 @@ export interface ArrayValue {
 	value: unknown[];
 	/** The parent's segments for this channel, if the parent held it as a log. */
 	parentSegments?: readonly Segment[];
-}
-
-export interface AppliedLogWrite {
-	channel: string;
-	segments: Segment[];
-	/** Where the new items went (none when the value is the parent's). */
-	logId?: number;
-	from: number;
-	objects: unknown[];
-	/** The new items serialised (before encoding), to link pending writes to (write-links.ts). */
-	bytes: Uint8Array[];
-	/** The one serde type of all new items, or undefined (then nothing links to them). */
-	type?: string;
 }
 
 export interface PreparedLogWrites {
