@@ -4,6 +4,7 @@ import type { McpConfig } from './mcp-config';
 import { ServerSupervisor, type ServerStatus } from './server-supervisor';
 import { createToolFilter } from './tool-filter';
 import { toToolOutcome, type ToolOutcome } from './tool-result';
+import { isTransportGone } from './transport-errors';
 
 export type ToolboxOptions = {
 	/** Per call (MCP_TOOL_TIMEOUT_MS); on expiry the server gets `notifications/cancelled`. */
@@ -23,8 +24,6 @@ export type ResolvedTool = {
 	/** From the server's annotations (readOnlyHint or idempotentHint), unless config overrides. */
 	safeToRepeat: boolean;
 };
-
-const GONE = /not connected|connection closed|transport.*closed|EPIPE|ECONNRESET|ECONNREFUSED/i;
 
 /**
  * The agent's tools: every configured MCP server under its own supervisor. A server that is down
@@ -85,7 +84,7 @@ export class Toolbox {
 			if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
 				return { status: 'error', text: `The tool ${target.name} timed out after ${toolTimeoutMs} ms and was cancelled.` };
 			}
-			if (GONE.test(message)) {
+			if (isTransportGone(e)) {
 				target.server.markDown(message);
 				return {
 					status: 'error',
