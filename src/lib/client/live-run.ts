@@ -5,7 +5,7 @@
  * skipped, so a stream that is replayed and then followed live adds each piece of text exactly once.
  * Every update returns a new object; nothing is mutated.
  */
-import { isTerminal, type StreamEvent, type TraceNote } from './wire';
+import { isTerminal, type StreamEvent, type TraceNote } from '../protocol';
 
 export type LiveToolCall = { id: string; name: string; args: unknown };
 

@@ -3,9 +3,9 @@ import { agentEvents, type AgentEvent } from '../agent/agent-events';
 import type { AgentGraph } from '../agent/agent-graph';
 import { classifyRunError } from '../agent/model-errors';
 import type { ThreadReader } from '../agent/thread-reader';
+import { OUTCOME_NOT_RECORDED, type RunEvent } from '../../protocol';
 import type { CrashInjector } from '../crash-points';
 import type { RunStore, RunOutcome } from '../db/run-store';
-import type { RunEvent } from '../stream/run-events';
 import type { ActiveRun, RunInput, UserInput } from './active-run';
 import { danglingToolCalls } from './dangling-tool-calls';
 
@@ -67,7 +67,8 @@ async function streamRun(run: ActiveRun, input: RunInput, parts: ExecutorParts, 
 		streamMode: 'messages',
 		durability: 'sync',
 		recursionLimit: parts.recursionLimit,
-		signal: run.signal
+		signal: run.signal,
+		control: run.control
 	})) as unknown as AsyncIterable<[BaseMessage, Record<string, unknown>]>;
 	for await (const event of agentEvents(stream)) {
 		if (event.type === 'trace' && event.note.event === 'enter') partial.text = '';
@@ -120,17 +121,20 @@ export async function executeRun(run: ActiveRun, input: RunInput, parts: Executo
 	} catch (e) {
 		parts.log(`Run ${run.id}: recording its outcome failed`, e);
 	}
+	run.log.publish(terminalEvent(run, outcome, recorded));
+}
+
+function terminalEvent(run: ActiveRun, outcome: Omit<RunOutcome, 'messageCount'>, recorded: boolean): RunEvent {
 	const ids = { conversation: run.conversationId, run: run.id };
 	if (!recorded) {
-		run.log.publish({
+		return {
 			event: 'chat-error',
-			data: { code: 'OUTCOME_NOT_RECORDED', message: 'The run ended but its outcome could not be recorded.', ...ids }
-		});
-	} else if (outcome.status === 'failed' && outcome.error) {
-		const code = outcome.error.code as Extract<RunEvent, { event: 'chat-error' }>['data']['code'];
-		run.log.publish({ event: 'chat-error', data: { code, message: outcome.error.message, ...ids } });
-	} else {
-		const cause = outcome.error?.code as Extract<RunEvent, { event: 'end' }>['data']['cause'];
-		run.log.publish({ event: 'end', data: { ...ids, status: outcome.status, ...(cause ? { cause } : {}) } });
+			data: { code: OUTCOME_NOT_RECORDED, message: 'The run ended but its outcome could not be recorded.', ...ids }
+		};
 	}
+	if (outcome.status === 'failed' && outcome.error) {
+		return { event: 'chat-error', data: { code: outcome.error.code, message: outcome.error.message, ...ids } };
+	}
+	const cause = outcome.error?.code;
+	return { event: 'end', data: { ...ids, status: outcome.status, ...(cause ? { cause } : {}) } };
 }

@@ -1,6 +1,6 @@
 import type { ThreadReader } from '../agent/thread-reader';
-import type { ConversationStore } from '../db/conversation-store';
 import type { RunStore } from '../db/run-store';
+import { readThreadWork } from './read-thread-work';
 
 /**
  * Start-up recovery, before any run starts: each run still `running` was owned by a process that
@@ -8,30 +8,23 @@ import type { RunStore } from '../db/run-store';
  * recording the outcome) is `completed`; the rest are `interrupted`. Message counts are recomputed
  * from the threads. Returns the interrupted runs' conversations.
  */
-export async function recoverRuns(parts: {
-	runs: RunStore;
-	conversations: ConversationStore;
-	threads: ThreadReader;
-	now: () => string;
-}): Promise<string[]> {
+export async function recoverRuns(parts: { runs: RunStore; threads: ThreadReader; now: () => string }): Promise<string[]> {
 	const interrupted: string[] = [];
 	for (const { id, conversationId } of parts.runs.listRunning()) {
-		const { messages, pending } = await parts.threads.state(conversationId);
-		const input = parts.runs.get(id)?.input;
-		const inputLost = input != null && !messages.some((m) => m.id === id);
-		const finished = pending.length === 0 && !inputLost;
+		const work = await readThreadWork(parts, conversationId, { id, input: parts.runs.get(id)?.input ?? null });
+		const messageCount = await parts.threads.messageCount(conversationId);
 		parts.runs.finish(
 			id,
-			finished
-				? { status: 'completed', messageCount: messages.length }
+			work.kind === 'finished'
+				? { status: 'completed', messageCount }
 				: {
 						status: 'interrupted',
 						error: { code: 'PROCESS_EXITED', message: 'The service stopped during this run; resume it to continue.' },
-						messageCount: messages.length
+						messageCount
 					},
 			parts.now()
 		);
-		if (!finished) interrupted.push(conversationId);
+		if (work.kind === 'unfinished') interrupted.push(conversationId);
 	}
 	return interrupted;
 }

@@ -1,0 +1,13 @@
+/** Pure. The run statuses the API and the stream speak of, shared by server and browser. */
+import { z } from './zod';
+
+/**
+ * `running` until the run's one outcome is written (runs/run-executor.ts); the others are final.
+ * `interrupted` means the run stopped before its thread finished (a crash or a shutdown) and can
+ * be resumed.
+ */
+export const RunStatusSchema = z.enum(['running', 'interrupted', 'completed', 'failed', 'cancelled']);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+export const RunTriggerSchema = z.enum(['message', 'resume', 'auto-resume']);
+export type RunTrigger = z.infer<typeof RunTriggerSchema>;
