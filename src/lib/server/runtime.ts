@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import { ChatOllama } from '@langchain/ollama';
 import type { Readiness } from '../protocol';
 import type { Settings } from './settings';
+import { ApprovalExpiry } from './approvals/approval-expiry';
 import { openDatabase } from './db/database';
+import { commitDurably } from './db/durable-commit';
 import { deleteConversation } from './db/conversation-deletion';
 import { ConversationStore } from './db/conversation-store';
 import { MessageQueue } from './db/message-queue';
@@ -17,6 +19,8 @@ import { EventLoopShare } from './event-loop-share';
 import { DeltaSqliteSaver, migrateCheckpointStore } from './checkpoint';
 import { loadMcpConfig } from './mcp/mcp-config';
 import { Toolbox } from './mcp/toolbox';
+import { AllowedTools } from './tools/allowed-tools';
+import { ApprovalJournal } from './tools/approval-journal';
 import { ToolJournal } from './tools/tool-journal';
 import { runToolStep } from './tools/tool-step';
 import { autoResume } from './runs/auto-resume';
@@ -36,6 +40,8 @@ export type Runtime = {
 	threads: ThreadReader;
 	runService: RunService;
 	toolbox: Toolbox;
+	approvals: ApprovalJournal;
+	allowedTools: AllowedTools;
 	/** What is left to do on the conversation's thread (runs/thread-work.ts). */
 	threadWork: (conversationId: string) => Promise<ThreadWork>;
 	/** Refuses while a run holds the conversation (db/conversation-deletion.ts). */
@@ -75,6 +81,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	const runs = new RunStore(db);
 	const queue = new MessageQueue(db);
 	const journal = new ToolJournal(db);
+	const approvals = new ApprovalJournal(db);
+	const allowedTools = new AllowedTools(db);
 	const registry = new RunRegistry();
 
 	fs.mkdirSync(path.dirname(settings.paths.memoryFile), { recursive: true });
@@ -87,6 +95,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		maxResultChars: settings.TOOL_RESULT_MAX_CHARS,
 		allow: settings.MCP_TOOLS_ALLOW,
 		deny: settings.MCP_TOOLS_DENY,
+		approval: settings.TOOL_APPROVAL,
 		log: logLine
 	});
 
@@ -103,29 +112,47 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			}),
 		tools: () => toolbox.definitions(),
 		runTools: (messages, config) =>
-			runToolStep(messages, config, { toolbox, journal, policy: settings.UNFINISHED_TOOL_CALLS, crash, now }),
+			runToolStep(messages, config, {
+				toolbox,
+				journal,
+				approvals,
+				allowed: allowedTools,
+				policy: settings.UNFINISHED_TOOL_CALLS,
+				guard: settings.EXFILTRATION_GUARD,
+				approvalTimeoutMs: settings.APPROVAL_TIMEOUT_MS,
+				crash,
+				now
+			}),
 		turn: () => loop.turn(),
 		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md')),
 		classifyModelError: (e) => classifyModelError(e, settings.OLLAMA_HOST, settings.OLLAMA_MODEL)
 	});
 	const threads = new ThreadReader(graph, checkpointer);
 
-	const interrupted = await recoverRuns({ runs, threads, now });
+	const interrupted = await recoverRuns({ runs, threads, approvals, now });
 	if (interrupted.length) logLine(`Recovery: ${interrupted.length} run(s) left running were marked interrupted`);
 
 	await toolbox.start();
 
+	const prune = createThreadPruner({ db, threads, runs, approvals, registry, retention: settings.CHECKPOINT_RETENTION });
+	let expiry: ApprovalExpiry | undefined;
 	const runService = new RunService({
 		graph,
 		threads,
 		runs,
+		approvals,
+		allowed: allowedTools,
+		durably: (fn) => commitDurably(db, fn),
 		conversations,
 		queue,
 		registry,
 		recursionLimit: settings.AGENT_RECURSION_LIMIT,
 		bufferLimit: settings.SSE_BUFFER_EVENTS,
 		unavailableServers: () => toolbox.status().flatMap((s) => (s.state === 'up' ? [] : [s.name])),
-		afterRun: createThreadPruner({ db, threads, runs, registry, retention: settings.CHECKPOINT_RETENTION }),
+		afterRun: async (conversationId) => {
+			expiry?.schedule();
+			await prune(conversationId);
+		},
 		turn: () => loop.turn(),
 		crash,
 		now,
@@ -133,8 +160,10 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	});
 
 	if (settings.AUTO_RESUME) {
-		await autoResume(interrupted, { runService, threads, runs, journal, toolbox, max: settings.AUTO_RESUME_MAX, log: logLine });
+		await autoResume(interrupted, { runService, threads, runs, journal, approvals, toolbox, max: settings.AUTO_RESUME_MAX, log: logLine });
 	}
+	expiry = new ApprovalExpiry({ approvals, runService, now, log: logLine });
+	expiry.schedule();
 	for (const id of queue.conversationsWaiting()) runService.startQueued(id);
 
 	let closed: Promise<void> | null = null;
@@ -146,7 +175,9 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		threads,
 		runService,
 		toolbox,
-		threadWork: (id) => readThreadWork({ threads, runs }, id),
+		approvals,
+		allowedTools,
+		threadWork: (id) => readThreadWork({ threads, runs, approvals }, id),
 		deleteConversation: (id) => deleteConversation({ db, conversations, runs, saver }, id),
 		turn: () => loop.turn(),
 		readiness: () =>
@@ -154,6 +185,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		close() {
 			closed ??= (async () => {
 				try {
+					expiry?.close();
 					await runService.stopAll(settings.SHUTDOWN_DRAIN_MS);
 				} finally {
 					try {

@@ -1,14 +1,20 @@
 import { z } from 'zod';
+import { DecisionSchema } from '../../protocol';
 import { ApiError } from '../errors';
 import type { StartRequest } from '../runs/run-service';
 import { parseUuid } from './uuid';
+
+/** More calls than one step may hold (tools/tool-step.ts) is never a real submission. */
+const MAX_DECISIONS = 100;
 
 export const ChatRequestSchema = z.strictObject({
 	message: z.string().optional(),
 	conversation: z.string().nullable().optional(),
 	resume: z.boolean().optional(),
 	cancel: z.boolean().optional(),
-	ifBusy: z.enum(['reject', 'enqueue', 'interrupt']).optional()
+	ifBusy: z.enum(['reject', 'enqueue', 'interrupt']).optional(),
+	/** Decides every call a waiting conversation paused on, and continues it. */
+	decisions: z.array(DecisionSchema).min(1).max(MAX_DECISIONS).optional()
 });
 
 export type ChatRequest = StartRequest | { kind: 'cancel'; conversation: string };
@@ -24,7 +30,18 @@ export function parseChatRequest(body: unknown, maxMessageChars: number): ChatRe
 		const field = issue.path.join('.') || (issue as { keys?: string[] }).keys?.join(', ') || 'body';
 		throw new ApiError('BAD_REQUEST', `Invalid field "${field}": ${issue.message}`);
 	}
-	const { message = '', conversation, resume, cancel, ifBusy } = parsed.data;
+	const { message = '', conversation, resume, cancel, ifBusy, decisions } = parsed.data;
+	if (decisions) {
+		if (parsed.data.message !== undefined || resume || cancel || ifBusy) {
+			throw new ApiError('BAD_REQUEST', '"decisions" goes with "conversation" alone');
+		}
+		const id = parseUuid(conversation);
+		if (conversation === undefined || conversation === null) {
+			throw new ApiError('BAD_REQUEST', 'A conversation is required to decide');
+		}
+		if (!id) throw new ApiError('BAD_REQUEST', 'Invalid Conversation ID');
+		return { kind: 'decide', conversation: id, decisions };
+	}
 	if (cancel) {
 		const id = parseUuid(conversation);
 		if (conversation === undefined || conversation === null) {

@@ -7,7 +7,11 @@ import { EventLog } from '../stream/event-log';
  */
 export type UserInput = { id: string; message: string };
 
-export type RunInput = { kind: 'message'; input: UserInput } | { kind: 'resume'; lostInput: UserInput | null };
+/** A decided run continues a thread that paused for a person; the decisions are in the journal. */
+export type RunInput =
+	| { kind: 'message'; input: UserInput }
+	| { kind: 'resume'; lostInput: UserInput | null }
+	| { kind: 'decided' };
 
 /** Why a run was stopped from outside; it decides the status the run ends in. */
 export type StopReason = 'cancel' | 'shutdown';

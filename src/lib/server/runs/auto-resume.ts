@@ -2,6 +2,7 @@ import type { RunTrigger } from '../../protocol';
 import type { ThreadReader } from '../agent/thread-reader';
 import type { RunStore } from '../db/run-store';
 import type { Toolbox } from '../mcp/toolbox';
+import type { ApprovalJournal } from '../tools/approval-journal';
 import type { ToolJournal } from '../tools/tool-journal';
 import { danglingToolCalls } from './dangling-tool-calls';
 import { readThreadWork } from './read-thread-work';
@@ -36,6 +37,7 @@ export type AutoResumeParts = {
 	threads: ThreadReader;
 	runs: RunStore;
 	journal: ToolJournal;
+	approvals: ApprovalJournal;
 	toolbox: Pick<Toolbox, 'resolve'>;
 	/** AUTO_RESUME_MAX */
 	max: number;

@@ -1,8 +1,9 @@
 import type { ThreadReader } from '../agent/thread-reader';
 import type { RunStore } from '../db/run-store';
+import type { ApprovalJournal } from '../tools/approval-journal';
 import { threadWork, type LastRun, type ThreadWork } from './thread-work';
 
-export type ThreadWorkSources = { threads: ThreadReader; runs: RunStore };
+export type ThreadWorkSources = { threads: ThreadReader; runs: RunStore; approvals: Pick<ApprovalJournal, 'pending'> };
 
 /**
  * Reads a thread and judges its work (thread-work.ts). `lastRun` defaults to the newest run that
@@ -14,5 +15,6 @@ export async function readThreadWork(
 	lastRun: LastRun | undefined = sources.runs.list(conversationId).find((r) => r.status !== 'running')
 ): Promise<ThreadWork> {
 	const { messages, pending } = await sources.threads.state(conversationId);
-	return threadWork({ messageIds: messages.map((m) => m.id), pending }, lastRun);
+	const awaitingDecision = sources.approvals.pending(conversationId).length;
+	return threadWork({ messageIds: messages.map((m) => m.id), pending, awaitingDecision }, lastRun);
 }

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { CancelResult, RunTrigger, StartResult } from '../../protocol';
+import type { CancelResult, Decision, RunTrigger, StartResult } from '../../protocol';
+import { checkDecisions } from '../approvals/decision-check';
 import type { ConversationStore } from '../db/conversation-store';
 import type { MessageQueue } from '../db/message-queue';
+import type { AllowedTools } from '../tools/allowed-tools';
 import { ApiError } from '../errors';
 import { ActiveRun, type RunInput, type UserInput } from './active-run';
 import { readThreadWork } from './read-thread-work';
@@ -12,7 +14,8 @@ export type IfBusy = 'reject' | 'enqueue' | 'interrupt';
 
 export type StartRequest =
 	| { kind: 'message'; conversation: string | null; message: string; ifBusy?: IfBusy }
-	| { kind: 'resume'; conversation: string; trigger?: Extract<RunTrigger, 'resume' | 'auto-resume'> };
+	| { kind: 'resume'; conversation: string; trigger?: Extract<RunTrigger, 'resume' | 'auto-resume'> }
+	| { kind: 'decide'; conversation: string; decisions: Decision[] };
 
 export type RunServiceParts = ExecutorParts & {
 	/** Told when a run has ended and left the registry (retention prunes here); errors are logged. */
@@ -20,6 +23,9 @@ export type RunServiceParts = ExecutorParts & {
 	conversations: ConversationStore;
 	queue: MessageQueue;
 	registry: RunRegistry;
+	allowed: AllowedTools;
+	/** Runs `fn` in a transaction fsync'd on commit (db/durable-commit.ts). */
+	durably: <T>(fn: () => T) => T;
 	bufferLimit: number;
 };
 
@@ -53,6 +59,7 @@ export class RunService {
 		}
 		const conversationId = request.conversation!;
 		if (!conversations.exists(conversationId)) throw new ApiError('NOT_FOUND', 'Conversation Not Found');
+		if (request.kind === 'decide') return this.decide(conversationId, runId, request.decisions, now);
 		const trigger = request.kind === 'resume' ? (request.trigger ?? 'resume') : 'message';
 		const message = request.kind === 'message' ? request.message : null;
 		if (!runs.claim(conversationId, runId, now, trigger, message)) {
@@ -135,7 +142,7 @@ export class RunService {
 
 	private launch(conversationId: string, runId: string, input: RunInput, now: string): StartResult {
 		this.parts.crash('after-run-insert');
-		if (input.kind === 'resume') this.parts.runs.touchConversation(conversationId, now);
+		if (input.kind !== 'message') this.parts.runs.touchConversation(conversationId, now);
 		const run = new ActiveRun(runId, conversationId, this.parts.bufferLimit);
 		this.registry.add(run);
 		run.done = executeRun(run, input, this.parts).finally(async () => {
@@ -146,12 +153,33 @@ export class RunService {
 		return { conversation: conversationId, run: runId };
 	}
 
+	/**
+	 * Claims the run that carries out a person's decisions and records them, in one durable commit:
+	 * a decision is kept before anything acts on it, and a refused submission changes nothing.
+	 */
+	private decide(conversationId: string, runId: string, decisions: Decision[], now: string): StartResult {
+		const { runs, approvals, allowed } = this.parts;
+		this.parts.durably(() => {
+			if (!runs.claim(conversationId, runId, now, 'approval', null)) {
+				throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
+			}
+			const checked = checkDecisions(approvals.pending(conversationId), decisions);
+			approvals.record(conversationId, checked, now);
+			for (const d of checked) if (d.remember) allowed.allow(d.tool, now);
+		});
+		this.parts.crash('after-decision');
+		return this.launch(conversationId, runId, { kind: 'decided' }, now);
+	}
+
 	/** Releases the claim and refuses when there is nothing to resume. */
 	private async checkResumable(conversationId: string, runId: string): Promise<UserInput | null> {
 		try {
 			const work = await readThreadWork(this.parts, conversationId);
 			this.refuseIfClosing();
 			if (work.kind === 'finished') throw new ApiError('RUN_NOT_RESUMABLE', 'Nothing to resume: the last run finished');
+			if (work.kind === 'waiting') {
+				throw new ApiError('APPROVAL_REQUIRED', 'This conversation waits for a decision on its tool calls: send "decisions"');
+			}
 			return work.lostInput;
 		} catch (e) {
 			this.parts.runs.releaseClaim(runId);

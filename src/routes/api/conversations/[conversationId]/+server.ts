@@ -11,7 +11,13 @@ export const GET: RequestHandler = async ({ params }) => {
 		const { messages } = await rt.threads.state(conversation.id);
 		const work = await rt.threadWork(conversation.id);
 		const resumable = work.kind === 'unfinished' && !rt.runs.hasRunning(conversation.id);
-		const detail: ConversationDetail = { conversation, messages, resumable, queue: rt.queue.list(conversation.id) };
+		const detail: ConversationDetail = {
+			conversation,
+			messages,
+			resumable,
+			queue: rt.queue.list(conversation.id),
+			approvals: rt.approvals.pending(conversation.id)
+		};
 		return jsonResponse(detail);
 	} catch (e) {
 		return errorResponse(e);
