@@ -86,6 +86,7 @@ describe('approving tool calls in the page', () => {
 			await page.keyboard.press('Enter');
 
 			await answered(page, 'Results: saved apple');
+			expect(await activeTestId(page)).toBe('chat-input');
 			expect(effects('apple')).toHaveLength(1);
 			expect(await page.getByTestId('approval-card').count()).toBe(0);
 			expect(await page.getByTestId('tool-call').getAttribute('data-status')).toBe('success');
