@@ -51,7 +51,8 @@ describe('approving tool calls in the page', () => {
 	let ollama: ScriptedOllama;
 	let service: Service;
 	let browser: Browser;
-	const mcp = testMcpConfig();
+	// No approval override: TOOL_APPROVAL=writes decides, so the `effect` write waits for a person.
+	const mcp = testMcpConfig({ approval: undefined });
 	const effects = (item: string) => mcp.calls().filter((line) => line.startsWith('effect ') && line.endsWith(` ${item}`));
 
 	beforeAll(async () => {
