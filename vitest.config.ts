@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-// Four kinds of test, one command: unit (in-process, real SQLite files), postgres (in-process, on a
-// real PostgreSQL server started for the run), integration (the built service and MCP servers as
-// child processes), e2e (the built app in Debian's Chromium).
+// Five kinds of test, one command: unit (pure modules, real SQLite files), core (the runtime in
+// process: RunService, recovery and the executor on a real database, MCP child and scripted model),
+// postgres (in-process, on a real PostgreSQL server started for the run), integration (the built
+// service and MCP servers as child processes), e2e (the built app in Debian's Chromium).
 export default defineConfig({
 	test: {
 		projects: [
@@ -11,6 +12,14 @@ export default defineConfig({
 					name: 'unit',
 					include: ['test/unit/**/*.test.ts'],
 					testTimeout: 30_000
+				}
+			},
+			{
+				test: {
+					name: 'core',
+					include: ['test/core/**/*.test.ts'],
+					testTimeout: 60_000,
+					hookTimeout: 60_000
 				}
 			},
 			{

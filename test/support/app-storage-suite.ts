@@ -152,23 +152,30 @@ export function describeAppStorage(engine: string, open: () => Promise<OpenedSto
 			await conversation('gone');
 			await conversation('kept');
 			for (const id of ['gone', 'kept']) {
-				await storage.runs.claim(id, `run-${id}`, T(1), 'message', 'hi');
 				await storage.queue.add(id, `queued-${id}`, 'later', T(1));
-				await storage.journal.recordIntent({ threadId: id, toolCallId: 'call', runId: `run-${id}`, step: 1, tool: 't', argsHash: 'h', idempotencyKey: 'k' }, T(1), false);
+				await storage.journal.recordIntent({ threadId: id, toolCallId: 'call', runId: `first-${id}`, step: 1, tool: 't', argsHash: 'h', idempotencyKey: 'k' }, T(1), false);
 				const checkpoint = { ...emptyCheckpoint(), id: uuid6(-1) };
 				await opened.saver.put({ configurable: { thread_id: id, checkpoint_ns: '' } }, checkpoint, { source: 'input', step: -1, parents: {} }, {});
 			}
-			expect(await storage.conversations.delete('gone')).toBe(true);
+			await storage.conversations.delete('gone');
 			expect(await storage.conversations.get('gone')).toBeUndefined();
 			expect(await storage.runs.list('gone')).toEqual([]);
 			expect(await storage.queue.list('gone')).toEqual([]);
 			expect(await storage.journal.get('gone', 'call')).toBeUndefined();
 			expect(await opened.saver.getTuple({ configurable: { thread_id: 'gone', checkpoint_ns: '' } })).toBeUndefined();
-			expect(await storage.conversations.delete('gone')).toBe(false);
-			expect(await storage.runs.list('kept')).toHaveLength(2);
+			await expect(storage.conversations.delete('gone')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+			expect(await storage.runs.list('kept')).toHaveLength(1);
 			expect(await storage.queue.list('kept')).toHaveLength(1);
 			expect(await storage.journal.get('kept', 'call')).toBeDefined();
 			expect(await opened.saver.getTuple({ configurable: { thread_id: 'kept', checkpoint_ns: '' } })).toBeDefined();
+		});
+
+		it('refuses to delete a conversation a run holds, changing nothing', async () => {
+			await conversation('c1');
+			await storage.runs.claim('c1', 'r1', T(1), 'message', 'hi');
+			await expect(opened.other.conversations.delete('c1')).rejects.toMatchObject({ code: 'SESSION_IN_PROGRESS' });
+			expect(await storage.conversations.exists('c1')).toBe(true);
+			expect(await storage.runs.get('r1')).toMatchObject({ status: 'running' });
 		});
 	});
 }

@@ -73,8 +73,8 @@ const MIGRATIONS: readonly string[] = [
 		id text PRIMARY KEY,
 		seq bigint GENERATED ALWAYS AS IDENTITY,
 		conversation_id text NOT NULL REFERENCES conversations ON DELETE CASCADE,
-		status text NOT NULL CHECK (status IN ('running', 'interrupted', 'completed', 'failed', 'cancelled')),
-		trigger text NOT NULL CHECK (trigger IN ('message', 'resume', 'auto-resume')),
+		status text NOT NULL CHECK (status IN ('running', 'interrupted', 'completed', 'failed', 'cancelled', 'waiting')),
+		trigger text NOT NULL CHECK (trigger IN ('message', 'resume', 'auto-resume', 'approval')),
 		-- The user message of a message run, sent again on resume if a crash kept it from the thread.
 		input text,
 		error_code text,

@@ -4,9 +4,8 @@
 // sqlite-app-storage.ts and postgres/app/; both pass one shared suite (test/support/app-storage-suite.ts).
 // Operations that must be atomic are operations of their own, not transactions a caller composes.
 
-import type { ConversationSummary } from '../db/conversation-store';
-import type { QueuedMessage } from '../db/message-queue';
-import type { RunOutcome, RunRecord, RunTrigger } from '../db/run-store';
+import type { ConversationPage, ConversationSummary, QueuedMessage, RunRecord, RunTrigger } from '../../protocol';
+import type { RunOutcome } from '../db/run-store';
 import type { JournalEntry } from '../tools/tool-journal';
 import type { JournalOutcome } from '../tools/repeat-policy';
 
@@ -16,7 +15,7 @@ export interface ConversationStorage {
 	/** Most recently updated first. */
 	list(): Promise<ConversationSummary[]>;
 	/** The `limit` most recently updated, and whether there are more (the list's order, cut short). */
-	firstPage(limit: number): Promise<{ conversations: ConversationSummary[]; hasMore: boolean }>;
+	firstPage(limit: number): Promise<ConversationPage>;
 	/**
 	 * Creates the conversation and claims its first run (a message run carrying `firstMessage`) in
 	 * one transaction. Throws, changing nothing, when the id is taken.
@@ -24,9 +23,10 @@ export interface ConversationStorage {
 	createWithRun(id: string, runId: string, firstMessage: string, now: string): Promise<void>;
 	/**
 	 * Removes the conversation with its runs, queued messages, journal entries and checkpoints, in one
-	 * transaction committed durably (a power cut cannot bring it back). Returns whether it existed.
+	 * transaction committed durably (a power cut cannot bring it back). Throws ApiError NOT_FOUND for
+	 * an unknown conversation and SESSION_IN_PROGRESS while a run holds it, changing nothing.
 	 */
-	delete(id: string): Promise<boolean>;
+	delete(id: string): Promise<void>;
 }
 
 /**

@@ -3,8 +3,8 @@
 
 import type Database from 'better-sqlite3';
 import type { DeltaSqliteSaver } from '../checkpoint';
+import { deleteConversation } from '../db/conversation-deletion';
 import { ConversationStore } from '../db/conversation-store';
-import { commitDurably } from '../db/durable-commit';
 import { MessageQueue } from '../db/message-queue';
 import { RunStore } from '../db/run-store';
 import { ToolJournal } from '../tools/tool-journal';
@@ -28,12 +28,7 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver)
 					runs.claim(id, runId, now, 'message', firstMessage);
 				});
 			},
-			async delete(id) {
-				return commitDurably(db, () => {
-					saver.deleteThreadSync(id);
-					return conversations.delete(id);
-				});
-			}
+			delete: async (id) => deleteConversation({ db, conversations, runs, saver }, id)
 		},
 		runs: {
 			claim: async (conversationId, runId, now, trigger, input) => runs.claim(conversationId, runId, now, trigger, input),

@@ -2,6 +2,7 @@
 // of each thread. Messages live in the checkpoints.
 
 import type pg from 'pg';
+import { ApiError } from '../../errors';
 import { titleFromMessage, toSummary, type SummaryRow } from '../../db/conversation-store';
 import type { ConversationStorage } from '../../storage/app-storage';
 import { checkpointSql } from '../checkpoint/store.js';
@@ -54,12 +55,17 @@ export function postgresConversationStorage(pool: pg.Pool): ConversationStorage 
 		},
 
 		async delete(id) {
-			return inTransaction(
+			await inTransaction(
 				pool,
 				async (client) => {
+					// Locked first: a claim's key check on the row waits for this transaction, so no run
+					// can start between the check and the delete.
+					const { rowCount } = await client.query(`SELECT 1 FROM conversations WHERE id = $1 FOR UPDATE`, [id]);
+					if (!rowCount) throw new ApiError('NOT_FOUND', 'Conversation Not Found');
+					const running = await client.query(`SELECT 1 FROM runs WHERE conversation_id = $1 AND status = 'running'`, [id]);
+					if (running.rowCount) throw new ApiError('SESSION_IN_PROGRESS', 'A run is active on this conversation; wait for it to end');
 					await checkpointSql.deleteThread(client, id);
-					const { rowCount } = await client.query(`DELETE FROM conversations WHERE id = $1`, [id]);
-					return (rowCount ?? 0) > 0;
+					await client.query(`DELETE FROM conversations WHERE id = $1`, [id]);
 				},
 				{ durable: true }
 			);

@@ -1,7 +1,8 @@
 // The run ledger (storage/app-storage.ts RunStorage) on PostgreSQL.
 
 import type pg from 'pg';
-import { toRecord, type RunRow, type RunTrigger } from '../../db/run-store';
+import type { RunTrigger } from '../../../protocol';
+import { toRecord, type RunRow } from '../../db/run-store';
 import type { RunStorage } from '../../storage/app-storage';
 import type { Queryable } from '../checkpoint/store.js';
 import { isoText } from './iso-text.js';
