@@ -3,6 +3,7 @@
 
 import { emptyCheckpoint, uuid6, type BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { PendingApproval } from '../../src/lib/protocol';
 import type { AppStorage } from '../../src/lib/server/storage/app-storage';
 
 export interface OpenedStorage {
@@ -148,11 +149,109 @@ export function describeAppStorage(engine: string, open: () => Promise<OpenedSto
 			expect(await storage.journal.get('c1', 'call-2')).toBeUndefined();
 		});
 
+		const ask = (toolCallId: string, attempt = 0) => ({
+			toolCallId,
+			attempt,
+			tool: `tool-${toolCallId}`,
+			args: { target: toolCallId },
+			reason: { kind: 'policy' as const, message: `asks before ${toolCallId}` }
+		});
+		const decideAll = (action: 'approve' | 'deny') => (pending: readonly PendingApproval[]) =>
+			pending.map((p) => ({ toolCallId: p.toolCallId, tool: p.tool, action, remember: false }));
+
+		it('asks about a call once per attempt and lists what waits, in the order asked', async () => {
+			await conversation('c1');
+			await storage.approvals.request('c1', 'r1', [ask('b'), ask('a')], T(1), T(100));
+			await opened.other.approvals.request('c1', 'r2', [ask('b'), { ...ask('a'), args: { other: true } }], T(2), T(200));
+			expect(await storage.approvals.pending('c1')).toEqual([
+				{ toolCallId: 'b', tool: 'tool-b', args: { target: 'b' }, reason: { kind: 'policy', message: 'asks before b' }, requestedAt: T(1), expiresAt: T(100) },
+				{ toolCallId: 'a', tool: 'tool-a', args: { target: 'a' }, reason: { kind: 'policy', message: 'asks before a' }, requestedAt: T(1), expiresAt: T(100) }
+			]);
+			expect(await storage.approvals.decision('c1', 'a', 0)).toBeUndefined();
+			expect(await storage.approvals.pending('other')).toEqual([]);
+		});
+
+		it('records decisions with the approval run that acts on them and the tools to allow, in one commit', async () => {
+			await conversation('c1');
+			await storage.approvals.request('c1', 'r1', [ask('a'), ask('b')], T(1), T(100));
+			await storage.approvals.decideWithRun('c1', 'decided', T(2), (pending) => [
+				{ toolCallId: pending[0]!.toolCallId, tool: pending[0]!.tool, action: 'approve', remember: true },
+				{ toolCallId: pending[1]!.toolCallId, tool: pending[1]!.tool, action: 'edit', args: { target: 'edited' }, reason: 'safer', remember: false }
+			]);
+			expect(await storage.runs.get('decided')).toMatchObject({ status: 'running', trigger: 'approval', input: null });
+			expect(await storage.approvals.pending('c1')).toEqual([]);
+			expect(await storage.approvals.decision('c1', 'a', 0)).toEqual({ action: 'approve' });
+			expect(await storage.approvals.decision('c1', 'b', 0)).toEqual({ action: 'edit', args: { target: 'edited' }, reason: 'safer' });
+			expect(await storage.allowedTools.list()).toEqual([{ tool: 'tool-a', since: T(2) }]);
+			await storage.runs.finish('decided', { status: 'completed', messageCount: 4 }, T(3));
+			await storage.approvals.denyPending('c1', 'too late', T(4));
+			expect(await storage.approvals.decision('c1', 'a', 0)).toEqual({ action: 'approve' });
+		});
+
+		it('changes nothing when the decisions are refused or a run holds the conversation', async () => {
+			await conversation('c1');
+			await storage.approvals.request('c1', 'r1', [ask('a')], T(1), T(100));
+			const refusal = new Error('refused');
+			await expect(
+				storage.approvals.decideWithRun('c1', 'refused', T(2), () => {
+					throw refusal;
+				})
+			).rejects.toBe(refusal);
+			await storage.runs.claim('c1', 'busy', T(3), 'message', 'moved on');
+			let checked = false;
+			await expect(
+				opened.other.approvals.decideWithRun('c1', 'late', T(4), (pending) => {
+					checked = true;
+					return decideAll('approve')(pending);
+				})
+			).rejects.toMatchObject({ code: 'SESSION_IN_PROGRESS' });
+			expect(checked).toBe(false);
+			expect((await storage.runs.list('c1')).map((run) => run.id)).toEqual(['busy', 'first-c1']);
+			expect(await storage.approvals.pending('c1')).toHaveLength(1);
+			expect(await storage.allowedTools.list()).toEqual([]);
+		});
+
+		it('finds the threads whose calls expired, and denies what waits with one reason', async () => {
+			await conversation('c1');
+			await conversation('c2');
+			await storage.approvals.request('c1', 'r1', [ask('a'), ask('b')], T(1), T(10));
+			await storage.approvals.request('c2', 'r2', [ask('c')], T(1), T(20));
+			expect(await storage.approvals.nextExpiryAt()).toBe(T(10));
+			expect(await storage.approvals.expiredThreads(T(9))).toEqual([]);
+			expect(await storage.approvals.expiredThreads(T(10))).toEqual(['c1']);
+			await storage.approvals.denyPending('c1', 'not approved in time', T(11));
+			expect(await storage.approvals.decision('c1', 'b', 0)).toEqual({ action: 'deny', reason: 'not approved in time' });
+			expect(await storage.approvals.expiredThreads(T(30))).toEqual(['c2']);
+			expect(await storage.approvals.nextExpiryAt()).toBe(T(20));
+			// A crash left the decided call's attempt unfinished: the next attempt is a question of its own.
+			await storage.approvals.request('c1', 'r3', [ask('a', 1)], T(12), T(40));
+			expect((await storage.approvals.pending('c1')).map((p) => p.toolCallId)).toEqual(['a']);
+			expect(await storage.approvals.decision('c1', 'a', 1)).toBeUndefined();
+			await storage.approvals.denyPending('c2', 'moved on', T(13));
+			await storage.approvals.denyPending('c1', 'moved on', T(13));
+			expect(await storage.approvals.nextExpiryAt()).toBeNull();
+		});
+
+		it('allows a tool until it is revoked; allowing it again keeps its first time', async () => {
+			await storage.allowedTools.allow('write', T(1));
+			await opened.other.allowedTools.allow('write', T(2));
+			await storage.allowedTools.allow('delete', T(3));
+			expect(await storage.allowedTools.list()).toEqual([
+				{ tool: 'delete', since: T(3) },
+				{ tool: 'write', since: T(1) }
+			]);
+			expect(await storage.allowedTools.has('write')).toBe(true);
+			expect(await storage.allowedTools.revoke('write')).toBe(true);
+			expect(await storage.allowedTools.revoke('write')).toBe(false);
+			expect(await opened.other.allowedTools.has('write')).toBe(false);
+		});
+
 		it('deletes a conversation with its runs, queue, journal and checkpoints, and nothing of another', async () => {
 			await conversation('gone');
 			await conversation('kept');
 			for (const id of ['gone', 'kept']) {
 				await storage.queue.add(id, `queued-${id}`, 'later', T(1));
+				await storage.approvals.request(id, `first-${id}`, [ask('call')], T(1), T(100));
 				await storage.journal.recordIntent({ threadId: id, toolCallId: 'call', runId: `first-${id}`, step: 1, tool: 't', argsHash: 'h', idempotencyKey: 'k' }, T(1), false);
 				const checkpoint = { ...emptyCheckpoint(), id: uuid6(-1) };
 				await opened.saver.put({ configurable: { thread_id: id, checkpoint_ns: '' } }, checkpoint, { source: 'input', step: -1, parents: {} }, {});
@@ -162,11 +261,13 @@ export function describeAppStorage(engine: string, open: () => Promise<OpenedSto
 			expect(await storage.runs.list('gone')).toEqual([]);
 			expect(await storage.queue.list('gone')).toEqual([]);
 			expect(await storage.journal.get('gone', 'call')).toBeUndefined();
+			expect(await storage.approvals.pending('gone')).toEqual([]);
 			expect(await opened.saver.getTuple({ configurable: { thread_id: 'gone', checkpoint_ns: '' } })).toBeUndefined();
 			await expect(storage.conversations.delete('gone')).rejects.toMatchObject({ code: 'NOT_FOUND' });
 			expect(await storage.runs.list('kept')).toHaveLength(1);
 			expect(await storage.queue.list('kept')).toHaveLength(1);
 			expect(await storage.journal.get('kept', 'call')).toBeDefined();
+			expect(await storage.approvals.pending('kept')).toHaveLength(1);
 			expect(await opened.saver.getTuple({ configurable: { thread_id: 'kept', checkpoint_ns: '' } })).toBeDefined();
 		});
 

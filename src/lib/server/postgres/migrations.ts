@@ -107,7 +107,33 @@ const MIGRATIONS: readonly string[] = [
 		message text NOT NULL,
 		created_at timestamptz NOT NULL
 	);
-	CREATE INDEX queued_by_conversation ON queued_messages (conversation_id, created_at, seq);`
+	CREATE INDEX queued_by_conversation ON queued_messages (conversation_id, created_at, seq);
+	-- A tool call that waits for a person, and what they decided (tools/approval-journal.ts);
+	-- attempt: the call's attempts so far (tool_calls.attempts) when it was asked about.
+	CREATE TABLE tool_approvals (
+		thread_id text NOT NULL REFERENCES conversations ON DELETE CASCADE,
+		tool_call_id text NOT NULL,
+		attempt integer NOT NULL,
+		seq bigint GENERATED ALWAYS AS IDENTITY,
+		run_id text NOT NULL,
+		tool text NOT NULL,
+		args text NOT NULL,
+		reason_kind text NOT NULL CHECK (reason_kind IN ('policy', 'composed-url', 'uncertain')),
+		reason text NOT NULL,
+		requested_at timestamptz NOT NULL,
+		expires_at timestamptz NOT NULL,
+		decision text CHECK (decision IN ('approve', 'deny', 'edit')),
+		decided_args text,
+		decision_reason text,
+		decided_at timestamptz,
+		PRIMARY KEY (thread_id, tool_call_id, attempt)
+	);
+	CREATE INDEX tool_approvals_undecided ON tool_approvals (expires_at) WHERE decision IS NULL;
+	-- "Always allow this tool", until revoked.
+	CREATE TABLE allowed_tools (
+		tool text PRIMARY KEY,
+		since timestamptz NOT NULL
+	);`
 ];
 
 /** Any number of instances may start at once: the first to take this lock migrates, the rest wait. */

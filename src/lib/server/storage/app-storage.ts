@@ -1,11 +1,21 @@
-// The app's storage contract: what the runtime asks of conversations, runs, the message queue and
-// the tool call journal, asynchronous and engine-independent, so one runtime can run on the
+// The app's storage contract: what the runtime asks of conversations, runs, the message queue, the
+// tool call journal and approvals, asynchronous and engine-independent, so one runtime can run on the
 // embedded SQLite file or on a PostgreSQL database shared by several processes. Implemented by
 // sqlite-app-storage.ts and postgres/app/; both pass one shared suite (test/support/app-storage-suite.ts).
 // Operations that must be atomic are operations of their own, not transactions a caller composes.
 
-import type { ConversationPage, ConversationSummary, QueuedMessage, RunRecord, RunTrigger } from '../../protocol';
+import type {
+	AllowedTool,
+	ConversationPage,
+	ConversationSummary,
+	PendingApproval,
+	QueuedMessage,
+	RunRecord,
+	RunTrigger
+} from '../../protocol';
+import type { CheckedDecision } from '../approvals/decision-check';
 import type { RunOutcome } from '../db/run-store';
+import type { ApprovalRequest, RecordedDecision } from '../tools/approval-journal';
 import type { JournalEntry } from '../tools/tool-journal';
 import type { JournalOutcome } from '../tools/repeat-policy';
 
@@ -82,9 +92,53 @@ export interface JournalStorage {
 	recordOutcome(threadId: string, toolCallId: string, outcome: JournalOutcome, now: string): Promise<void>;
 }
 
+/**
+ * The approval half of the journal: a request when a tools step pauses on a call, the person's
+ * decision before any run acts on it. A decided call keeps its first decision.
+ */
+export interface ApprovalStorage {
+	/** Asks about each call once per attempt (asking again changes nothing); committed durably. */
+	request(threadId: string, runId: string, requests: readonly ApprovalRequest[], now: string, expiresAt: string): Promise<void>;
+	/** The calls the thread waits on, in the order they were asked about. */
+	pending(threadId: string): Promise<PendingApproval[]>;
+	/** The decision on the question asked before attempt `attempt` + 1 of the call, if made. */
+	decision(threadId: string, toolCallId: string, attempt: number): Promise<RecordedDecision | undefined>;
+	/**
+	 * Claims the approval run that carries out a person's decisions and records them, with the tools
+	 * to allow from now on, in one durable transaction: `check` turns the calls waiting then into the
+	 * decisions to record, or throws to refuse them. Throws ApiError SESSION_IN_PROGRESS when a run
+	 * holds the conversation. Whatever throws, nothing changes.
+	 */
+	decideWithRun(
+		conversationId: string,
+		runId: string,
+		now: string,
+		check: (pending: readonly PendingApproval[]) => readonly CheckedDecision[]
+	): Promise<void>;
+	/** Denies every call the thread waits on, with one reason (the conversation moved on, a timeout). */
+	denyPending(threadId: string, reason: string, now: string): Promise<void>;
+	/** Threads with a call nobody decided by `now`. */
+	expiredThreads(now: string): Promise<string[]>;
+	/** When the next undecided call expires, if any waits. */
+	nextExpiryAt(): Promise<string | null>;
+}
+
+/** "Always allow this tool", until revoked. */
+export interface AllowedToolStorage {
+	/** By tool name. */
+	list(): Promise<AllowedTool[]>;
+	has(tool: string): Promise<boolean>;
+	/** Allowing an allowed tool again keeps its first `since`. */
+	allow(tool: string, now: string): Promise<void>;
+	/** Whether the tool was allowed. */
+	revoke(tool: string): Promise<boolean>;
+}
+
 export interface AppStorage {
 	conversations: ConversationStorage;
 	runs: RunStorage;
 	queue: QueueStorage;
 	journal: JournalStorage;
+	approvals: ApprovalStorage;
+	allowedTools: AllowedToolStorage;
 }

@@ -5,8 +5,12 @@ import type Database from 'better-sqlite3';
 import type { DeltaSqliteSaver } from '../checkpoint';
 import { deleteConversation } from '../db/conversation-deletion';
 import { ConversationStore } from '../db/conversation-store';
+import { commitDurably } from '../db/durable-commit';
+import { ApiError } from '../errors';
 import { MessageQueue } from '../db/message-queue';
 import { RunStore } from '../db/run-store';
+import { AllowedTools } from '../tools/allowed-tools';
+import { ApprovalJournal } from '../tools/approval-journal';
 import { ToolJournal } from '../tools/tool-journal';
 import type { AppStorage } from './app-storage';
 
@@ -16,6 +20,8 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver)
 	const runs = new RunStore(db);
 	const queue = new MessageQueue(db);
 	const journal = new ToolJournal(db);
+	const approvals = new ApprovalJournal(db);
+	const allowed = new AllowedTools(db);
 	return {
 		conversations: {
 			get: async (id) => conversations.get(id),
@@ -57,6 +63,30 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver)
 			get: async (threadId, toolCallId) => journal.get(threadId, toolCallId),
 			recordIntent: async (entry, now, durable) => journal.recordIntent(entry, now, durable),
 			recordOutcome: async (threadId, toolCallId, outcome, now) => journal.recordOutcome(threadId, toolCallId, outcome, now)
+		},
+		approvals: {
+			request: async (threadId, runId, requests, now, expiresAt) => approvals.request(threadId, runId, requests, now, expiresAt),
+			pending: async (threadId) => approvals.pending(threadId),
+			decision: async (threadId, toolCallId, attempt) => approvals.decision(threadId, toolCallId, attempt),
+			async decideWithRun(conversationId, runId, now, check) {
+				commitDurably(db, () => {
+					if (!runs.claim(conversationId, runId, now, 'approval', null)) {
+						throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
+					}
+					const checked = check(approvals.pending(conversationId));
+					approvals.record(conversationId, checked, now);
+					for (const d of checked) if (d.remember) allowed.allow(d.tool, now);
+				});
+			},
+			denyPending: async (threadId, reason, now) => approvals.denyPending(threadId, reason, now),
+			expiredThreads: async (now) => approvals.expiredThreads(now),
+			nextExpiryAt: async () => approvals.nextExpiryAt()
+		},
+		allowedTools: {
+			list: async () => allowed.list(),
+			has: async (tool) => allowed.has(tool),
+			allow: async (tool, now) => allowed.allow(tool, now),
+			revoke: async (tool) => allowed.revoke(tool)
 		}
 	};
 }

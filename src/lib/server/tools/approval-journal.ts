@@ -19,7 +19,8 @@ export type ApprovalRequest = {
 	reason: ApprovalReason;
 };
 
-type Row = {
+/** An approval row as every engine selects it (timestamps as ISO text). */
+export type ApprovalRow = {
 	tool_call_id: string;
 	tool: string;
 	args: string;
@@ -53,10 +54,10 @@ export class ApprovalJournal {
 			 (thread_id, tool_call_id, attempt, run_id, tool, args, reason_kind, reason, requested_at, expires_at)
 			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 		);
-		this.undecided = db.prepare<[string], Row>(
+		this.undecided = db.prepare<[string], ApprovalRow>(
 			`SELECT * FROM tool_approvals WHERE thread_id = ? AND decision IS NULL ORDER BY requested_at, rowid`
 		);
-		this.byCall = db.prepare<[string, string, number], Row>(
+		this.byCall = db.prepare<[string, string, number], ApprovalRow>(
 			'SELECT * FROM tool_approvals WHERE thread_id = ? AND tool_call_id = ? AND attempt = ?'
 		);
 		this.decide = db.prepare(
@@ -82,25 +83,13 @@ export class ApprovalJournal {
 
 	/** The calls the thread waits on, in the order they were asked about. */
 	pending(threadId: string): PendingApproval[] {
-		return this.undecided.all(threadId).map((row) => ({
-			toolCallId: row.tool_call_id,
-			tool: row.tool,
-			args: JSON.parse(row.args) as Record<string, unknown>,
-			reason: { kind: row.reason_kind, message: row.reason },
-			requestedAt: row.requested_at,
-			expiresAt: row.expires_at
-		}));
+		return this.undecided.all(threadId).map(toPending);
 	}
 
 	/** The decision on the question asked before attempt `attempt` + 1 of the call, if made. */
 	decision(threadId: string, toolCallId: string, attempt: number): RecordedDecision | undefined {
 		const row = this.byCall.get(threadId, toolCallId, attempt);
-		if (!row?.decision) return undefined;
-		return {
-			action: row.decision,
-			...(row.decided_args ? { args: JSON.parse(row.decided_args) as Record<string, unknown> } : {}),
-			...(row.decision_reason ? { reason: row.decision_reason } : {})
-		};
+		return row && toDecision(row);
 	}
 
 	/**
@@ -127,4 +116,25 @@ export class ApprovalJournal {
 	nextExpiryAt(): string | null {
 		return this.nextExpiry.get()?.at ?? null;
 	}
+}
+
+export function toPending(row: ApprovalRow): PendingApproval {
+	return {
+		toolCallId: row.tool_call_id,
+		tool: row.tool,
+		args: JSON.parse(row.args) as Record<string, unknown>,
+		reason: { kind: row.reason_kind, message: row.reason },
+		requestedAt: row.requested_at,
+		expiresAt: row.expires_at
+	};
+}
+
+/** The row's decision, if one was made. */
+export function toDecision(row: ApprovalRow): RecordedDecision | undefined {
+	if (!row.decision) return undefined;
+	return {
+		action: row.decision,
+		...(row.decided_args ? { args: JSON.parse(row.decided_args) as Record<string, unknown> } : {}),
+		...(row.decision_reason ? { reason: row.decision_reason } : {})
+	};
 }

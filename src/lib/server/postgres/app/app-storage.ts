@@ -2,6 +2,8 @@
 
 import type pg from 'pg';
 import type { AppStorage } from '../../storage/app-storage';
+import { postgresAllowedToolStorage } from './allowed-tool-storage.js';
+import { postgresApprovalStorage } from './approval-storage.js';
 import { postgresConversationStorage } from './conversation-storage.js';
 import { postgresJournalStorage } from './journal-storage.js';
 import { postgresQueueStorage } from './queue-storage.js';
@@ -12,6 +14,8 @@ export function postgresAppStorage(pool: pg.Pool): AppStorage {
 		conversations: postgresConversationStorage(pool),
 		runs: postgresRunStorage(pool),
 		queue: postgresQueueStorage(pool),
-		journal: postgresJournalStorage(pool)
+		journal: postgresJournalStorage(pool),
+		approvals: postgresApprovalStorage(pool),
+		allowedTools: postgresAllowedToolStorage(pool)
 	};
 }

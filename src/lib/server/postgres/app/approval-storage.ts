@@ -1,0 +1,129 @@
+// Approvals (storage/app-storage.ts ApprovalStorage) on PostgreSQL.
+
+import type pg from 'pg';
+import { ApiError } from '../../errors';
+import type { ApprovalStorage } from '../../storage/app-storage';
+import { toDecision, toPending, type ApprovalRow, type RecordedDecision } from '../../tools/approval-journal';
+import type { Queryable } from '../checkpoint/store.js';
+import { inTransaction } from '../transaction.js';
+import { allowTools } from './allowed-tool-storage.js';
+import { isoText } from './iso-text.js';
+import { claimRun } from './run-storage.js';
+
+const APPROVAL_COLUMNS = `tool_call_id, tool, args, reason_kind, reason, ${isoText('requested_at')} AS requested_at,
+	${isoText('expires_at')} AS expires_at, decision, decided_args, decision_reason`;
+
+/** A call already decided keeps its first decision. */
+async function recordDecisions(
+	q: Queryable,
+	threadId: string,
+	decisions: readonly (RecordedDecision & { toolCallId: string })[],
+	now: string
+): Promise<void> {
+	if (decisions.length === 0) return;
+	await q.query(
+		`UPDATE tool_approvals a SET decision = d.decision, decided_args = d.args, decision_reason = d.reason, decided_at = $2
+		 FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS d(tool_call_id, decision, args, reason)
+		 WHERE a.thread_id = $1 AND a.tool_call_id = d.tool_call_id AND a.decision IS NULL`,
+		[
+			threadId,
+			now,
+			decisions.map((d) => d.toolCallId),
+			decisions.map((d) => d.action),
+			decisions.map((d) => (d.args ? JSON.stringify(d.args) : null)),
+			decisions.map((d) => d.reason ?? null)
+		]
+	);
+}
+
+async function pendingOf(q: Queryable, threadId: string) {
+	const { rows } = await q.query<ApprovalRow>(
+		`SELECT ${APPROVAL_COLUMNS} FROM tool_approvals WHERE thread_id = $1 AND decision IS NULL
+		 ORDER BY tool_approvals.requested_at, tool_approvals.seq`,
+		[threadId]
+	);
+	return rows.map(toPending);
+}
+
+export function postgresApprovalStorage(pool: pg.Pool): ApprovalStorage {
+	return {
+		async request(threadId, runId, requests, now, expiresAt) {
+			// DO NOTHING: a step that is run again (a resume, a crash) asks for the same call once.
+			await inTransaction(
+				pool,
+				(client) =>
+					client.query(
+						`INSERT INTO tool_approvals
+						 (thread_id, tool_call_id, attempt, run_id, tool, args, reason_kind, reason, requested_at, expires_at)
+						 SELECT $1, r.tool_call_id, r.attempt, $2, r.tool, r.args, r.reason_kind, r.reason, $3, $4
+						 FROM unnest($5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[])
+						   WITH ORDINALITY AS r(tool_call_id, attempt, tool, args, reason_kind, reason, n)
+						 ORDER BY r.n
+						 ON CONFLICT DO NOTHING`,
+						[
+							threadId,
+							runId,
+							now,
+							expiresAt,
+							requests.map((r) => r.toolCallId),
+							requests.map((r) => r.attempt),
+							requests.map((r) => r.tool),
+							requests.map((r) => JSON.stringify(r.args)),
+							requests.map((r) => r.reason.kind),
+							requests.map((r) => r.reason.message)
+						]
+					),
+				{ durable: true }
+			);
+		},
+
+		pending: (threadId) => pendingOf(pool, threadId),
+
+		async decision(threadId, toolCallId, attempt) {
+			const { rows } = await pool.query<ApprovalRow>(
+				`SELECT ${APPROVAL_COLUMNS} FROM tool_approvals WHERE thread_id = $1 AND tool_call_id = $2 AND attempt = $3`,
+				[threadId, toolCallId, attempt]
+			);
+			return rows[0] && toDecision(rows[0]);
+		},
+
+		async decideWithRun(conversationId, runId, now, check) {
+			await inTransaction(
+				pool,
+				async (client) => {
+					if (!(await claimRun(client, { conversationId, runId, now, trigger: 'approval', input: null }))) {
+						throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
+					}
+					// The claim holds the conversation, so no other decision can be recorded meanwhile.
+					const checked = check(await pendingOf(client, conversationId));
+					await recordDecisions(client, conversationId, checked, now);
+					await allowTools(client, checked.filter((d) => d.remember).map((d) => d.tool), now);
+				},
+				{ durable: true }
+			);
+		},
+
+		async denyPending(threadId, reason, now) {
+			await pool.query(
+				`UPDATE tool_approvals SET decision = 'deny', decision_reason = $2, decided_at = $3
+				 WHERE thread_id = $1 AND decision IS NULL`,
+				[threadId, reason, now]
+			);
+		},
+
+		async expiredThreads(now) {
+			const { rows } = await pool.query<{ thread_id: string }>(
+				`SELECT DISTINCT thread_id FROM tool_approvals WHERE decision IS NULL AND expires_at <= $1`,
+				[now]
+			);
+			return rows.map((row) => row.thread_id);
+		},
+
+		async nextExpiryAt() {
+			const { rows } = await pool.query<{ at: string | null }>(
+				`SELECT ${isoText('min(expires_at)')} AS at FROM tool_approvals WHERE decision IS NULL`
+			);
+			return rows[0]?.at ?? null;
+		}
+	};
+}
