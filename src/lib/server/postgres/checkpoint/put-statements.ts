@@ -1,4 +1,4 @@
-// The statements of one put's transaction: lock the thread and read what the put builds on, then
+// The statements of one put's transaction: lock the thread, read what the put builds on, then
 // write everything in one statement. Fewer round trips is most of a put's cost on PostgreSQL.
 
 import type pg from 'pg';
@@ -59,21 +59,24 @@ type RawLock = {
 
 // NO KEY UPDATE: puts to the thread wait for each other, while inserting writes (whose foreign key
 // check takes KEY SHARE on the thread row) does not wait for a put.
-const LOCK_THREAD = `
+const LOCK_THREAD = `SELECT thread_key FROM lg_threads WHERE thread_id = $1 AND checkpoint_ns = $2 FOR NO KEY UPDATE`;
+
+// A statement of its own, after the lock: a statement that waits for a row lock reads everything
+// but that row as of before the wait, so tips read with the lock could miss the last put's append.
+const READ_THREAD = `
 	SELECT t.thread_key, p.type, p.checkpoint, p.channels, p.encoding,
 	       w.w_task_ids, w.w_idxs, w.w_channels, w.w_types, w.w_values, w.w_encodings, l.log_ids, l.lengths
 	FROM lg_threads t
-	LEFT JOIN lg_checkpoints p ON p.thread_key = t.thread_key AND p.checkpoint_id = $3
+	LEFT JOIN lg_checkpoints p ON p.thread_key = t.thread_key AND p.checkpoint_id = $2
 	CROSS JOIN LATERAL (
 		SELECT array_agg(w.task_id) AS w_task_ids, array_agg(w.idx) AS w_idxs, array_agg(w.channel) AS w_channels,
 		       array_agg(w.type) AS w_types, array_agg(w.value) AS w_values, array_agg(w.encoding) AS w_encodings
-		FROM lg_writes w WHERE w.thread_key = t.thread_key AND w.checkpoint_id = $3
+		FROM lg_writes w WHERE w.thread_key = t.thread_key AND w.checkpoint_id = $2
 	) w
 	CROSS JOIN LATERAL (
 		SELECT array_agg(l.log_id) AS log_ids, array_agg(l.length) AS lengths FROM lg_logs l WHERE l.thread_key = t.thread_key
 	) l
-	WHERE t.thread_id = $1 AND t.checkpoint_ns = $2
-	FOR NO KEY UPDATE OF t`;
+	WHERE t.thread_key = $1`;
 
 function toLocked(raw: RawLock): LockedThread {
 	const logIds = raw.log_ids ?? [];
@@ -104,8 +107,11 @@ export const putSql = {
 	 */
 	async lockThread(client: pg.PoolClient, threadId: string, ns: string, parentId?: string): Promise<LockedThread> {
 		for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt += 1) {
-			const found = await client.query<RawLock>(LOCK_THREAD, [threadId, ns, parentId ?? null]);
-			if (found.rows[0]) return toLocked(found.rows[0]);
+			const found = await client.query<{ thread_key: number }>(LOCK_THREAD, [threadId, ns]);
+			if (found.rows[0]) {
+				const read = await client.query<RawLock>(READ_THREAD, [found.rows[0].thread_key, parentId ?? null]);
+				return toLocked(read.rows[0]!);
+			}
 			// A concurrent first put inserts the same row: ON CONFLICT waits for it, then the loop locks it.
 			const created = await client.query<{ thread_key: number }>(
 				`INSERT INTO lg_threads (thread_id, checkpoint_ns) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING thread_key`,
