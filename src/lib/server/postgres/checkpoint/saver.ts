@@ -92,7 +92,8 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 			filter: options?.filter,
 			limit: options?.limit
 		});
-		// A page at a time: a long history is read in bounded batches, each with one item query.
+		// Decoded a page at a time, each page's missing items in one query, so the decoded items
+		// held at once are a page's, however long the history.
 		for (let start = 0; start < rows.length; start += LIST_PAGE) {
 			for (const tuple of await this.reader.tuples(rows.slice(start, start + LIST_PAGE))) yield tuple;
 		}
@@ -242,5 +243,5 @@ function parentLinks(writes: ParentRow['writes'], applied: readonly AppliedLogWr
 
 const threadKeyOf = (threadId: string, ns: string) => JSON.stringify([threadId, ns]);
 
-/** Rows of list() decoded per item query; bounds the items held for one page. */
+/** Rows of list() decoded per item query. */
 const LIST_PAGE = 100;
