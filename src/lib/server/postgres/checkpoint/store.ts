@@ -68,18 +68,29 @@ type RawRow = Omit<CheckpointRow, 'writes'> & {
 // writesSortKey order (task_path, task_id, idx), aggregated so a page of checkpoints arrives with
 // its pending writes in one round trip.
 const WRITE_ORDER = 'ORDER BY w.task_path, w.task_id, w.idx';
-const SELECT_ROWS = `
-	SELECT c.thread_key, t.thread_id, t.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type,
-	       c.checkpoint, c.metadata::text AS metadata, c.channels, c.encoding,
-	       w.w_task_ids, w.w_channels, w.w_types, w.w_values, w.w_encodings
-	FROM lg_checkpoints c
-	JOIN lg_threads t USING (thread_key)
+const CHECKPOINT_COLUMNS = `c.thread_key, t.thread_id, t.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type,
+	c.checkpoint, c.metadata::text AS metadata, c.channels, c.encoding`;
+
+/**
+ * The checkpoints `selected` (a query of CHECKPOINT_COLUMNS from lg_checkpoints c and lg_threads
+ * t), newest first, each with its pending writes. The writes are joined to the selected rows only:
+ * joined before an ORDER BY … LIMIT, they would be aggregated for every checkpoint of the thread.
+ */
+const withWrites = (selected: string) => `
+	SELECT c.*, w.w_task_ids, w.w_channels, w.w_types, w.w_values, w.w_encodings
+	FROM (${selected}) c
 	CROSS JOIN LATERAL (
 		SELECT array_agg(w.task_id ${WRITE_ORDER}) AS w_task_ids, array_agg(w.channel ${WRITE_ORDER}) AS w_channels,
 		       array_agg(w.type ${WRITE_ORDER}) AS w_types, array_agg(w.value ${WRITE_ORDER}) AS w_values,
 		       array_agg(w.encoding ${WRITE_ORDER}) AS w_encodings
 		FROM lg_writes w WHERE w.thread_key = c.thread_key AND w.checkpoint_id = c.checkpoint_id
-	) w`;
+	) w
+	ORDER BY c.checkpoint_id DESC`;
+
+// The thread key as a value, so the planner reads the newest checkpoint from the end of the primary
+// key (thread_key, checkpoint_id) rather than sorting the thread's rows.
+const ONE_THREAD = `FROM lg_checkpoints c JOIN lg_threads t USING (thread_key)
+	WHERE c.thread_key = (SELECT thread_key FROM lg_threads WHERE thread_id = $1 AND checkpoint_ns = $2)`;
 
 /**
  * Creating a thread row can lose a race to another connection creating it, and the next statement
@@ -104,8 +115,8 @@ export const checkpointSql = {
 	async row(q: Queryable, threadId: string, ns: string, checkpointId?: string): Promise<CheckpointRow | undefined> {
 		const { rows } = await q.query<RawRow>(
 			checkpointId === undefined
-				? `${SELECT_ROWS} WHERE t.thread_id = $1 AND t.checkpoint_ns = $2 ORDER BY c.checkpoint_id DESC LIMIT 1`
-				: `${SELECT_ROWS} WHERE t.thread_id = $1 AND t.checkpoint_ns = $2 AND c.checkpoint_id = $3`,
+				? withWrites(`SELECT ${CHECKPOINT_COLUMNS} ${ONE_THREAD} ORDER BY c.checkpoint_id DESC LIMIT 1`)
+				: withWrites(`SELECT ${CHECKPOINT_COLUMNS} ${ONE_THREAD} AND c.checkpoint_id = $3`),
 			checkpointId === undefined ? [threadId, ns] : [threadId, ns, checkpointId]
 		);
 		return rows[0] && toRow(rows[0]);
@@ -126,14 +137,14 @@ export const checkpointSql = {
 		if (query.filter !== undefined && Object.keys(query.filter).length > 0) {
 			add((n) => `c.metadata @> ${n}::jsonb`, JSON.stringify(query.filter));
 		}
-		let source = SELECT_ROWS;
-		if (where.length > 0) source += ` WHERE ${where.join(' AND ')}`;
-		source += ' ORDER BY c.checkpoint_id DESC';
+		let selected = `SELECT ${CHECKPOINT_COLUMNS} FROM lg_checkpoints c JOIN lg_threads t USING (thread_key)`;
+		if (where.length > 0) selected += ` WHERE ${where.join(' AND ')}`;
+		selected += ' ORDER BY c.checkpoint_id DESC';
 		if (query.limit !== undefined) {
 			args.push(Math.trunc(query.limit));
-			source += ` LIMIT $${args.length}`;
+			selected += ` LIMIT $${args.length}`;
 		}
-		const { rows } = await q.query<RawRow>(source, args);
+		const { rows } = await q.query<RawRow>(withWrites(selected), args);
 		return rows.map(toRow);
 	},
 
