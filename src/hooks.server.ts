@@ -39,8 +39,6 @@ function requestFacts(event: RequestEvent): RequestFacts {
 		fetchSite: headers.get('sec-fetch-site'),
 		authorization: headers.get('authorization'),
 		cookie: event.cookies.get(SESSION_COOKIE),
-		ownOrigin: event.url.origin,
-		secure: event.url.protocol === 'https:',
 		clientAddress: () => event.getClientAddress()
 	};
 }

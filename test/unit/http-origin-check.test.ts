@@ -6,7 +6,7 @@ const facts = (over: Partial<OriginFacts>): OriginFacts => ({
 	method: 'POST',
 	origin: null,
 	fetchSite: null,
-	ownOrigin: OWN,
+	host: '127.0.0.1:3000',
 	allowed: ['https://sophos.example.com'],
 	...over
 });
@@ -15,6 +15,8 @@ describe('origin check', () => {
 	it.each([
 		['a client with neither header (curl, a script)', {}],
 		['the page itself', { origin: OWN, fetchSite: 'same-origin' }],
+		['the page behind a TLS proxy', { origin: 'https://sophos.lan', host: 'sophos.lan', fetchSite: 'same-origin' }],
+		['the page, its Host in capitals', { origin: 'http://sophos.lan:8080', host: 'Sophos.LAN:8080' }],
 		['the page, in a browser without fetch metadata', { origin: OWN }],
 		['a request the user typed', { fetchSite: 'none' }],
 		['an allowed origin, cross-site', { origin: 'https://sophos.example.com', fetchSite: 'cross-site' }],
@@ -31,7 +33,9 @@ describe('origin check', () => {
 		['another site, without fetch metadata', { origin: 'https://evil.example' }],
 		['another port of the same host (same-site)', { origin: 'http://127.0.0.1:5555', fetchSite: 'same-site' }],
 		['the other loopback name', { origin: 'http://localhost:3000' }],
-		['the same host over https', { origin: 'https://127.0.0.1:3000' }],
+		['the same host on its https default port', { origin: 'https://127.0.0.1' }],
+		['the proxy name on another port', { origin: 'https://sophos.lan:8443', host: 'sophos.lan' }],
+		['a request with no Host', { origin: OWN, host: null }],
 		['a sandboxed frame or a file', { origin: 'null' }],
 		['an own origin with a trailing slash', { origin: `${OWN}/` }],
 		['an own origin in capitals', { origin: 'HTTP://127.0.0.1:3000' }],

@@ -26,8 +26,6 @@ const req = (over: Partial<RequestFacts> = {}): RequestFacts => ({
 	fetchSite: null,
 	authorization: `Bearer ${TOKEN}`,
 	cookie: undefined,
-	ownOrigin: OWN,
-	secure: false,
 	clientAddress: () => '127.0.0.1',
 	...over
 });
@@ -85,10 +83,13 @@ describe('request guard', () => {
 		expect(guard.signIn(TOKEN, req())).toMatchObject({ code: 'BAD_REQUEST' });
 	});
 
-	it('signs the page in with a cookie, Secure over https', () => {
+	it('signs the page in with a cookie, Secure when the page is on https', () => {
 		const { guard } = guardOf();
 		expect(guard.signIn(TOKEN, req())).toEqual({ setCookie: expect.stringMatching(/^sophos_token=right-token-of-some-length; .*HttpOnly; SameSite=Strict$/) });
-		expect(guard.signIn(TOKEN, req({ secure: true }))).toEqual({ setCookie: expect.stringMatching(/; Secure$/) });
+		expect(guard.signIn(TOKEN, req({ method: 'POST', origin: 'https://sophos.lan', host: 'sophos.lan' }))).toEqual({
+			setCookie: expect.stringMatching(/; Secure$/)
+		});
+		expect(guard.signIn(TOKEN, req({ method: 'POST', origin: OWN }))).toEqual({ setCookie: expect.not.stringMatching(/Secure/) });
 		expect(guard.signIn('wrong', req())).toMatchObject({ code: 'UNAUTHORIZED' });
 	});
 

@@ -32,6 +32,6 @@ describe('token check', () => {
 	it('keeps the token in an HttpOnly, SameSite=Strict cookie, Secure only over https', () => {
 		expect(sessionCookie(TOKEN, false)).toBe(`sophos_token=${TOKEN}; Path=/; Max-Age=2592000; HttpOnly; SameSite=Strict`);
 		expect(sessionCookie(TOKEN, true)).toBe(`sophos_token=${TOKEN}; Path=/; Max-Age=2592000; HttpOnly; SameSite=Strict; Secure`);
-		expect(clearedSessionCookie(false)).toBe('sophos_token=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict');
+		expect(clearedSessionCookie()).toBe('sophos_token=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict');
 	});
 });

@@ -15,8 +15,8 @@ export type OriginFacts = {
 	origin: string | null;
 	/** The Sec-Fetch-Site header, null when absent. */
 	fetchSite: string | null;
-	/** This service's origin as the request reached it (scheme, Host). */
-	ownOrigin: string;
+	/** The Host header, already allow-listed. */
+	host: string | null;
 	/** ALLOWED_ORIGINS, each as `URL.origin` spells it. */
 	allowed: readonly string[];
 };
@@ -26,7 +26,7 @@ export function originRefusal(facts: OriginFacts): string | null {
 	if (SAFE_METHODS.has(facts.method.toUpperCase())) return null;
 	const { origin, fetchSite } = facts;
 	if (origin !== null && facts.allowed.includes(origin)) return null;
-	if (origin !== null && origin !== facts.ownOrigin) {
+	if (origin !== null && !isOwnOrigin(origin, facts.host)) {
 		return `Requests from ${JSON.stringify(origin)} may not change anything here; add that origin to ALLOWED_ORIGINS to allow it`;
 	}
 	// `same-site` too: another port of localhost is the same site yet another origin.
@@ -34,6 +34,17 @@ export function originRefusal(facts: OriginFacts): string | null {
 		return `A ${fetchSite} request may not change anything here; add its origin to ALLOWED_ORIGINS to allow it`;
 	}
 	return null;
+}
+
+/**
+ * The page's own origin: the Host it was loaded from, over http, or over https through a TLS
+ * proxy. Sophos cannot tell which from the request (adapter-node guesses https unless told), and
+ * need not: a page on that very host and port is served by Sophos or by the proxy in front of it.
+ */
+function isOwnOrigin(origin: string, host: string | null): boolean {
+	if (host === null) return false;
+	const h = host.toLowerCase();
+	return origin === `http://${h}` || origin === `https://${h}`;
 }
 
 /** ALLOWED_ORIGINS entry: `scheme://host[:port]` exactly, as browsers send it; throws otherwise. */

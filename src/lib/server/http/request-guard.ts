@@ -22,9 +22,6 @@ export type RequestFacts = {
 	authorization: string | null;
 	/** The session cookie's value, undefined when absent. */
 	cookie: string | undefined;
-	ownOrigin: string;
-	/** Over https (as adapter-node judges it: PROTOCOL_HEADER or ORIGIN). */
-	secure: boolean;
 	/** Asked only when a token is checked: with ADDRESS_HEADER set it can throw. */
 	clientAddress: () => string;
 };
@@ -75,18 +72,21 @@ export class RequestGuard {
 	}
 
 	/** POST /api/session: the token the page's prompt posts once; the answer sets the cookie. */
-	signIn(token: string, req: Pick<RequestFacts, 'secure' | 'clientAddress'>): Refusal | { setCookie: string } {
+	signIn(token: string, req: Pick<RequestFacts, 'origin' | 'clientAddress'>): Refusal | { setCookie: string } {
 		const expected = this.options.token;
 		if (expected === undefined) {
 			return refusal('BAD_REQUEST', 'This service has no SOPHOS_TOKEN: there is nothing to sign in to');
 		}
-		return this.checkToken(expected, token, req, false) ?? { setCookie: sessionCookie(expected, req.secure) };
+		// The page posts this, and its Origin says whether it was loaded over https (through a TLS
+		// proxy: Sophos itself speaks http), which no header a proxy adds needs to be trusted for.
+		const secure = req.origin?.startsWith('https://') ?? false;
+		return this.checkToken(expected, token, req, false) ?? { setCookie: sessionCookie(expected, secure) };
 	}
 
 	private checkToken(
 		expected: string,
 		presented: string | null,
-		req: Pick<RequestFacts, 'secure' | 'clientAddress'>,
+		req: Pick<RequestFacts, 'clientAddress'>,
 		clearCookie: boolean
 	): Refusal | null {
 		const { throttle } = this.options;
@@ -110,7 +110,7 @@ export class RequestGuard {
 		throttle.failed(address);
 		return refusal('UNAUTHORIZED', 'Wrong token', {
 			'WWW-Authenticate': `${CHALLENGE}, error="invalid_token"`,
-			...(clearCookie ? { 'Set-Cookie': clearedSessionCookie(req.secure) } : {})
+			...(clearCookie ? { 'Set-Cookie': clearedSessionCookie() } : {})
 		});
 	}
 }

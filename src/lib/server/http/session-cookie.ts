@@ -1,9 +1,7 @@
 /**
  * Pure. The cookie the page keeps SOPHOS_TOKEN in, so an EventSource (which cannot send headers)
  * is signed in too. HttpOnly: no script reads it, not even an injected one. SameSite=Strict: no
- * other site's request carries it. Secure when the request reached Sophos over https, which
- * behind a TLS proxy is the case only if the operator said to trust its X-Forwarded-Proto
- * (adapter-node's PROTOCOL_HEADER) or set ORIGIN to an https address.
+ * other site's request carries it. Secure when the page that signs in was loaded over https.
  */
 export const SESSION_COOKIE = 'sophos_token';
 
@@ -15,7 +13,10 @@ export function sessionCookie(token: string, secure: boolean): string {
 	return `${SESSION_COOKIE}=${token}; Path=/; Max-Age=${MAX_AGE_S}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
 }
 
-/** Tells the browser to drop a cookie that holds a wrong (an old) token, so it stops sending it. */
-export function clearedSessionCookie(secure: boolean): string {
-	return `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+/**
+ * Tells the browser to drop a cookie that holds a wrong (an old) token, so it stops sending it.
+ * Without Secure: a browser lets any response of the cookie's own site expire it.
+ */
+export function clearedSessionCookie(): string {
+	return `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict`;
 }
