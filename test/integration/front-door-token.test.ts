@@ -59,13 +59,19 @@ describe('SOPHOS_TOKEN', () => {
 			expect(errorOf(missing), what).toEqual({ code: 'UNAUTHORIZED', message: 'A token is required: send Authorization: Bearer <SOPHOS_TOKEN>' });
 			expect(missing.body, what).not.toContain(SECRET);
 
-			for (const wrong of [{ Authorization: `Bearer ${TOKEN}x` }, { Cookie: 'sophos_token=nope' }, { Authorization: `Basic ${btoa(`x:${TOKEN}`)}` }]) {
+			const wrongs: Record<string, string>[] = [
+				{ Authorization: `Bearer ${TOKEN}x` },
+				{ Cookie: 'sophos_token=nope' },
+				{ Authorization: `Basic ${btoa(`x:${TOKEN}`)}` }
+			];
+			for (const wrong of wrongs) {
 				const res = await send(path, wrong, method, body);
 				expect(res.status, `${what} ${JSON.stringify(wrong)}`).toBe(401);
 				expect(res.body).not.toContain(SECRET);
 			}
 			// A right token clears the count of wrong ones, so this table never reaches the throttle.
-			for (const right of [bearer, cookie, { ...cookie, Authorization: `Bearer ${TOKEN}` }]) {
+			const rights: Record<string, string>[] = [bearer, cookie, { ...cookie, Authorization: `Bearer ${TOKEN}` }];
+			for (const right of rights) {
 				expect((await send(path, right, method, body)).status, `${what} ${Object.keys(right)}`).toBe(ok);
 			}
 		}
