@@ -4,7 +4,7 @@
  * with SOPHOS_TOKEN set every /api route but liveness needs the token. Knows nothing of
  * SvelteKit: the hook hands it the facts of the request.
  */
-import { ERROR_CODES, type ErrorCode } from '../errors';
+import { API_ERROR_STATUS, type ApiErrorCode } from '../../protocol';
 import { jsonResponse } from './api-error';
 import type { AuthThrottle } from './auth-throttle';
 import { isAllowedHost, type HostEntry } from './host-allow-list';
@@ -26,7 +26,7 @@ export type RequestFacts = {
 	clientAddress: () => string;
 };
 
-export type Refusal = { code: ErrorCode; message: string; headers: Record<string, string> };
+export type Refusal = { code: ApiErrorCode; message: string; headers: Record<string, string> };
 
 export type GuardOptions = {
 	allowedHosts: readonly HostEntry[];
@@ -41,14 +41,14 @@ const OPEN_PATHS = new Set(['/api/healthz', '/api/session']);
 
 const CHALLENGE = 'Bearer realm="sophos"';
 
-const refusal = (code: ErrorCode, message: string, headers: Record<string, string> = {}): Refusal => ({
+const refusal = (code: ApiErrorCode, message: string, headers: Record<string, string> = {}): Refusal => ({
 	code,
 	message,
 	headers
 });
 
 export function refusalResponse(r: Refusal): Response {
-	return jsonResponse({ error: { code: r.code, message: r.message } }, ERROR_CODES[r.code], r.headers);
+	return jsonResponse({ error: { code: r.code, message: r.message } }, API_ERROR_STATUS[r.code], r.headers);
 }
 
 export class RequestGuard {

@@ -14,6 +14,14 @@ import { z } from 'zod';
  */
 const SafeToRepeatSchema = z.union([z.boolean(), z.record(z.string(), z.boolean())]).optional();
 
+const ApprovalModeSchema = z.enum(['auto', 'ask', 'deny']);
+/**
+ * Whether a call of a server's tools runs at once (`auto`), waits for a person (`ask`) or is never
+ * offered to the model (`deny`): one mode for every tool, or per tool name; unlisted tools follow
+ * TOOL_APPROVAL (approvals/approval-policy.ts).
+ */
+const ApprovalSchema = z.union([ApprovalModeSchema, z.record(z.string(), ApprovalModeSchema)]).optional();
+
 const StdioServerSchema = z.strictObject({
 	type: z.literal('stdio').optional(),
 	transport: z.literal('stdio').optional(),
@@ -22,7 +30,8 @@ const StdioServerSchema = z.strictObject({
 	env: z.record(z.string(), z.string()).optional(),
 	cwd: z.string().optional(),
 	disabled: z.boolean().optional(),
-	safeToRepeat: SafeToRepeatSchema
+	safeToRepeat: SafeToRepeatSchema,
+	approval: ApprovalSchema
 });
 
 /** `streamable-http` is what other clients call the transport MCP names Streamable HTTP. */
@@ -37,7 +46,8 @@ const HttpServerSchema = z.strictObject({
 	url: z.url({ protocol: /^https?$/ }),
 	headers: z.record(z.string(), z.string()).optional(),
 	disabled: z.boolean().optional(),
-	safeToRepeat: SafeToRepeatSchema
+	safeToRepeat: SafeToRepeatSchema,
+	approval: ApprovalSchema
 });
 
 export const McpServerConfigSchema = z.union([StdioServerSchema, HttpServerSchema]);
