@@ -15,6 +15,9 @@ export const init: ServerInit = async () => {
 	// adapter-node reads HOST only after this hook, and without it would listen on every interface.
 	// Loopback is the documented default, and the token rule is judged on the address it listens on.
 	process.env.HOST ||= '127.0.0.1';
+	// What Sophos and its MCP children create is the user's alone. The database opens its files 0600
+	// itself, but the memory server replaces memory.jsonl by a rename: only the umask sets that mode.
+	process.umask(0o077);
 	const settings = parseSettings(process.env);
 	const warning = exposureWarning(settings);
 	if (warning) console.warn(warning);

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import fs from 'node:fs';
 import { ChatOllama } from '@langchain/ollama';
 import type { Readiness } from '../protocol';
 import type { Settings } from './settings';
 import { ApprovalExpiry } from './approvals/approval-expiry';
 import { openDatabase } from './db/database';
+import { ensurePrivateDir, restrictFile } from './private-files';
 import { commitDurably } from './db/durable-commit';
 import { deleteConversation } from './db/conversation-deletion';
 import { ConversationStore } from './db/conversation-store';
@@ -85,7 +85,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	const allowedTools = new AllowedTools(db);
 	const registry = new RunRegistry();
 
-	fs.mkdirSync(path.dirname(settings.paths.memoryFile), { recursive: true });
+	ensurePrivateDir(path.dirname(settings.paths.memoryFile));
+	restrictFile(settings.paths.memoryFile);
 	const mcpConfig = await loadMcpConfig(path.join(settings.paths.configDir, 'mcp.json'), {
 		...env,
 		MEMORY_FILE_PATH: settings.paths.memoryFile
@@ -178,7 +179,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		approvals,
 		allowedTools,
 		threadWork: (id) => readThreadWork({ threads, runs, approvals }, id),
-		deleteConversation: (id) => deleteConversation({ db, conversations, runs, saver }, id),
+		deleteConversation: (id) => deleteConversation({ db, conversations, runs, saver, log: logLine }, id),
 		turn: () => loop.turn(),
 		readiness: () =>
 			checkReadiness({ db, ollamaHost: settings.OLLAMA_HOST, model: settings.OLLAMA_MODEL, mcp: toolbox.status() }),
