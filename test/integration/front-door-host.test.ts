@@ -56,6 +56,9 @@ describe('Host allow-list, through every route', () => {
 		['POST', '/api/chat', JSON.stringify({ conversation, cancel: true })],
 		['POST', `/api/runs/${run}/cancel`],
 		['DELETE', `/api/conversations/${conversation}`],
+		['POST', '/api/chat', JSON.stringify({ conversation, decisions: [{ toolCallId: 'call_1', action: 'approve' }] })],
+		['GET', '/api/allowed-tools'],
+		['DELETE', '/api/allowed-tools/memory__read_graph'],
 		['POST', '/api/session', JSON.stringify({ token: 'guess-guess-guess-guess' })],
 		['GET', '/api/no-such-route']
 	];

@@ -22,8 +22,9 @@ describe('Origin and fetch metadata on every state-changing route', () => {
 
 	const state = async () => {
 		const list = await (await service.fetch('/api/conversations')).json();
+		const allowed = await (await service.fetch('/api/allowed-tools')).json();
 		const runs = await Promise.all([done, live].map(async (c) => (await service.fetch(`/api/conversations/${c}/runs`)).json()));
-		return JSON.stringify({ list, runs });
+		return JSON.stringify({ list, runs, allowed });
 	};
 
 	beforeAll(async () => {
@@ -49,6 +50,8 @@ describe('Origin and fetch metadata on every state-changing route', () => {
 		['POST', `/api/runs/${liveRun}/cancel`, undefined],
 		['POST', `/api/runs/${liveRun}/cancel`, '{}'],
 		['DELETE', `/api/conversations/${done}`, undefined],
+		['DELETE', '/api/allowed-tools/memory__read_graph', undefined],
+		['POST', '/api/chat', JSON.stringify({ conversation: live, decisions: [{ toolCallId: 'call_1', action: 'approve' }] })],
 		['POST', '/api/session', JSON.stringify({ token: 'guess-guess-guess-guess' })],
 		['PUT', `/api/conversations/${done}`, '{}'],
 		['PATCH', `/api/conversations/${done}`, '{}']
@@ -108,7 +111,8 @@ describe('Origin and fetch metadata on every state-changing route', () => {
 			await followRun(service.url, JSON.parse(res.body).conversation);
 		}
 		ollama.release('live');
-		const events = await followRun(service.url, live);
-		expect(events.at(-1)).toMatchObject({ event: 'end', data: { run: liveRun, status: 'completed' } });
+		await followRun(service.url, live);
+		const { runs } = await (await service.fetch(`/api/conversations/${live}/runs`)).json();
+		expect(runs).toEqual([expect.objectContaining({ id: liveRun, status: 'completed' })]);
 	});
 });

@@ -47,6 +47,8 @@ describe('SOPHOS_TOKEN', () => {
 		['GET', `/api/chat?conversation=${conversation}`],
 		['POST', `/api/runs/${run}/cancel`, '{}'],
 		['POST', '/api/chat', JSON.stringify({ conversation, cancel: true })],
+		['GET', '/api/allowed-tools'],
+		['DELETE', '/api/allowed-tools/memory__read_graph', undefined, 404],
 		['GET', '/api/no-such-route', undefined, 404]
 	];
 
