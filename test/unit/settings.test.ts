@@ -137,4 +137,35 @@ describe('settings', () => {
 			expect(warning).toMatch(/^WARNING: no token guards this service although HOST="0.0.0.0" .*SOPHOS_INSECURE_NO_AUTH=true/);
 		});
 	});
+
+	describe('limits', () => {
+		it('has the documented defaults', () => {
+			expect(parseSettings({})).toMatchObject({
+				MAX_CONCURRENT_RUNS: 32,
+				MAX_QUEUED_MESSAGES: 20,
+				MAX_TOOL_CALLS_PER_STEP: 10,
+				MAX_STREAMS_PER_RUN: 10,
+				READINESS_CACHE_MS: 1000
+			});
+			expect(parseSettings({ MAX_QUEUED_MESSAGES: '0', READINESS_CACHE_MS: '0' })).toMatchObject({ MAX_QUEUED_MESSAGES: 0, READINESS_CACHE_MS: 0 });
+		});
+
+		it.each([
+			['MAX_CONCURRENT_RUNS', '0'],
+			['MAX_CONCURRENT_RUNS', '10001'],
+			['MAX_CONCURRENT_RUNS', 'many'],
+			['MAX_CONCURRENT_RUNS', '1.5'],
+			['MAX_QUEUED_MESSAGES', '-1'],
+			['MAX_QUEUED_MESSAGES', '1e9'],
+			['MAX_TOOL_CALLS_PER_STEP', '0'],
+			['MAX_TOOL_CALLS_PER_STEP', '1001'],
+			['MAX_STREAMS_PER_RUN', '0'],
+			['MAX_STREAMS_PER_RUN', 'Infinity'],
+			['READINESS_CACHE_MS', '-5'],
+			['READINESS_CACHE_MS', '60001'],
+			['READINESS_CACHE_MS', 'soon']
+		])('refuses %s=%s with a message naming it', (name, value) => {
+			expect(() => parseSettings({ [name]: value })).toThrow(new RegExp(`^Invalid settings: ${name}="${value.replace('.', '\\.')}"`));
+		});
+	});
 });

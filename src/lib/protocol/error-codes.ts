@@ -23,6 +23,12 @@ export const API_ERROR_STATUS = {
 	HOST_NOT_ALLOWED: 421,
 	/** Too many wrong tokens from one address: wait Retry-After seconds. */
 	TOO_MANY_ATTEMPTS: 429,
+	/** MAX_CONCURRENT_RUNS runs are running; a message sent with ifBusy "enqueue" is queued instead. */
+	TOO_MANY_RUNS: 429,
+	/** The conversation already holds MAX_QUEUED_MESSAGES queued messages. */
+	QUEUE_FULL: 429,
+	/** MAX_STREAMS_PER_RUN streams already follow this run. */
+	TOO_MANY_STREAMS: 429,
 	INTERNAL_ERROR: 500,
 	SHUTTING_DOWN: 503
 } as const;

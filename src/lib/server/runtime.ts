@@ -30,7 +30,7 @@ import { RunService } from './runs/run-service';
 import { recoverRuns } from './runs/run-recovery';
 import { createThreadPruner } from './runs/thread-pruner';
 import type { ThreadWork } from './runs/thread-work';
-import { checkReadiness } from './readiness';
+import { checkReadiness, sharedCheck } from './readiness';
 
 export type Runtime = {
 	settings: Settings;
@@ -79,7 +79,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	const checkpointer = crashBeforeCheckpoint(saver, crash);
 	const conversations = new ConversationStore(db);
 	const runs = new RunStore(db);
-	const queue = new MessageQueue(db);
+	const queue = new MessageQueue(db, settings.MAX_QUEUED_MESSAGES);
 	const journal = new ToolJournal(db);
 	const approvals = new ApprovalJournal(db);
 	const allowedTools = new AllowedTools(db);
@@ -121,6 +121,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				policy: settings.UNFINISHED_TOOL_CALLS,
 				guard: settings.EXFILTRATION_GUARD,
 				approvalTimeoutMs: settings.APPROVAL_TIMEOUT_MS,
+				maxCallsPerStep: settings.MAX_TOOL_CALLS_PER_STEP,
 				crash,
 				now
 			}),
@@ -149,6 +150,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		registry,
 		recursionLimit: settings.AGENT_RECURSION_LIMIT,
 		bufferLimit: settings.SSE_BUFFER_EVENTS,
+		maxConcurrentRuns: settings.MAX_CONCURRENT_RUNS,
 		unavailableServers: () => toolbox.status().flatMap((s) => (s.state === 'up' ? [] : [s.name])),
 		afterRun: async (conversationId) => {
 			expiry?.schedule();
@@ -165,7 +167,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	}
 	expiry = new ApprovalExpiry({ approvals, runService, now, log: logLine });
 	expiry.schedule();
-	for (const id of queue.conversationsWaiting()) runService.startQueued(id);
+	runService.startWaiting();
 
 	let closed: Promise<void> | null = null;
 	return {
@@ -181,8 +183,10 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		threadWork: (id) => readThreadWork({ threads, runs, approvals }, id),
 		deleteConversation: (id) => deleteConversation({ db, conversations, runs, saver, log: logLine }, id),
 		turn: () => loop.turn(),
-		readiness: () =>
-			checkReadiness({ db, ollamaHost: settings.OLLAMA_HOST, model: settings.OLLAMA_MODEL, mcp: toolbox.status() }),
+		readiness: sharedCheck(
+			() => checkReadiness({ db, ollamaHost: settings.OLLAMA_HOST, model: settings.OLLAMA_MODEL, mcp: toolbox.status() }),
+			settings.READINESS_CACHE_MS
+		),
 		close() {
 			closed ??= (async () => {
 				try {
