@@ -38,6 +38,8 @@ type Claim = 'claimed' | 'busy' | 'full';
 export class RunService {
 	private closing = false;
 	private stopped: Promise<void> | null = null;
+	/** Conversations whose run is being cancelled for an `interrupt`: its slot goes to that message. */
+	private readonly handingOver = new Set<string>();
 
 	constructor(private readonly parts: RunServiceParts) {}
 
@@ -78,8 +80,14 @@ export class RunService {
 			}
 			if (claim === 'full') throw this.tooManyRuns();
 			if (request.kind === 'message' && request.ifBusy === 'interrupt' && this.registry.get(conversationId)) {
-				await this.cancelConversation(conversationId);
-				return this.start({ ...request, ifBusy: 'reject' });
+				this.handingOver.add(conversationId);
+				try {
+					await this.cancelConversation(conversationId);
+					return await this.start({ ...request, ifBusy: 'reject' });
+				} finally {
+					this.handingOver.delete(conversationId);
+					this.startWaiting();
+				}
 			}
 			throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
 		}
@@ -189,7 +197,7 @@ export class RunService {
 		run.done = executeRun(run, input, this.parts).finally(async () => {
 			this.registry.remove(run);
 			await this.parts.afterRun(conversationId).catch((e) => this.parts.log(`After run ${runId}`, e));
-			this.startWaiting();
+			if (!this.handingOver.has(conversationId)) this.startWaiting();
 		});
 		return { conversation: conversationId, run: runId };
 	}
