@@ -5,7 +5,7 @@ import { PageServer } from '../support/page-server';
 import { RebindingSwitch } from '../support/rebinding-switch';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { answerScript } from '../support/scripts';
-import { Service } from '../support/service';
+import { Service, serviceState } from '../support/service';
 import { followRun } from '../support/sse';
 
 const SECRET = 'My bank PIN is 4921';
@@ -66,11 +66,7 @@ describe('the front door in Chromium', () => {
 	let run: string;
 	let before: string;
 
-	const state = async () => {
-		const list = await (await service.fetch('/api/conversations')).json();
-		const runs = await (await service.fetch(`/api/conversations/${conversation}/runs`)).json();
-		return JSON.stringify({ list, runs });
-	};
+	const state = () => serviceState(service, [conversation]);
 
 	beforeAll(async () => {
 		ollama = await ScriptedOllama.start(answerScript('A long answer that is still streaming when the attack comes.', { hold: 'live', holdAfterChunks: 2 }));

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from '../support/raw-http';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { answerScript } from '../support/scripts';
-import { Service } from '../support/service';
+import { Service, serviceState } from '../support/service';
 import { followRun } from '../support/sse';
 
 const SECRET = 'The launch code is 0000';
@@ -19,11 +19,7 @@ describe('Host allow-list, through every route', () => {
 	let run: string;
 	let before: string;
 
-	const state = async () => {
-		const list = await (await service.fetch('/api/conversations')).json();
-		const runs = await (await service.fetch(`/api/conversations/${conversation}/runs`)).json();
-		return JSON.stringify({ list, runs });
-	};
+	const state = () => serviceState(service, [conversation]);
 
 	beforeAll(async () => {
 		ollama = await ScriptedOllama.start(answerScript('Noted.'));

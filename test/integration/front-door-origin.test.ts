@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from '../support/raw-http';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { answerScript } from '../support/scripts';
-import { Service } from '../support/service';
+import { Service, serviceState } from '../support/service';
 import { followRun } from '../support/sse';
 
 const ALLOWED = 'https://app.example.com';
@@ -20,12 +20,7 @@ describe('Origin and fetch metadata on every state-changing route', () => {
 	let liveRun: string;
 	let before: string;
 
-	const state = async () => {
-		const list = await (await service.fetch('/api/conversations')).json();
-		const allowed = await (await service.fetch('/api/allowed-tools')).json();
-		const runs = await Promise.all([done, live].map(async (c) => (await service.fetch(`/api/conversations/${c}/runs`)).json()));
-		return JSON.stringify({ list, runs, allowed });
-	};
+	const state = () => serviceState(service, [done, live]);
 
 	beforeAll(async () => {
 		ollama = await ScriptedOllama.start(answerScript('Finished.'));
