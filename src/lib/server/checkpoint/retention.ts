@@ -113,7 +113,7 @@ function storedEntry(origin: Row, channel: string): ChannelEntry {
 /**
  * Delete log items that no remaining checkpoint or pending write (write-links.ts) of the thread
  * reaches. A log's recorded length is left as is, so positions are never reused and cached items
- * stay valid (see schema.ts).
+ * stay valid (see lg_logs in checkpoint/migrations/).
  */
 function collectLogs(db: Database.Database, threadId: string): number {
 	const reach = new Map<number, number>();

@@ -1,6 +1,6 @@
 // A LangGraph checkpoint saver on the app's better-sqlite3 connection that stores array channels
 // (messages) as appended suffixes instead of re-storing the whole history at every checkpoint.
-// Layout: schema.ts (tables), channel-map.ts (per-channel entries), segments.ts (item logs).
+// Layout: db/migrations.ts (tables), channel-map.ts (per-channel entries), segments.ts (item logs).
 
 import type Database from 'better-sqlite3';
 import type { RunnableConfig } from '@langchain/core/runnables';
@@ -63,7 +63,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 		if (!(cacheItems >= 0)) throw new RangeError('cacheItems must be >= 0');
 		const tables = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'lg_checkpoints'`).get();
 		if (tables === undefined) {
-			throw new Error('checkpoint store: call migrateCheckpointStore(db) before creating the saver');
+			throw new Error('checkpoint store: migrate the database (db/migrations.ts) before creating the saver');
 		}
 		this.store = new CheckpointStore(db);
 		this.cache = new ItemCache(cacheItems);

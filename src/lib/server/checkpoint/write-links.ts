@@ -8,7 +8,7 @@
 // serialised bytes are exactly some of the items just written (`item` for a one-message write,
 // `[item,item,…]` for an array) is rewritten as a link to them. Reading the write rebuilds the same
 // bytes, so it deserialises exactly as before. Anything else (a write the reducer changed, e.g. by
-// assigning an id) keeps its bytes. Log items are never rewritten (see schema.ts), so a link stays
+// assigning an id) keeps its bytes. Log items are never rewritten (see lg_logs in checkpoint/migrations/), so a link stays
 // valid as long as its items are kept; retention counts links when it collects items.
 
 import { unpack } from './blob.js';

@@ -1,11 +1,24 @@
 import type Database from 'better-sqlite3';
+import { createCheckpointStore } from '../checkpoint/migrations/create-store';
+import { importStockTables } from '../checkpoint/stock-import';
 
 /**
- * Append-only: a shipped migration is never edited, only followed by a new one, so every database
- * converges on the same schema. `PRAGMA user_version` holds how many have been applied.
+ * One step of the schema. SQL, or a function of the database where the step must look at what an
+ * earlier release left (a column it may lack, a table of an older layout). A function may return
+ * a line for the operator's log.
  */
-const MIGRATIONS: readonly string[] = [
-	`CREATE TABLE conversations (
+export type Migration = { name: string; up: string | ((db: Database.Database) => string | void) };
+
+/**
+ * The schema of the whole database file, checkpoint tables included. Append-only: a migration
+ * that has shipped is never edited, only followed by a new one, so every database converges on the
+ * same schema. `PRAGMA user_version` holds how many have been applied; each runs once, in its own
+ * transaction with the version bump. Databases in the wild start at 0, 1 or 2.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+	{
+		name: 'conversations and runs',
+		up: `CREATE TABLE conversations (
 		id TEXT PRIMARY KEY,
 		title TEXT NOT NULL,
 		created_at TEXT NOT NULL,
@@ -24,8 +37,11 @@ const MIGRATIONS: readonly string[] = [
 	CREATE INDEX runs_by_conversation ON runs(conversation_id, started_at);
 	-- One active run per conversation, enforced where two processes or two requests cannot race it.
 	CREATE UNIQUE INDEX one_running_run ON runs(conversation_id) WHERE status = 'running';
-	CREATE INDEX conversations_by_update ON conversations(updated_at);`,
-	`-- One row per tool call: its intent, written before the MCP request, then its outcome.
+	CREATE INDEX conversations_by_update ON conversations(updated_at);`
+	},
+	{
+		name: 'tool call journal, message queue, run triggers',
+		up: `-- One row per tool call: its intent, written before the MCP request, then its outcome.
 	CREATE TABLE tool_calls (
 		thread_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
 		tool_call_id TEXT NOT NULL,
@@ -50,19 +66,64 @@ const MIGRATIONS: readonly string[] = [
 	);
 	CREATE INDEX queued_by_conversation ON queued_messages(conversation_id, created_at);
 	ALTER TABLE runs ADD COLUMN trigger TEXT NOT NULL DEFAULT 'message'
-		CHECK (trigger IN ('message', 'resume', 'auto-resume'));
-	-- The user message of a message run, kept with the run so a crash before it reached the thread
-	-- loses nothing: it is sent again on resume. In the thread, that message's id is the run's id.
-	ALTER TABLE runs ADD COLUMN input TEXT;`
+		CHECK (trigger IN ('message', 'resume', 'auto-resume'));`
+	},
+	{
+		// Migration 2 first shipped as above; a later release appended this column to it in place, so
+		// databases created at version 2 before that lack it while the others have it.
+		name: 'runs.input where migration 2 did not add it',
+		up: (db) => {
+			const columns = db.prepare(`SELECT name FROM pragma_table_info('runs')`).pluck().all();
+			if (columns.includes('input')) return;
+			// The user message of a message run, kept with the run so a crash before it reached the
+			// thread loses nothing: it is sent again on resume. In the thread, that message's id is the run's id.
+			db.exec(`ALTER TABLE runs ADD COLUMN input TEXT`);
+		}
+	},
+	{ name: 'checkpoint store tables (lg_*), earlier layout upgraded', up: createCheckpointStore },
+	{
+		name: "import the stock SqliteSaver's checkpoints and writes",
+		up: (db) => {
+			const imported = importStockTables(db);
+			if (imported.checkpoints === 0) return;
+			return (
+				`Checkpoints: imported ${imported.checkpoints} checkpoints and ${imported.writes} writes from the ` +
+				'stock SQLite saver into the delta store (run VACUUM once to give the old space back)'
+			);
+		}
+	}
 ];
 
-export function migrate(db: Database.Database): number {
-	const applied = db.pragma('user_version', { simple: true }) as number;
-	for (let i = applied; i < MIGRATIONS.length; i++) {
+export type MigrationReport = {
+	/** `user_version` before and after. */
+	from: number;
+	to: number;
+	/** What the migrations that ran had to say, for the log. */
+	notes: string[];
+};
+
+/**
+ * Applies the migrations the database lacks. Refuses, changing nothing, a database written by a
+ * newer Sophos (more migrations than this one knows): its tables may not be what this code expects.
+ */
+export function migrate(db: Database.Database): MigrationReport {
+	const from = db.pragma('user_version', { simple: true }) as number;
+	if (from > MIGRATIONS.length) {
+		throw new Error(
+			`database schema version ${from} is newer than this Sophos knows (${MIGRATIONS.length}); use a newer Sophos with this file`
+		);
+	}
+	const notes: string[] = [];
+	for (let i = from; i < MIGRATIONS.length; i += 1) {
+		const { up } = MIGRATIONS[i]!;
 		db.transaction(() => {
-			db.exec(MIGRATIONS[i]!);
+			if (typeof up === 'string') db.exec(up);
+			else {
+				const note = up(db);
+				if (note) notes.push(note);
+			}
 			db.pragma(`user_version = ${i + 1}`);
 		})();
 	}
-	return MIGRATIONS.length - applied;
+	return { from, to: MIGRATIONS.length, notes };
 }
