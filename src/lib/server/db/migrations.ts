@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { createCheckpointStore } from '../checkpoint/migrations/create-store';
+import { useIntegerKeys } from '../checkpoint/migrations/integer-keys';
 import { importStockTables } from '../checkpoint/stock-import';
 
 /**
@@ -81,7 +82,10 @@ export const MIGRATIONS: readonly Migration[] = [
 		}
 	},
 	{ name: 'checkpoint store tables (lg_*), earlier layout upgraded', up: createCheckpointStore },
+	{ name: 'checkpoint store: integer keys for threads and checkpoints', up: useIntegerKeys },
 	{
+		// Uses today's store code (stock-import.ts) on the layout of migration 5: a migration that
+		// changes that layout must keep this one working on the layout it finds, or freeze a copy.
 		name: "import the stock SqliteSaver's checkpoints and writes",
 		up: (db) => {
 			const imported = importStockTables(db);
