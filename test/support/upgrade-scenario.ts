@@ -53,11 +53,14 @@ export function upgradeScript(hold: boolean): Script {
 	};
 }
 
-/** A config dir with only the memory server (from `root`'s node_modules) and the system prompt. */
+/**
+ * A config dir with only the memory server (from the running checkout's node_modules), in the
+ * keys every release accepts, and the system prompt.
+ */
 export function memoryOnlyConfig(): string {
 	const configDir = tempDir('sophos-config-');
-	const memory = JSON.parse(fs.readFileSync(path.join(ROOT, 'config/mcp.json'), 'utf8')).memory;
-	fs.writeFileSync(path.join(configDir, 'mcp.json'), JSON.stringify({ memory }));
+	const { command, args, env } = JSON.parse(fs.readFileSync(path.join(ROOT, 'config/mcp.json'), 'utf8')).memory;
+	fs.writeFileSync(path.join(configDir, 'mcp.json'), JSON.stringify({ memory: { command, args, env } }));
 	fs.copyFileSync(path.join(ROOT, 'config/system.md'), path.join(configDir, 'system.md'));
 	return configDir;
 }

@@ -41,7 +41,7 @@ it('stores a streamed answer once: the agent step writes the AIMessage the threa
 		chatModel: () => new StreamedReplyModel({}),
 		tools: async () => [],
 		runTools: async () => ({ messages: [] }),
-		beginStep: async () => {},
+		turn: () => undefined,
 		systemPrompt: async () => 'You are terse.',
 		classifyModelError: (e) => e as Error
 	});

@@ -18,10 +18,12 @@ describe('database', () => {
 		expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
 		const tables = db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'lg_%' ORDER BY name").all();
 		expect(tables).toEqual([
+			{ name: 'allowed_tools' },
 			{ name: 'conversations' },
 			{ name: 'queued_messages' },
 			{ name: 'runs' },
 			{ name: 'sqlite_sequence' },
+			{ name: 'tool_approvals' },
 			{ name: 'tool_calls' }
 		]);
 		expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name LIKE 'lg_%'").pluck().get()).toBeGreaterThan(0);

@@ -10,6 +10,54 @@ import { importStockTables } from '../checkpoint/stock-import';
  */
 export type Migration = { name: string; up: string | ((db: Database.Database) => string | void) };
 
+/** Migration 3's SQL as it first shipped. */
+const APPROVALS = `-- Runs that pause for a person: status 'waiting', and the 'approval' runs that carry out their
+	-- decisions. SQLite cannot change a CHECK constraint, so the table is rebuilt, rows in order.
+	CREATE TABLE runs_with_approvals (
+		id TEXT PRIMARY KEY,
+		conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+		status TEXT NOT NULL CHECK (status IN ('running', 'interrupted', 'completed', 'failed', 'cancelled', 'waiting')),
+		error_code TEXT,
+		error_message TEXT,
+		started_at TEXT NOT NULL,
+		finished_at TEXT,
+		trigger TEXT NOT NULL DEFAULT 'message' CHECK (trigger IN ('message', 'resume', 'auto-resume', 'approval')),
+		input TEXT
+	);
+	INSERT INTO runs_with_approvals (id, conversation_id, status, error_code, error_message, started_at, finished_at, trigger, input)
+		SELECT id, conversation_id, status, error_code, error_message, started_at, finished_at, trigger, input FROM runs ORDER BY rowid;
+	DROP TABLE runs;
+	ALTER TABLE runs_with_approvals RENAME TO runs;
+	CREATE INDEX runs_by_conversation ON runs(conversation_id, started_at);
+	CREATE UNIQUE INDEX one_running_run ON runs(conversation_id) WHERE status = 'running';
+	-- A tool call that waits for a person, and what they decided: written when the step pauses,
+	-- decided before the run that acts on it starts (approvals/, tools/approval-journal.ts).
+	-- attempt: the call's attempts so far (tool_calls.attempts): 0 before it first ran, more when a
+	-- crash left an attempt's outcome unknown and the person is asked whether to run it again.
+	CREATE TABLE tool_approvals (
+		thread_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+		tool_call_id TEXT NOT NULL,
+		attempt INTEGER NOT NULL,
+		run_id TEXT NOT NULL,
+		tool TEXT NOT NULL,
+		args TEXT NOT NULL,
+		reason_kind TEXT NOT NULL CHECK (reason_kind IN ('policy', 'composed-url', 'uncertain')),
+		reason TEXT NOT NULL,
+		requested_at TEXT NOT NULL,
+		expires_at TEXT NOT NULL,
+		decision TEXT CHECK (decision IN ('approve', 'deny', 'edit')),
+		decided_args TEXT,
+		decision_reason TEXT,
+		decided_at TEXT,
+		PRIMARY KEY (thread_id, tool_call_id, attempt)
+	);
+	CREATE INDEX tool_approvals_undecided ON tool_approvals(expires_at) WHERE decision IS NULL;
+	-- "Always allow this tool", until revoked.
+	CREATE TABLE allowed_tools (
+		tool TEXT PRIMARY KEY,
+		since TEXT NOT NULL
+	);`;
+
 /**
  * The schema of the whole database file, checkpoint tables included. Append-only: a migration
  * that has shipped is never edited, only followed by a new one, so every database converges on the
@@ -70,15 +118,18 @@ export const MIGRATIONS: readonly Migration[] = [
 		CHECK (trigger IN ('message', 'resume', 'auto-resume'));`
 	},
 	{
-		// Migration 2 first shipped as above; a later release appended this column to it in place, so
-		// databases created at version 2 before that lack it while the others have it.
-		name: 'runs.input where migration 2 did not add it',
+		// Migration 2 first shipped as above; a later release appended `ALTER TABLE runs ADD COLUMN
+		// input TEXT` to it in place, so databases created at version 2 before that lack runs.input
+		// and the others have it. This migration first shipped as APPROVALS alone, which copies
+		// runs.input and so failed on the first kind; adding the column where it is missing first
+		// changes nothing for a database that ran it then, which had the column.
+		name: 'runs.input where missing; runs that wait for a person, tool approvals, allowed tools',
 		up: (db) => {
 			const columns = db.prepare(`SELECT name FROM pragma_table_info('runs')`).pluck().all();
-			if (columns.includes('input')) return;
 			// The user message of a message run, kept with the run so a crash before it reached the
 			// thread loses nothing: it is sent again on resume. In the thread, that message's id is the run's id.
-			db.exec(`ALTER TABLE runs ADD COLUMN input TEXT`);
+			if (!columns.includes('input')) db.exec(`ALTER TABLE runs ADD COLUMN input TEXT`);
+			db.exec(APPROVALS);
 		}
 	},
 	{ name: 'checkpoint store tables (lg_*), earlier layout upgraded', up: createCheckpointStore },
