@@ -67,6 +67,13 @@ const RELEASES: readonly Release[] = [
 		saver: 'delta'
 	},
 	{
+		name: 'v3-lg-encoded',
+		commit: 'd240eef',
+		layout: 'user_version 3 (runs that wait for a person, tool approvals); lg_* tables as in v2-lg-encoded',
+		queue: true,
+		saver: 'delta'
+	},
+	{
 		name: 'v2-no-input-lg-encoded',
 		commit: '603efb2',
 		layout:
@@ -79,6 +86,9 @@ const RELEASES: readonly Release[] = [
 ];
 
 const FIXTURES = path.join(ROOT, 'test/fixtures/upgrade');
+// Releases with approvals would otherwise pause the scenario's memory call for a person; the ones
+// before ignore the variable.
+const NO_APPROVALS = { TOOL_APPROVAL: 'none' };
 
 /** The commit exported and built in the temp directory; a later run of this script reuses the build. */
 function checkout(commit: string): string {
@@ -120,7 +130,7 @@ async function apiView(service: Service) {
 /** Drives the release through the scenario and kills it mid-answer; returns the API's view. */
 async function writeScenario(root: string, dataDir: string, queue: boolean) {
 	const ollama = await ScriptedOllama.start(upgradeScript(true));
-	const service = await Service.start({ ollamaUrl: ollama.url, dataDir, root, configDir: memoryOnlyConfig() });
+	const service = await Service.start({ ollamaUrl: ollama.url, dataDir, root, configDir: memoryOnlyConfig(), env: NO_APPROVALS });
 	try {
 		const { conversation: finished } = await post(service, { message: UPGRADE_MESSAGES.remember });
 		await followRun(service.url, finished);
@@ -149,7 +159,7 @@ async function writeScenario(root: string, dataDir: string, queue: boolean) {
 async function startOnce(root: string, dataDir: string): Promise<string> {
 	const ollama = await ScriptedOllama.start(upgradeScript(false));
 	try {
-		const service = await Service.start({ ollamaUrl: ollama.url, dataDir, root, configDir: memoryOnlyConfig() });
+		const service = await Service.start({ ollamaUrl: ollama.url, dataDir, root, configDir: memoryOnlyConfig(), env: NO_APPROVALS });
 		await service.stop();
 		return 'started and stopped';
 	} catch (e) {
@@ -183,7 +193,7 @@ function appRows(file: string) {
 	try {
 		const present = new Set(db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table'`).pluck().all() as string[]);
 		const rows: Record<string, unknown[]> = {};
-		for (const table of ['conversations', 'runs', 'tool_calls', 'queued_messages']) {
+		for (const table of ['conversations', 'runs', 'tool_calls', 'queued_messages', 'tool_approvals', 'allowed_tools']) {
 			if (present.has(table)) rows[table] = db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all();
 		}
 		return { userVersion: db.pragma('user_version', { simple: true }) as number, rows };
