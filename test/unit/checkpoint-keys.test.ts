@@ -11,6 +11,7 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import { emptyCheckpoint, uuid6, type BaseCheckpointSaver, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeltaSqliteSaver, pruneThreadCheckpoints } from '../../src/lib/server/checkpoint/index.js';
+import { ENCODING, encode } from '../../src/lib/server/checkpoint/blob.js';
 import { MIGRATIONS, migrate } from '../../src/lib/server/db/migrations.js';
 import { collect, normalise, openStore } from './checkpoint-compare.js';
 
@@ -107,21 +108,27 @@ describe('migration 5 (integer keys)', () => {
 		db.pragma(`user_version = ${integerKeys}`);
 		const ids = [uuid6(0), uuid6(1)];
 		const insertCheckpoint = db.prepare(
-			`INSERT INTO lg_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, channels)
-			 VALUES ('t', '', ?, ?, 'json', ?, ?, ?)`
+			`INSERT INTO lg_checkpoints
+			 (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, channels, encoding)
+			 VALUES ('t', '', ?, ?, 'json', ?, ?, ?, ?)`
 		);
+		const dictionary = (text: string) => encode(Buffer.from(text), ENCODING.DICTIONARY_V1);
 		const skeleton = (id: string) => {
 			const { id: _id, channel_values: _values, ...rest } = checkpoint(id, 0);
 			return Buffer.from(JSON.stringify(rest));
 		};
-		insertCheckpoint.run(ids[0], 'never-stored', skeleton(ids[0]!), '{"step":0}', Buffer.from('{"step":{"v":["json","0"]}}'));
-		insertCheckpoint.run(ids[1], ids[0], skeleton(ids[1]!), '{"step":1}', Buffer.from('{"step":{"v":["json","1"]}}'));
+		const plain = [skeleton(ids[0]!), Buffer.from('{"step":0}'), Buffer.from('{"step":{"v":["json","0"]}}')];
+		insertCheckpoint.run(ids[0], 'never-stored', ...plain, ENCODING.RAW);
+		// Skeleton and channels encoded, metadata plain: the layout before migration 5.
+		const encoded = [dictionary(skeleton(ids[1]!).toString()), Buffer.from('{"step":1}'), dictionary('{"step":{"v":["json","1"]}}')];
+		insertCheckpoint.run(ids[1], ids[0], ...encoded, ENCODING.DICTIONARY_V1);
 		const insertWrite = db.prepare(
-			`INSERT INTO lg_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value)
-			 VALUES ('t', '', ?, 'task', 0, 'note', 'json', ?)`
+			`INSERT INTO lg_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
+			 VALUES ('t', '', ?, ?, 0, 'note', 'json', ?, ?)`
 		);
-		insertWrite.run(ids[1], Buffer.from('"kept"'));
-		insertWrite.run('no-checkpoint', Buffer.from('"orphan"'));
+		insertWrite.run(ids[1], 'push', Buffer.from('"pushed"'), '~__pregel_push, 0');
+		insertWrite.run(ids[1], 'pull', Buffer.from('"kept"'), '~__pregel_pull, agent');
+		insertWrite.run('no-checkpoint', 'task', Buffer.from('"orphan"'), '');
 		db.exec(`INSERT INTO lg_logs (thread_id, checkpoint_ns, length) VALUES ('t', '', 0), ('t', '', 0);
 		         DELETE FROM lg_logs WHERE log_id = 2`);
 
@@ -130,7 +137,15 @@ describe('migration 5 (integer keys)', () => {
 		const latest = await saver.getTuple(at('t'));
 		expect(latest?.checkpoint.id).toBe(ids[1]);
 		expect(latest?.parentConfig?.configurable?.checkpoint_id).toBe(ids[0]);
-		expect(latest?.pendingWrites).toEqual([['task', 'note', 'kept']]);
+		expect(latest?.metadata).toEqual({ step: 1 });
+		expect(await collect(saver.list(at('t'), { filter: { step: 1 } }))).toHaveLength(1);
+		// A node's task path is stored as the node; the writes still come back in task path order.
+		expect(latest?.pendingWrites).toEqual([
+			['pull', 'note', 'kept'],
+			['push', 'note', 'pushed']
+		]);
+		const paths = db.prepare(`SELECT typeof(task_path) FROM lg_writes ORDER BY task_id`).pluck().all();
+		expect(paths).toEqual(['blob', 'text', 'text']);
 		expect((await saver.getTuple(at('t', ids[0])))?.parentConfig?.configurable?.checkpoint_id).toBe('never-stored');
 		expect((await saver.getTuple(at('t', 'no-checkpoint')))).toBeUndefined();
 		const orphan = db.prepare(

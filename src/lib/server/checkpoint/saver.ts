@@ -28,6 +28,7 @@ import {
 	CheckpointStore,
 	channelMapOf,
 	encodeCheckpoint,
+	metadataOf,
 	skeletonBytes,
 	type CheckpointRow,
 	type WriteRow
@@ -196,8 +197,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 				checkpoint_id: id,
 				parent_checkpoint_id: parentId ?? null,
 				type,
-				metadata: metadataBytes,
-				...encodeCheckpoint(skeleton, map)
+				...encodeCheckpoint(skeleton, map, metadataBytes)
 			});
 			return done;
 		})();
@@ -242,7 +242,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 		return {
 			config: config ?? configOf(checkpointId),
 			checkpoint,
-			metadata: (await this.serde.loadsTyped(row.type, row.metadata)) as CheckpointMetadata,
+			metadata: (await this.serde.loadsTyped(row.type, metadataOf(row))) as CheckpointMetadata,
 			parentConfig: parentId === null ? undefined : configOf(parentId),
 			pendingWrites
 		};

@@ -114,8 +114,7 @@ function importThread(db: Database.Database, store: CheckpointStore, threadId: s
 			checkpoint_id: id,
 			parent_checkpoint_id: parentId,
 			type: 'json',
-			metadata: row.metadata ?? Buffer.from('{}'),
-			...encodeCheckpoint(Buffer.from(JSON.stringify(skeleton)), current.map)
+			...encodeCheckpoint(Buffer.from(JSON.stringify(skeleton)), current.map, row.metadata ?? Buffer.from('{}'))
 		});
 		imported.set(id, current);
 	}

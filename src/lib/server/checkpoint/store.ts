@@ -6,6 +6,7 @@
 import type Database from 'better-sqlite3';
 import { ENCODING, encode, unpack, type Encoding } from './blob.js';
 import type { ChannelMap } from './channel-map.js';
+import { compareWrites, packTaskPath, unpackTaskPath } from './task-path.js';
 
 export interface CheckpointRow {
 	thread_id: string;
@@ -65,30 +66,44 @@ const ONE_ROW = `${ROWS} AND t.thread_id = ? AND t.checkpoint_ns = ?`;
 const KEY = `(SELECT c.id FROM lg_checkpoints c JOIN lg_threads t ON t.id = c.thread
 	WHERE t.thread_id = ? AND t.checkpoint_ns = ? AND c.checkpoint_id = ?)`;
 
-/** A checkpoint's skeleton bytes and channel map as stored: both in one encoding, the smaller. */
-export function encodeCheckpoint(skeleton: Uint8Array, map: ChannelMap) {
+/**
+ * A checkpoint's skeleton, channel map and metadata as stored: all three in one encoding, the
+ * smaller. (Metadata is filtered on in SQL through lg_metadata(), see CheckpointStore.)
+ */
+export function encodeCheckpoint(skeleton: Uint8Array, map: ChannelMap, metadata: Uint8Array) {
 	const channels = Buffer.from(JSON.stringify(map));
-	const packed = { checkpoint: encode(skeleton, ENCODING.DICTIONARY_V1), channels: encode(channels, ENCODING.DICTIONARY_V1) };
-	return packed.checkpoint.byteLength + packed.channels.byteLength < skeleton.byteLength + channels.byteLength
+	const packed = {
+		checkpoint: encode(skeleton, ENCODING.DICTIONARY_V1),
+		channels: encode(channels, ENCODING.DICTIONARY_V1),
+		metadata: encode(metadata, ENCODING.DICTIONARY_V1)
+	};
+	const size = (parts: Uint8Array[]) => parts.reduce((n, part) => n + part.byteLength, 0);
+	return size(Object.values(packed)) < size([skeleton, channels, metadata])
 		? { ...packed, encoding: ENCODING.DICTIONARY_V1 as Encoding }
-		: { checkpoint: skeleton, channels, encoding: ENCODING.RAW as Encoding };
+		: { checkpoint: skeleton, channels, metadata, encoding: ENCODING.RAW as Encoding };
 }
 
 export function skeletonBytes(row: Pick<CheckpointRow, 'checkpoint' | 'encoding'>): Buffer {
 	return unpack(row.checkpoint, row.encoding);
 }
 
+export function metadataOf(row: Pick<CheckpointRow, 'metadata' | 'encoding'>): Buffer {
+	return unpack(row.metadata, row.encoding);
+}
+
 export function channelMapOf(row: Pick<CheckpointRow, 'channels' | 'encoding'>): ChannelMap {
 	const text = typeof row.channels === 'string' ? row.channels : unpack(row.channels, row.encoding).toString('utf8');
 	return JSON.parse(text) as ChannelMap;
 }
-// writesSortKey order (task_path, task_id, idx): the order LangGraph applies a superstep's writes.
-const WRITES_ORDER = `ORDER BY task_path, task_id, idx`;
-
 export class CheckpointStore {
 	private readonly statements = new Map<string, Database.Statement>();
 
-	constructor(readonly db: Database.Database) {}
+	constructor(readonly db: Database.Database) {
+		// list() filters on metadata in SQL, as the stock saver does, though it is stored encoded.
+		db.function('lg_metadata', { deterministic: true }, (metadata, encoding) =>
+			metadata === null ? null : unpack(metadata as Uint8Array, encoding as number).toString('utf8')
+		);
+	}
 
 	private sql(source: string): Database.Statement {
 		let statement = this.statements.get(source);
@@ -118,7 +133,7 @@ export class CheckpointStore {
 		if (query.ns !== undefined) add('t.checkpoint_ns = ?', query.ns);
 		if (query.before !== undefined) add('c.checkpoint_id < ?', query.before);
 		for (const [key, value] of Object.entries(query.filter ?? {})) {
-			if (value !== undefined) add('(CAST(c.metadata AS TEXT) -> ?) = ?', `$.${key}`, JSON.stringify(value));
+			if (value !== undefined) add('(lg_metadata(c.metadata, c.encoding) -> ?) = ?', `$.${key}`, JSON.stringify(value));
 		}
 		let source = ROWS;
 		if (where.length > 0) source += ` AND ${where.join(' AND ')}`;
@@ -201,11 +216,12 @@ export class CheckpointStore {
 			| undefined;
 	}
 
+	/** In writesSortKey order (task path, task id, idx): the order LangGraph applies them in. */
 	writes(threadId: string, ns: string, checkpointId: string): WriteRow[] {
-		return this.sql(
-			`SELECT task_id, idx, channel, type, value, encoding, task_path FROM lg_writes
-			 WHERE checkpoint = ${KEY} ${WRITES_ORDER}`
-		).all(threadId, ns, checkpointId) as WriteRow[];
+		const rows = this.sql(
+			`SELECT task_id, idx, channel, type, value, encoding, task_path FROM lg_writes WHERE checkpoint = ${KEY}`
+		).all(threadId, ns, checkpointId) as (Omit<WriteRow, 'task_path'> & { task_path: string | Buffer })[];
+		return rows.map((row) => ({ ...row, task_path: unpackTaskPath(row.task_path) })).sort(compareWrites);
 	}
 
 	/**
@@ -218,7 +234,9 @@ export class CheckpointStore {
 			 (checkpoint, task_id, idx, channel, type, value, encoding, task_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 		);
 		const checkpoint = this.checkpointKey(this.threadKey(threadId, ns), checkpointId);
-		for (const w of writes) insert.run(checkpoint, w.taskId, w.idx, w.channel, w.type, w.value, w.encoding, w.taskPath);
+		for (const w of writes) {
+			insert.run(checkpoint, w.taskId, w.idx, w.channel, w.type, w.value, w.encoding, packTaskPath(w.taskPath));
+		}
 	}
 
 	/** Store a write's value another way (write-links.ts); the write keeps its key and channel. */

@@ -2,17 +2,18 @@
 //
 // Why: LangGraph names every thread and checkpoint with a 36-character UUID, and the layout of
 // migration 4 repeated them in every row: thread, namespace and checkpoint id in each checkpoint
-// (and its parent's id), the same three in each pending write and the thread in each log. In a chat
-// of short answers those keys were a third of the file. Here each UUID is stored once, with an
-// integer key that the other rows use.
+// (and its parent's id), the same three in each pending write and the thread in each log. Here each
+// UUID is stored once, with an integer key that the other rows use. The rows get smaller in two
+// more ways: metadata is encoded like the skeleton, and a node's task path is stored as its node.
 //
 // Frozen: this is history. The tables below are the store's layout until a later migration
 // changes it; store.ts is the code that reads and writes them.
 
 import type Database from 'better-sqlite3';
+import { encode, type Encoding } from '../blob.js';
 
 // Comments stay outside the statements: SQLite keeps each CREATE statement's text in sqlite_schema,
-// and a schema past one page costs every database two more.
+// which every database file holds and reads at every open.
 const TABLES = `
 -- A thread's namespace (checkpoint_ns '' for the thread itself, one per subgraph).
 CREATE TABLE lg_threads (
@@ -26,9 +27,8 @@ CREATE TABLE lg_threads (
 -- only as some checkpoint's parent or as the checkpoint pending writes belong to has none (its
 -- data columns are NULL), so parents and writes always refer to an id by its key. parent:
 -- lg_checkpoints.id of the parent's id. type: serde type of checkpoint and metadata. checkpoint:
--- the checkpoint without id and channel_values. metadata: as serialised (list() filters on it in
--- SQL). channels: the ChannelMap, where each channel value lives. encoding: of checkpoint and
--- channels (blob.ts).
+-- the checkpoint without id and channel_values. channels: the ChannelMap, where each channel value
+-- lives. metadata: as serialised. encoding: of all three (blob.ts).
 CREATE TABLE lg_checkpoints (
   id INTEGER PRIMARY KEY,
   thread INTEGER NOT NULL,
@@ -43,6 +43,7 @@ CREATE TABLE lg_checkpoints (
 );
 
 -- checkpoint: lg_checkpoints.id. encoding: blob.ts, or a link to log items (write-links.ts).
+-- task_path: TEXT, or a node's path as a BLOB (task-path.ts).
 -- WITHOUT ROWID: the key is most of a row, and a rowid table would store it twice (table and index).
 CREATE TABLE lg_writes (
   checkpoint INTEGER NOT NULL,
@@ -52,7 +53,7 @@ CREATE TABLE lg_writes (
   type TEXT NOT NULL,
   value BLOB NOT NULL,
   encoding INTEGER NOT NULL DEFAULT 0,
-  task_path TEXT NOT NULL DEFAULT '',
+  task_path BLOB NOT NULL DEFAULT '',
   PRIMARY KEY (checkpoint, task_id, idx)
 ) WITHOUT ROWID;
 
@@ -69,8 +70,8 @@ CREATE INDEX lg_logs_by_thread ON lg_logs (thread);
 
 /**
  * Moves every row to the new tables; lg_log_items, keyed by log, stays as it is. The old rows wait
- * in temp tables meanwhile, so the file's schema never holds both layouts (it would outgrow its
- * one page, see above).
+ * in temp tables meanwhile, so the file's schema never holds both layouts (a schema that outgrows
+ * a page keeps the pages it split into).
  */
 export function useIntegerKeys(db: Database.Database): void {
 	db.exec(`
@@ -109,8 +110,10 @@ export function useIntegerKeys(db: Database.Database): void {
 		JOIN lg_checkpoints p ON p.thread = t.id AND p.checkpoint_id = c.parent_checkpoint_id
 		WHERE lg_checkpoints.thread = t.id AND lg_checkpoints.checkpoint_id = c.checkpoint_id;
 
+		-- A node's task path, '~__pregel_pull, <node>', as task-path.ts stores it: the node, as a BLOB.
 		INSERT INTO lg_writes (checkpoint, task_id, idx, channel, type, value, encoding, task_path)
-		SELECT c.id, w.task_id, w.idx, w.channel, w.type, w.value, w.encoding, w.task_path
+		SELECT c.id, w.task_id, w.idx, w.channel, w.type, w.value, w.encoding,
+		  CASE WHEN substr(w.task_path, 1, 16) = '~__pregel_pull, ' THEN CAST(substr(w.task_path, 17) AS BLOB) ELSE w.task_path END
 		FROM old_writes w
 		JOIN lg_threads t ON t.thread_id = w.thread_id AND t.checkpoint_ns = w.checkpoint_ns
 		JOIN lg_checkpoints c ON c.thread = t.id AND c.checkpoint_id = w.checkpoint_id;
@@ -126,4 +129,10 @@ export function useIntegerKeys(db: Database.Database): void {
 		DROP TABLE temp.old_logs;
 		DROP TABLE temp.old_log_sequence;
 	`);
+	// Metadata now shares the row's encoding with the skeleton and channel map (it was kept plain).
+	const encoded = db.prepare(`SELECT id, metadata, encoding FROM lg_checkpoints WHERE type IS NOT NULL AND encoding <> 0`);
+	const update = db.prepare(`UPDATE lg_checkpoints SET metadata = ? WHERE id = ?`);
+	for (const row of encoded.all() as { id: number; metadata: Uint8Array | string; encoding: Encoding }[]) {
+		update.run(encode(Buffer.from(row.metadata), row.encoding), row.id);
+	}
 }
