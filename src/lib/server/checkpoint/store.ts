@@ -16,6 +16,7 @@ export interface CheckpointRow {
 	type: string;
 	/** The serialised skeleton, encoded with `encoding`. */
 	checkpoint: Uint8Array;
+	/** As serialised, encoded with `encoding`. */
 	metadata: Uint8Array;
 	/** JSON ChannelMap, encoded with `encoding` (text in rows written before encodings). */
 	channels: Uint8Array | string;
