@@ -4,10 +4,11 @@ import { ensurePrivateDir, ensurePrivateFile, restrictFile } from '../private-fi
 import { migrate } from './migrations';
 
 /**
- * Opens the one connection of the process and brings its schema up to date. Called once by the
- * composition root; nothing reopens it later, so a closed database stays closed during shutdown.
+ * Opens the one connection of the process and brings its schema up to date (migrations.ts; what a
+ * migration reports, such as an import of the stock saver's tables, goes to `log`). Called once by
+ * the composition root; nothing reopens it later, so a closed database stays closed during shutdown.
  */
-export function openDatabase(file: string): Database.Database {
+export function openDatabase(file: string, log: (line: string) => void = () => {}): Database.Database {
 	if (file !== ':memory:') {
 		ensurePrivateDir(path.dirname(file));
 		// SQLite gives the WAL and shared-memory files it creates the database file's own mode.
@@ -30,7 +31,7 @@ export function openDatabase(file: string): Database.Database {
 	// Deleted rows are overwritten with zeros, so a deleted conversation's text does not stay
 	// readable in free pages of the file (or in the WAL frames that carry those pages).
 	db.pragma('secure_delete = ON');
-	migrate(db);
+	for (const note of migrate(db).notes) log(note);
 	return db;
 }
 
