@@ -2,14 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { EventLog } from '../../src/lib/server/stream/event-log';
 import { formatSseFrame } from '../../src/lib/server/stream/sse-frame';
 import type { RunEvent } from '../../src/lib/server/stream/run-events';
+import { newLogWork } from '../../src/lib/server/stream/text-stretch';
 
 const token = (data: string): RunEvent => ({ event: 'token', data });
+const reasoning = (data: string): RunEvent => ({ event: 'reasoning', data });
 const trace = (step: number): RunEvent => ({ event: 'trace', data: { step, name: 'x', node: 'agent', event: 'enter' } });
 const end: RunEvent = { event: 'end', data: { conversation: 'c', run: 'r', status: 'completed' } };
 
-function textOf(frames: string[]): string {
+function textOf(frames: string[], kind = 'token'): string {
 	return frames
-		.map((f) => /event: token\ndata: (.*)\n/.exec(f))
+		.map((f) => new RegExp(`event: ${kind}\ndata: (.*)\n`).exec(f))
 		.filter((m): m is RegExpExecArray => !!m)
 		.map((m) => JSON.parse(m[1]!) as string)
 		.join('');
@@ -68,6 +70,68 @@ describe('EventLog', () => {
 		for (let i = 0; i < 5000; i++) log.publish(trace(i));
 		expect(log.size).toBe(5000);
 		expect(log.follow(4990, () => {}).missed).toHaveLength(10);
+	});
+
+	it('merges reasoning and answer text apart, each replayable from any id', () => {
+		const log = new EventLog(100);
+		const published: RunEvent[] = [];
+		const publish = (e: RunEvent) => (published.push(e), log.publish(e));
+		for (let round = 0; round < 3; round++) {
+			for (let i = 0; i < 150; i++) publish(reasoning(`r${round}.${i};`));
+			publish(trace(round));
+			for (let i = 0; i < 150; i++) publish(token(`a${round}.${i};`));
+		}
+		publish(end);
+		// Per round: one reasoning stretch, a trace, one answer stretch; then the terminal event.
+		expect(log.size).toBe(3 * 3 + 1);
+		const rest = (id: number, kind: string) =>
+			published
+				.slice(id)
+				.filter((e) => e.event === kind)
+				.map((e) => e.data)
+				.join('');
+		for (let id = 0; id <= log.lastId; id++) {
+			const { missed } = log.follow(id, () => {});
+			expect(textOf(missed, 'reasoning')).toBe(rest(id, 'reasoning'));
+			expect(textOf(missed)).toBe(rest(id, 'token'));
+			const ids = missed.map((f) => Number(/^id: (\d+)/.exec(f)![1]));
+			expect(ids).toEqual([...ids].sort((a, b) => a - b));
+			expect(ids.every((x) => x > id)).toBe(true);
+		}
+	});
+
+	it('does work linear in the answer over 1,000,000 tokens: one pass over the log, each character copied at most once', () => {
+		const work = newLogWork();
+		const limit = 10_000;
+		const log = new EventLog(limit, work);
+		const pieces: string[] = [];
+		// charsBefore[id]: answer characters published before event `id + 1`, for ids kept to check replay.
+		const charsBefore = new Map<number, number>();
+		let chars = 0;
+		let publishesThatVisited = 0;
+		let mostVisited = 0;
+		for (let i = 0; i < 1_000_000; i++) {
+			const text = `w${i % 997} `;
+			const before = work.entriesVisited;
+			const id = log.publish(token(text));
+			pieces.push(text);
+			chars += text.length;
+			const visited = work.entriesVisited - before;
+			if (visited > 0) publishesThatVisited++;
+			mostVisited = Math.max(mostVisited, visited);
+			if (i % 200_000 === 100_000) log.publish(trace(i));
+			if (i % 99_991 === 7) charsBefore.set(id, chars);
+		}
+		// The one merge, when the log first passed its limit; no publish after it walks the log.
+		expect(publishesThatVisited).toBe(1);
+		expect(mostVisited).toBe(limit + 1);
+		expect(work.charsCopied).toBeLessThanOrEqual(chars);
+		// Offsets are copied only while a stretch's first chunk grows (16 up to 4096, per stretch).
+		expect(work.offsetsCopied).toBeLessThanOrEqual(log.size * 4096);
+		expect(log.size).toBe(11);
+		const answer = pieces.join('');
+		for (const [id, seen] of charsBefore) expect(textOf(log.follow(id, () => {}).missed)).toBe(answer.slice(seen));
+		expect(textOf(log.follow(0, () => {}).missed)).toBe(answer);
 	});
 
 	it('drops a subscriber that throws and keeps the others', () => {
