@@ -37,6 +37,8 @@ export type Runtime = {
 	readiness: () => Promise<Readiness>;
 	/** A request's turn of the event loop when it is busy (see EventLoopShare); undefined: go on now. */
 	turn: () => Promise<void> | undefined;
+	/** The service's log, for what routes see happen (a slow SSE reader dropped). */
+	log: (line: string, error?: unknown) => void;
 	/** Drains runs (each records its outcome), then closes MCP servers and the database. */
 	close: () => Promise<void>;
 };
@@ -187,6 +189,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			});
 		},
 		turn: () => loop.turn(),
+		log: logLine,
 		readiness: () =>
 			checkReadiness({ db, ollamaHost: settings.OLLAMA_HOST, model: settings.OLLAMA_MODEL, mcp: toolbox.status() }),
 		close() {

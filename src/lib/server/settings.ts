@@ -30,6 +30,7 @@ export const SettingsSchema = z.object({
 	HOST: z.string().default('127.0.0.1'),
 	PORT: integer(0, 65_535).default(3000),
 	SSE_BUFFER_EVENTS: integer(100, 10_000_000).default(10_000),
+	SSE_READER_BACKLOG_BYTES: integer(16_384, 1_073_741_824).default(1_048_576),
 	MAX_MESSAGE_CHARS: integer(1, 10_000_000).default(32_000),
 	MCP_TOOL_TIMEOUT_MS: integer(1, 3_600_000).default(60_000),
 	TOOL_RESULT_MAX_CHARS: integer(100, 10_000_000).default(20_000),

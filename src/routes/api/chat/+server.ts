@@ -27,7 +27,12 @@ export const GET: RequestHandler = ({ url, request }) => {
 	const id = parseUuid(url.searchParams.get('conversation'));
 	if (!id) return singleEventResponse('chat-error', { code: 'BAD_REQUEST', message: 'Invalid Conversation ID' });
 	const run = rt.runService.registry.get(id);
-	if (run) return liveEventResponse(run.log, parseLastEventId(request.headers.get('last-event-id')), request.signal);
+	if (run) {
+		return liveEventResponse(run.log, parseLastEventId(request.headers.get('last-event-id')), request.signal, {
+			backlogLimitBytes: rt.settings.SSE_READER_BACKLOG_BYTES,
+			onDrop: (e) => rt.log(`Run ${run.id}: dropped a slow SSE reader (${e.message}); it may reconnect with Last-Event-ID`)
+		});
+	}
 	const conversation = rt.conversations.get(id);
 	if (!conversation) {
 		return singleEventResponse('chat-error', { code: 'NOT_FOUND', message: 'Conversation Not Found', conversation: id });
