@@ -155,18 +155,25 @@ function pollHealth(service: Service, into: { ms: number[]; failed: number }): (
 	return () => (stopped = true);
 }
 
-/** The replay log alone: every publish of a LONG-token answer timed, with one live subscriber. */
-function longestPublish(): { maxMs: number; totalMs: number } {
+/**
+ * The replay log alone: every publish of a LONG-token answer timed, with one live subscriber; the
+ * CPU time beside the wall time, since other work on the machine can pause this process mid-publish.
+ */
+function longestPublish(): { wallMs: number; cpuMs: number; totalMs: number } {
 	const log = new EventLog(BUFFER_EVENTS);
 	log.follow(0, () => {});
-	let maxMs = 0;
+	let wallMs = 0;
+	let cpuMs = 0;
 	const started = performance.now();
 	for (let i = 0; i < LONG; i++) {
-		const t = performance.now();
+		const wall = performance.now();
+		const cpu = process.cpuUsage();
 		log.publish({ event: 'token', data: longAnswer.slice(i * TOKEN_CHARS, (i + 1) * TOKEN_CHARS) });
-		maxMs = Math.max(maxMs, performance.now() - t);
+		const used = process.cpuUsage(cpu);
+		wallMs = Math.max(wallMs, performance.now() - wall);
+		cpuMs = Math.max(cpuMs, (used.user + used.system) / 1000);
 	}
-	return { maxMs, totalMs: performance.now() - started };
+	return { wallMs, cpuMs, totalMs: performance.now() - started };
 }
 
 const load = { ours: await throughService('load', RUNS, answer), bare: await bare('bare-load', RUNS, answer) };
@@ -198,7 +205,12 @@ const rows: [string, string, string, string][] = [
 	[`1 × ${LONG}: GET /api/healthz p99 / max, failed`, `${healthP99.toFixed(1)} / ${healthMax.toFixed(1)} ms, ${health.failed} of ${health.ms.length}`, '–', 'p99 < 50 ms'],
 	[`1 × ${LONG}: peak RSS`, `${long.ours.lag.maxRssMiB} MiB`, `${long.bare.lag.maxRssMiB} MiB`, ''],
 	[`1 × ${LONG}: runs with lost text or id gaps`, String(long.ours.wrong), String(long.bare.wrong), '0'],
-	[`replay log alone, ${LONG} tokens: longest publish / all publishes`, `${publish.maxMs.toFixed(2)} / ${publish.totalMs.toFixed(0)} ms`, '–', '< 5 ms']
+	[
+		`replay log alone, ${LONG} tokens: longest publish (wall / CPU), all publishes`,
+		`${publish.wallMs.toFixed(2)} / ${publish.cpuMs.toFixed(2)} ms, ${publish.totalMs.toFixed(0)} ms`,
+		'–',
+		'< 5 ms'
+	]
 ];
 console.log(`\nThe token path: ${RUNS} concurrent runs × ${TOKENS} tokens, and 1 run × ${LONG} tokens, over HTTP/SSE (service as its own process)`);
 console.log('beside bare LangGraph.js + ChatOllama + stock SqliteSaver, in-process, on the same scripted server');
@@ -234,5 +246,11 @@ reportSummary('service-streaming', [
 	},
 	{ figure: `${one}: event-loop lag p99 / max`, ours: lagOf(long.ours), baseline: lagOf(long.bare), goal: '' },
 	{ figure: `${one}: GET /api/healthz p99`, ours: `${healthP99.toFixed(1)} ms`, baseline: '–', goal: '< 50 ms', met: healthP99 < 50 },
-	{ figure: `${one}: longest publish (replay log alone)`, ours: `${publish.maxMs.toFixed(2)} ms`, baseline: '–', goal: '< 5 ms', met: publish.maxMs < 5 }
+	{
+		figure: `${one}: longest publish (replay log alone), wall / CPU`,
+		ours: `${publish.wallMs.toFixed(2)} / ${publish.cpuMs.toFixed(2)} ms`,
+		baseline: '–',
+		goal: '< 5 ms',
+		met: publish.wallMs < 5
+	}
 ]);
