@@ -83,7 +83,7 @@ async function followSse(res: Response, expected: string): Promise<{ events: num
 }
 
 /** `runs` runs of `content` through the service, each followed over SSE from before its first token. */
-async function throughService(name: string, runs: number, content: string, beside?: (service: Service) => () => void) {
+async function throughService(name: string, runs: number, content: string, beside?: (service: Service) => () => Promise<void>) {
 	const { service, lagFile } = await startService(name);
 	const arrived = heldReplies(ollama, name, content, runs);
 	const streams = await Promise.all(
@@ -100,7 +100,7 @@ async function throughService(name: string, runs: number, content: string, besid
 	ollama.release(name);
 	const results = await Promise.all(following);
 	const seconds = (performance.now() - started) / 1000;
-	stop?.();
+	await stop?.();
 	await service.stop();
 	const load: Load = {
 		events: results.reduce((n, r) => n + r.events, 0),
@@ -135,24 +135,20 @@ async function bare(name: string, runs: number, content: string): Promise<Load> 
 	return { events, seconds, wrong, duplicates: 0, lag: JSON.parse(fs.readFileSync(lagFile, 'utf8')) };
 }
 
-/** Asks for health every HEALTH_EVERY_MS until stopped; returns the stopper, which yields the figures. */
-function pollHealth(service: Service, into: { ms: number[]; failed: number }): () => void {
-	let stopped = false;
-	void (async () => {
-		while (!stopped) {
-			const started = performance.now();
-			try {
-				const res = await service.fetch('/api/healthz', { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
-				await res.arrayBuffer();
-				if (!res.ok) into.failed++;
-			} catch {
-				into.failed++;
-			}
-			into.ms.push(performance.now() - started);
-			await new Promise((resolve) => setTimeout(resolve, HEALTH_EVERY_MS));
-		}
-	})();
-	return () => (stopped = true);
+/** Polls GET /api/healthz from a process of its own until the returned function is called. */
+function pollHealth(service: Service, into: { ms: number[]; failed: number }): () => Promise<void> {
+	const poller = fork(path.resolve('bench/support/health-poller.mjs'), [
+		`${service.url}/api/healthz`,
+		String(HEALTH_EVERY_MS),
+		String(HEALTH_TIMEOUT_MS)
+	]);
+	const report = once(poller, 'message') as Promise<[{ ms: number[]; failed: number }]>;
+	return async () => {
+		poller.send({ stop: true });
+		const [{ ms, failed }] = await report;
+		into.ms.push(...ms);
+		into.failed += failed;
+	};
 }
 
 /**
