@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EventLog } from '../../src/lib/server/stream/event-log';
-import type { RunEvent } from '../../src/lib/server/stream/run-events';
+import type { RunEvent } from '../../src/lib/protocol';
 import { liveEventResponse } from '../../src/lib/server/stream/sse-response';
 import { SlowReaderError } from '../../src/lib/server/stream/sse-writer';
 

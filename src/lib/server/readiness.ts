@@ -1,13 +1,7 @@
 import type Database from 'better-sqlite3';
+import type { Check, Readiness } from '../protocol';
 import type { ServerStatus } from './mcp/server-supervisor';
 
-export type Check = { status: 'ok' | 'error' | 'starting'; message?: string };
-
-export type Readiness = {
-	status: 'ok' | 'error';
-	message?: string;
-	checks: { database: Check; model: Check; mcp: Record<string, Check & { tools: number }> };
-};
 
 const TAGS_TIMEOUT_MS = 3000;
 

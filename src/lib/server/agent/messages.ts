@@ -1,17 +1,5 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
-
-export type ToolCallDto = { id?: string; name: string; args: Record<string, unknown> };
-
-export type MessageDto = {
-	id: string;
-	role: 'user' | 'assistant' | 'tool';
-	content: string;
-	reasoning?: string;
-	toolCalls?: ToolCallDto[];
-	name?: string;
-	toolCallId?: string;
-	status?: 'success' | 'error';
-};
+import type { MessageDto } from '../../protocol';
 
 /** Flattens string or multi-part content to its text. */
 export function messageText(content: BaseMessage['content']): string {

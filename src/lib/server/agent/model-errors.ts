@@ -1,5 +1,5 @@
 import { GraphRecursionError } from '@langchain/langgraph';
-import { SophosError } from '../errors';
+import { RunFailure } from '../errors';
 
 const NETWORK_CODES = new Set([
 	'ECONNREFUSED',
@@ -23,38 +23,40 @@ function causeCode(e: unknown): string | undefined {
 
 /**
  * Classifies a failure of a model call while its type is still known: the Ollama client throws a
- * `ResponseError` with `status_code`, and fetch throws a TypeError whose cause carries the errno.
+ * `ResponseError` with `status_code`, and fetch throws a TypeError whose cause carries the errno;
+ * the wording of either is never read.
  */
-export function classifyModelError(e: unknown, host: string, model: string): SophosError {
-	if (e instanceof SophosError) return e;
+export function classifyModelError(e: unknown, host: string, model: string): RunFailure {
+	if (e instanceof RunFailure) return e;
 	const status = (e as { status_code?: unknown }).status_code;
 	const message = e instanceof Error ? e.message : String(e);
-	if (status === 404 && /model .* not found/i.test(message)) {
-		return new SophosError(
+	// /api/chat exists on every Ollama, so its 404 can only mean the model is not there.
+	if (status === 404) {
+		return new RunFailure(
 			'MODEL_UNAVAILABLE',
 			`The model "${model}" is not available on ${host}: run \`ollama pull ${model}\`.`,
 			{ cause: e }
 		);
 	}
 	const code = causeCode(e);
-	if ((code && NETWORK_CODES.has(code)) || (e instanceof TypeError && message === 'fetch failed')) {
-		return new SophosError('MODEL_UNREACHABLE', `Ollama is not reachable at ${host} (${code ?? message}).`, {
+	if (code && NETWORK_CODES.has(code)) {
+		return new RunFailure('MODEL_UNREACHABLE', `Ollama is not reachable at ${host} (${code ?? message}).`, {
 			cause: e
 		});
 	}
-	return new SophosError('AGENT_FAILURE', `The model call failed: ${message}`, { cause: e });
+	return new RunFailure('AGENT_FAILURE', `The model call failed: ${message}`, { cause: e });
 }
 
 /** Maps whatever ended a run to the wire code recorded on it. */
-export function classifyRunError(e: unknown): SophosError {
-	if (e instanceof SophosError) return e;
+export function classifyRunError(e: unknown): RunFailure {
+	if (e instanceof RunFailure) return e;
 	if (e instanceof GraphRecursionError || (e as Error)?.name === 'GraphRecursionError') {
-		return new SophosError(
+		return new RunFailure(
 			'RECURSION_LIMIT',
 			'The agent reached its step limit (AGENT_RECURSION_LIMIT) without finishing.',
 			{ cause: e }
 		);
 	}
 	const message = e instanceof Error ? e.message : String(e);
-	return new SophosError('AGENT_FAILURE', message || 'Agent failed', { cause: e });
+	return new RunFailure('AGENT_FAILURE', message || 'Agent failed', { cause: e });
 }

@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
-
-export type QueuedMessage = { id: string; message: string; createdAt: string };
+import type { QueuedMessage } from '../../protocol';
 
 /** Messages waiting for a conversation's active run to end (ifBusy "enqueue"), oldest first. */
 export class MessageQueue {

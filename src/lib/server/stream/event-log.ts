@@ -1,5 +1,5 @@
 import { formatSseFrame } from './sse-frame';
-import { isTerminal, type RunEvent } from './run-events';
+import { isTerminal, type RunEvent } from '../../protocol';
 import { newLogWork, TextStretch, type LogWork } from './text-stretch';
 
 /**

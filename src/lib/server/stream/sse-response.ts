@@ -1,14 +1,16 @@
+import { isTerminal, type WireEvent } from '../../protocol';
 import { SSE_HEADERS, SSE_RETRY, formatSseFrame } from './sse-frame';
-import { isTerminal } from './run-events';
 import type { EventLog } from './event-log';
 import { SlowReaderError, SseWriter } from './sse-writer';
 
 /** Comments would do, but the reference's clients listen for a `ping` event; it has no id. */
 const PING_MS = 15_000;
 
+const PING_FRAME = formatSseFrame('ping' satisfies WireEvent['event'], '');
+
 /** A response holding one event and no id: the durable answer when no run is live. */
-export function singleEventResponse(event: string, data: unknown): Response {
-	return new Response(SSE_RETRY + formatSseFrame(event, data), { headers: SSE_HEADERS });
+export function singleEventResponse(e: Exclude<WireEvent, { event: 'ping' }>): Response {
+	return new Response(SSE_RETRY + formatSseFrame(e.event, e.data), { headers: SSE_HEADERS });
 }
 
 export type LiveResponseOptions = {
@@ -47,7 +49,7 @@ export function liveEventResponse(log: EventLog, lastEventId: number, signal: Ab
 				});
 				writer.writeReplay(SSE_RETRY + missed.join(''));
 				if (log.isEnded) return end('close');
-				ping = setInterval(() => writer.write(formatSseFrame('ping', '')), PING_MS);
+				ping = setInterval(() => writer.write(PING_FRAME), PING_MS);
 				ping.unref();
 				stop = () => end('discard');
 				signal.addEventListener('abort', stop);

@@ -25,7 +25,7 @@ export const POST: RequestHandler = async ({ request }) => {
 export const GET: RequestHandler = ({ url, request }) => {
 	const rt = runtime();
 	const id = parseUuid(url.searchParams.get('conversation'));
-	if (!id) return singleEventResponse('chat-error', { code: 'BAD_REQUEST', message: 'Invalid Conversation ID' });
+	if (!id) return singleEventResponse({ event: 'chat-error', data: { code: 'BAD_REQUEST', message: 'Invalid Conversation ID' } });
 	const run = rt.runService.registry.get(id);
 	if (run) {
 		return liveEventResponse(run.log, parseLastEventId(request.headers.get('last-event-id')), request.signal, {
@@ -35,7 +35,10 @@ export const GET: RequestHandler = ({ url, request }) => {
 	}
 	const conversation = rt.conversations.get(id);
 	if (!conversation) {
-		return singleEventResponse('chat-error', { code: 'NOT_FOUND', message: 'Conversation Not Found', conversation: id });
+		return singleEventResponse({
+			event: 'chat-error',
+			data: { code: 'NOT_FOUND', message: 'Conversation Not Found', conversation: id }
+		});
 	}
-	return singleEventResponse('end', { conversation: id, status: conversation.status });
+	return singleEventResponse({ event: 'end', data: { conversation: id, status: conversation.status } });
 };
