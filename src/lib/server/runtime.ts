@@ -49,6 +49,8 @@ export type Runtime = {
 	readiness: () => Promise<Readiness>;
 	/** A request's turn of the event loop when it is busy (see EventLoopShare); undefined: go on now. */
 	turn: () => Promise<void> | undefined;
+	/** The service's log, for what routes see happen (a slow SSE reader dropped). */
+	log: (line: string, error?: unknown) => void;
 	/** Drains runs (each records its outcome), then closes MCP servers and the database. */
 	close: () => Promise<void>;
 };
@@ -176,6 +178,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		threadWork: (id) => readThreadWork({ threads, runs, approvals }, id),
 		deleteConversation: (id) => deleteConversation({ db, conversations, runs, saver, log: logLine }, id),
 		turn: () => loop.turn(),
+		log: logLine,
 		readiness: sharedCheck(
 			() => checkReadiness({ db, ollamaHost: settings.OLLAMA_HOST, model: settings.OLLAMA_MODEL, mcp: toolbox.status() }),
 			settings.READINESS_CACHE_MS
