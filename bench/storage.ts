@@ -19,7 +19,8 @@ import Database from 'better-sqlite3';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { BaseCheckpointSaver, type Checkpoint, type CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
-import { DeltaSqliteSaver, migrateCheckpointStore } from '../src/lib/server/checkpoint/index.js';
+import { DeltaSqliteSaver } from '../src/lib/server/checkpoint/index.js';
+import { migrate } from '../src/lib/server/db/migrations.js';
 import { TOOL_RESULT_BYTES } from '../test/unit/checkpoint-agent-graph.js';
 import { reportSummary, type SummaryRow } from './support/summary.js';
 import {
@@ -66,7 +67,7 @@ function open(kind: Kind, dir: string, name: string): TurnStore {
 	let saver: BaseCheckpointSaver;
 	if (kind === 'stock SqliteSaver') saver = new SqliteSaver(db);
 	else {
-		migrateCheckpointStore(db);
+		migrate(db);
 		saver = new DeltaSqliteSaver(db);
 	}
 	const bytes = async () => {

@@ -6,14 +6,14 @@ import { DeltaPostgresSaver, migratePostgres, postgresAppStorage } from '../../s
 import { describeAppStorage } from '../support/app-storage-suite.js';
 import { createTestDatabase } from '../support/postgres.js';
 
-describeAppStorage('PostgreSQL', async () => {
+describeAppStorage('PostgreSQL', async (limits) => {
 	const database = await createTestDatabase(inject('postgresUrl'), 'app');
 	// Two pools: two instances of the service on one database.
 	const pools = [0, 1].map(() => new pg.Pool({ connectionString: database.url, max: 4 }));
 	await migratePostgres(pools[0]!);
 	return {
-		storage: postgresAppStorage(pools[0]!),
-		other: postgresAppStorage(pools[1]!),
+		storage: postgresAppStorage(pools[0]!, limits),
+		other: postgresAppStorage(pools[1]!, limits),
 		saver: new DeltaPostgresSaver(pools[0]!),
 		async close() {
 			await Promise.all(pools.map((pool) => pool.end()));

@@ -4,7 +4,7 @@
 import { emptyCheckpoint, uuid6, type BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PendingApproval } from '../../src/lib/protocol';
-import type { AppStorage } from '../../src/lib/server/storage/app-storage';
+import type { AppStorage, AppStorageLimits } from '../../src/lib/server/storage/app-storage';
 
 export interface OpenedStorage {
 	storage: AppStorage;
@@ -17,12 +17,14 @@ export interface OpenedStorage {
 
 const T = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
 
-export function describeAppStorage(engine: string, open: () => Promise<OpenedStorage>): void {
+const LIMITS: AppStorageLimits = { maxConcurrentRuns: 100, maxQueuedMessages: 20 };
+
+export function describeAppStorage(engine: string, open: (limits: AppStorageLimits) => Promise<OpenedStorage>): void {
 	describe(`app storage on ${engine}`, () => {
 		let opened: OpenedStorage;
 		let storage: AppStorage;
 		beforeEach(async () => {
-			opened = await open();
+			opened = await open(LIMITS);
 			storage = opened.storage;
 		});
 		afterEach(() => opened.close());
@@ -50,17 +52,17 @@ export function describeAppStorage(engine: string, open: () => Promise<OpenedSto
 
 		it('lets one run claim a conversation at a time, whoever asks, at the same moment too', async () => {
 			await conversation('c1');
-			expect(await storage.runs.claim('c1', 'r1', T(1), 'message', 'hi')).toBe(true);
-			expect(await storage.runs.claim('c1', 'r2', T(2), 'message', 'hi')).toBe(false);
-			expect(await opened.other.runs.claim('c1', 'r3', T(3), 'resume', null)).toBe(false);
+			expect(await storage.runs.claim('c1', 'r1', T(1), 'message', 'hi')).toBe('claimed');
+			expect(await storage.runs.claim('c1', 'r2', T(2), 'message', 'hi')).toBe('busy');
+			expect(await opened.other.runs.claim('c1', 'r3', T(3), 'resume', null)).toBe('busy');
 			expect(await storage.runs.hasRunning('c1')).toBe(true);
 			expect(await storage.runs.finish('r1', { status: 'completed', messageCount: 2 }, T(4))).toBe(true);
 			const claims = await Promise.all([
 				storage.runs.claim('c1', 'r4', T(5), 'message', 'a'),
 				opened.other.runs.claim('c1', 'r5', T(5), 'message', 'b')
 			]);
-			expect(claims.filter(Boolean)).toHaveLength(1);
-			expect(await storage.runs.listRunning()).toEqual([{ id: claims[0] ? 'r4' : 'r5', conversationId: 'c1' }]);
+			expect([...claims].sort()).toEqual(['busy', 'claimed']);
+			expect(await storage.runs.listRunning()).toEqual([{ id: claims[0] === 'claimed' ? 'r4' : 'r5', conversationId: 'c1' }]);
 		});
 
 		it('keeps exactly one outcome when two try to record one', async () => {
@@ -127,12 +129,16 @@ export function describeAppStorage(engine: string, open: () => Promise<OpenedSto
 				{ id: 'q2', message: 'second', createdAt: T(2) }
 			]);
 			expect(await storage.queue.conversationsWaiting()).toEqual(['c1']);
-			expect(await storage.queue.claimNext('c1', 'r1', T(3))).toBeUndefined();
+			expect(await storage.queue.claimNext('c1', 'r1', T(3))).toEqual({ claim: 'busy', message: { id: 'q1', message: 'first', createdAt: T(2) } });
 			expect(await storage.queue.list('c1')).toHaveLength(2);
+			expect(await storage.queue.claimNext('idle', 'r1', T(3))).toBeUndefined();
 			await storage.runs.finish('busy', { status: 'completed', messageCount: 2 }, T(4));
 			const claims = await Promise.all([storage.queue.claimNext('c1', 'r2', T(5)), opened.other.queue.claimNext('c1', 'r3', T(5))]);
-			expect(claims.filter(Boolean)).toEqual([{ id: 'q1', message: 'first', createdAt: T(2) }]);
-			expect(await storage.runs.get(claims[0] ? 'r2' : 'r3')).toMatchObject({ status: 'running', input: 'first', trigger: 'message' });
+			const won = claims.find((c) => c?.claim === 'claimed');
+			expect(won?.message).toEqual({ id: 'q1', message: 'first', createdAt: T(2) });
+			// The loser finds the next message, behind the winner's run.
+			expect(claims.find((c) => c !== won)).toEqual({ claim: 'busy', message: { id: 'q2', message: 'second', createdAt: T(2) } });
+			expect(await storage.runs.get(won === claims[0] ? 'r2' : 'r3')).toMatchObject({ status: 'running', input: 'first', trigger: 'message' });
 			expect((await storage.queue.list('c1')).map((m) => m.id)).toEqual(['q2']);
 		});
 
@@ -174,10 +180,11 @@ export function describeAppStorage(engine: string, open: () => Promise<OpenedSto
 		it('records decisions with the approval run that acts on them and the tools to allow, in one commit', async () => {
 			await conversation('c1');
 			await storage.approvals.request('c1', 'r1', [ask('a'), ask('b')], T(1), T(100));
-			await storage.approvals.decideWithRun('c1', 'decided', T(2), (pending) => [
+			const claim = await storage.approvals.decideWithRun('c1', 'decided', T(2), (pending) => [
 				{ toolCallId: pending[0]!.toolCallId, tool: pending[0]!.tool, action: 'approve', remember: true },
 				{ toolCallId: pending[1]!.toolCallId, tool: pending[1]!.tool, action: 'edit', args: { target: 'edited' }, reason: 'safer', remember: false }
 			]);
+			expect(claim).toBe('claimed');
 			expect(await storage.runs.get('decided')).toMatchObject({ status: 'running', trigger: 'approval', input: null });
 			expect(await storage.approvals.pending('c1')).toEqual([]);
 			expect(await storage.approvals.decision('c1', 'a', 0)).toEqual({ action: 'approve' });
@@ -199,13 +206,11 @@ export function describeAppStorage(engine: string, open: () => Promise<OpenedSto
 			).rejects.toBe(refusal);
 			await storage.runs.claim('c1', 'busy', T(3), 'message', 'moved on');
 			let checked = false;
-			await expect(
-				opened.other.approvals.decideWithRun('c1', 'late', T(4), (pending) => {
-					checked = true;
-					return decideAll('approve')(pending);
-				})
-			).rejects.toMatchObject({ code: 'SESSION_IN_PROGRESS' });
-			expect(checked).toBe(false);
+			const late = await opened.other.approvals.decideWithRun('c1', 'late', T(4), (pending) => {
+				checked = true;
+				return decideAll('approve')(pending);
+			});
+			expect({ late, checked }).toEqual({ late: 'busy', checked: false });
 			expect((await storage.runs.list('c1')).map((run) => run.id)).toEqual(['busy', 'first-c1']);
 			expect(await storage.approvals.pending('c1')).toHaveLength(1);
 			expect(await storage.allowedTools.list()).toEqual([]);
@@ -269,6 +274,36 @@ export function describeAppStorage(engine: string, open: () => Promise<OpenedSto
 			expect(await storage.journal.get('kept', 'call')).toBeDefined();
 			expect(await storage.approvals.pending('kept')).toHaveLength(1);
 			expect(await opened.saver.getTuple({ configurable: { thread_id: 'kept', checkpoint_ns: '' } })).toBeDefined();
+		});
+
+		it('keeps MAX_CONCURRENT_RUNS and MAX_QUEUED_MESSAGES over both connections', async () => {
+			const limited = await open({ maxConcurrentRuns: 2, maxQueuedMessages: 2 });
+			try {
+				const [one, two] = [limited.storage, limited.other];
+				expect(await one.conversations.createWithRun('a', 'ra', 'a', T(0))).toBe('claimed');
+				await one.conversations.createWithRun('b', 'rb', 'b', T(0));
+				await one.runs.finish('rb', { status: 'completed', messageCount: 2 }, T(1));
+				// One place left, two instances asking for it at once: one run gets it.
+				await two.conversations.createWithRun('c', 'rc', 'c', T(1));
+				await one.runs.finish('rc', { status: 'completed', messageCount: 2 }, T(1));
+				const claims = await Promise.all([one.runs.claim('b', 'rb2', T(2), 'resume', null), two.runs.claim('c', 'rc2', T(2), 'resume', null)]);
+				expect([...claims].sort()).toEqual(['claimed', 'full']);
+				expect(await two.conversations.createWithRun('d', 'rd', 'd', T(3))).toBe('full');
+				expect(await one.conversations.exists('d')).toBe(false);
+				// At the cap, a busy conversation answers busy, so enqueue and interrupt work as below it.
+				expect(await one.runs.claim('a', 'ra2', T(3), 'message', 'again')).toBe('busy');
+				const idle = claims[0] === 'full' ? 'b' : 'c';
+				await one.queue.add(idle, 'q1', 'later', T(3));
+				expect(await two.queue.claimNext(idle, 'rq', T(4))).toEqual({ claim: 'full', message: { id: 'q1', message: 'later', createdAt: T(3) } });
+				expect(await one.approvals.decideWithRun(idle, 'rd2', T(4), () => [])).toBe('full');
+				await one.queue.add(idle, 'q2', 'later', T(4));
+				await expect(two.queue.add(idle, 'q3', 'too many', T(4))).rejects.toMatchObject({ code: 'QUEUE_FULL' });
+				expect((await one.queue.list(idle)).map((m) => m.id)).toEqual(['q1', 'q2']);
+				await one.runs.finish('ra', { status: 'completed', messageCount: 2 }, T(5));
+				expect(await two.queue.claimNext(idle, 'rq', T(6))).toMatchObject({ claim: 'claimed', message: { id: 'q1' } });
+			} finally {
+				await limited.close();
+			}
 		});
 
 		it('refuses to delete a conversation a run holds, changing nothing', async () => {

@@ -24,6 +24,8 @@ export type ServiceOptions = {
 	dataDir?: string;
 	configDir?: string;
 	env?: Record<string, string>;
+	/** The checkout whose build/ runs (default: this one); the upgrade fixtures run earlier releases. */
+	root?: string;
 };
 
 /** The built service (build/index.js) as its own process, as a user runs it. */
@@ -45,7 +47,7 @@ export class Service {
 		const dataDir = options.dataDir ?? tempDir();
 		const p = port ?? (await freePort());
 		const child = spawn(process.execPath, ['build/index.js'], {
-			cwd: ROOT,
+			cwd: options.root ?? ROOT,
 			env: {
 				PATH: process.env.PATH,
 				HOME: process.env.HOME,
@@ -121,4 +123,14 @@ export class Service {
 			body: typeof body === 'string' ? body : JSON.stringify(body)
 		});
 	}
+}
+
+/**
+ * What a hostile request must leave as it was: the conversation list, the runs of `conversations`
+ * and the always-allowed tools, as one string to compare before and after.
+ */
+export async function serviceState(service: Service, conversations: string[]): Promise<string> {
+	const json = async (path: string) => (await service.fetch(path)).json();
+	const runs = await Promise.all(conversations.map((c) => json(`/api/conversations/${c}/runs`)));
+	return JSON.stringify({ list: await json('/api/conversations'), runs, allowed: await json('/api/allowed-tools') });
 }

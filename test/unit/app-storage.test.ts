@@ -1,19 +1,18 @@
 // The app storage contract on the SQLite file (the shared suite; its PostgreSQL run is in test/postgres/).
 
 import path from 'node:path';
-import { DeltaSqliteSaver, migrateCheckpointStore } from '../../src/lib/server/checkpoint';
+import { DeltaSqliteSaver } from '../../src/lib/server/checkpoint';
 import { openDatabase } from '../../src/lib/server/db/database';
 import { sqliteAppStorage } from '../../src/lib/server/storage/sqlite-app-storage';
 import { describeAppStorage } from '../support/app-storage-suite';
 import { tempDir } from '../support/service';
 
-describeAppStorage('SQLite', async () => {
+describeAppStorage('SQLite', async (limits) => {
 	const file = path.join(tempDir(), 'sophos.db');
 	const open = () => {
 		const db = openDatabase(file);
-		migrateCheckpointStore(db);
 		const saver = new DeltaSqliteSaver(db);
-		return { db, saver, storage: sqliteAppStorage(db, saver) };
+		return { db, saver, storage: sqliteAppStorage(db, saver, { limits, log: () => {} }) };
 	};
 	const first = open();
 	const second = open();

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import fs from 'node:fs';
 import { ChatOllama } from '@langchain/ollama';
 import type { Readiness } from '../protocol';
 import type { Settings } from './settings';
 import { ApprovalExpiry } from './approvals/approval-expiry';
 import { openDatabase } from './db/database';
+import { ensurePrivateDir, restrictFile } from './private-files';
 import { commitDurably } from './db/durable-commit';
 import { deleteConversation } from './db/conversation-deletion';
 import { ConversationStore } from './db/conversation-store';
@@ -16,7 +16,7 @@ import { readSystemPrompt } from './agent/system-prompt';
 import { ThreadReader } from './agent/thread-reader';
 import { createCrashInjector, crashBeforeCheckpoint } from './crash-points';
 import { EventLoopShare } from './event-loop-share';
-import { DeltaSqliteSaver, migrateCheckpointStore } from './checkpoint';
+import { DeltaSqliteSaver } from './checkpoint';
 import { loadMcpConfig } from './mcp/mcp-config';
 import { Toolbox } from './mcp/toolbox';
 import { AllowedTools } from './tools/allowed-tools';
@@ -30,7 +30,7 @@ import { RunService } from './runs/run-service';
 import { recoverRuns } from './runs/run-recovery';
 import { createThreadPruner } from './runs/thread-pruner';
 import type { ThreadWork } from './runs/thread-work';
-import { checkReadiness } from './readiness';
+import { checkReadiness, sharedCheck } from './readiness';
 
 export type Runtime = {
 	settings: Settings;
@@ -49,6 +49,8 @@ export type Runtime = {
 	readiness: () => Promise<Readiness>;
 	/** A request's turn of the event loop when it is busy (see EventLoopShare); undefined: go on now. */
 	turn: () => Promise<void> | undefined;
+	/** The service's log, for what routes see happen (a slow SSE reader dropped). */
+	log: (line: string, error?: unknown) => void;
 	/** Drains runs (each records its outcome), then closes MCP servers and the database. */
 	close: () => Promise<void>;
 };
@@ -67,25 +69,19 @@ function logLine(line: string, error?: unknown): void {
  */
 export async function startRuntime(settings: Settings, env: Record<string, string | undefined>): Promise<Runtime> {
 	const crash = createCrashInjector(settings.SOPHOS_CRASH_AT);
-	const db = openDatabase(settings.paths.database);
-	const imported = migrateCheckpointStore(db);
-	if (imported.importedCheckpoints) {
-		logLine(
-			`Checkpoints: imported ${imported.importedCheckpoints} checkpoints and ${imported.importedWrites} writes ` +
-				'from the stock SQLite saver into the delta store (run VACUUM once to give the old space back)'
-		);
-	}
+	const db = openDatabase(settings.paths.database, logLine);
 	const saver = new DeltaSqliteSaver(db);
 	const checkpointer = crashBeforeCheckpoint(saver, crash);
 	const conversations = new ConversationStore(db);
 	const runs = new RunStore(db);
-	const queue = new MessageQueue(db);
+	const queue = new MessageQueue(db, settings.MAX_QUEUED_MESSAGES);
 	const journal = new ToolJournal(db);
 	const approvals = new ApprovalJournal(db);
 	const allowedTools = new AllowedTools(db);
 	const registry = new RunRegistry();
 
-	fs.mkdirSync(path.dirname(settings.paths.memoryFile), { recursive: true });
+	ensurePrivateDir(path.dirname(settings.paths.memoryFile));
+	restrictFile(settings.paths.memoryFile);
 	const mcpConfig = await loadMcpConfig(path.join(settings.paths.configDir, 'mcp.json'), {
 		...env,
 		MEMORY_FILE_PATH: settings.paths.memoryFile
@@ -120,6 +116,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				policy: settings.UNFINISHED_TOOL_CALLS,
 				guard: settings.EXFILTRATION_GUARD,
 				approvalTimeoutMs: settings.APPROVAL_TIMEOUT_MS,
+				maxCallsPerStep: settings.MAX_TOOL_CALLS_PER_STEP,
 				crash,
 				now
 			}),
@@ -148,6 +145,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		registry,
 		recursionLimit: settings.AGENT_RECURSION_LIMIT,
 		bufferLimit: settings.SSE_BUFFER_EVENTS,
+		maxConcurrentRuns: settings.MAX_CONCURRENT_RUNS,
 		unavailableServers: () => toolbox.status().flatMap((s) => (s.state === 'up' ? [] : [s.name])),
 		afterRun: async (conversationId) => {
 			expiry?.schedule();
@@ -164,7 +162,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	}
 	expiry = new ApprovalExpiry({ approvals, runService, now, log: logLine });
 	expiry.schedule();
-	for (const id of queue.conversationsWaiting()) runService.startQueued(id);
+	runService.startWaiting();
 
 	let closed: Promise<void> | null = null;
 	return {
@@ -178,10 +176,13 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		approvals,
 		allowedTools,
 		threadWork: (id) => readThreadWork({ threads, runs, approvals }, id),
-		deleteConversation: (id) => deleteConversation({ db, conversations, runs, saver }, id),
+		deleteConversation: (id) => deleteConversation({ db, conversations, runs, saver, log: logLine }, id),
 		turn: () => loop.turn(),
-		readiness: () =>
-			checkReadiness({ db, ollamaHost: settings.OLLAMA_HOST, model: settings.OLLAMA_MODEL, mcp: toolbox.status() }),
+		log: logLine,
+		readiness: sharedCheck(
+			() => checkReadiness({ db, ollamaHost: settings.OLLAMA_HOST, model: settings.OLLAMA_MODEL, mcp: toolbox.status() }),
+			settings.READINESS_CACHE_MS
+		),
 		close() {
 			closed ??= (async () => {
 				try {

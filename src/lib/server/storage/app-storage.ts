@@ -2,7 +2,9 @@
 // tool call journal and approvals, asynchronous and engine-independent, so one runtime can run on the
 // embedded SQLite file or on a PostgreSQL database shared by several processes. Implemented by
 // sqlite-app-storage.ts and postgres/app/; both pass one shared suite (test/support/app-storage-suite.ts).
-// Operations that must be atomic are operations of their own, not transactions a caller composes.
+// Operations that must be atomic are operations of their own, not transactions a caller composes,
+// and the limits that hold across processes (MAX_CONCURRENT_RUNS, MAX_QUEUED_MESSAGES) are kept
+// where the rows are written.
 
 import type {
 	AllowedTool,
@@ -19,6 +21,20 @@ import type { ApprovalRequest, RecordedDecision } from '../tools/approval-journa
 import type { JournalEntry } from '../tools/tool-journal';
 import type { JournalOutcome } from '../tools/repeat-policy';
 
+export interface AppStorageLimits {
+	/** MAX_CONCURRENT_RUNS: runs holding a claim at once, counted over every process on the database. */
+	maxConcurrentRuns: number;
+	/** MAX_QUEUED_MESSAGES: messages waiting on one conversation. */
+	maxQueuedMessages: number;
+}
+
+/**
+ * How a claim came out: the new run holds the conversation; another run does; or
+ * maxConcurrentRuns runs are running already (and the conversation is not busy itself, so
+ * enqueue and interrupt answer as they would below the cap).
+ */
+export type Claim = 'claimed' | 'busy' | 'full';
+
 export interface ConversationStorage {
 	get(id: string): Promise<ConversationSummary | undefined>;
 	exists(id: string): Promise<boolean>;
@@ -28,9 +44,10 @@ export interface ConversationStorage {
 	firstPage(limit: number): Promise<ConversationPage>;
 	/**
 	 * Creates the conversation and claims its first run (a message run carrying `firstMessage`) in
-	 * one transaction. Throws, changing nothing, when the id is taken.
+	 * one transaction; 'full' creates nothing (there is no run to queue behind). Throws, changing
+	 * nothing, when the id is taken.
 	 */
-	createWithRun(id: string, runId: string, firstMessage: string, now: string): Promise<void>;
+	createWithRun(id: string, runId: string, firstMessage: string, now: string): Promise<'claimed' | 'full'>;
 	/**
 	 * Removes the conversation with its runs, queued messages, journal entries and checkpoints, in one
 	 * transaction committed durably (a power cut cannot bring it back). Throws ApiError NOT_FOUND for
@@ -45,10 +62,11 @@ export interface ConversationStorage {
  */
 export interface RunStorage {
 	/**
-	 * Claims the conversation for a new run; false when another run holds it. A message run also
-	 * moves the conversation to the top of the list in the same commit.
+	 * Claims the conversation for a new run, within maxConcurrentRuns, with nothing slipping between
+	 * the count and the claim in any process. A message run also moves the conversation to the top
+	 * of the list in the same commit.
 	 */
-	claim(conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null): Promise<boolean>;
+	claim(conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null): Promise<Claim>;
 	/** Moves the conversation to the top of the list once its run is sure to go ahead. */
 	touchConversation(conversationId: string, now: string): Promise<void>;
 	/** Undoes a claim that turned out to have nothing to run; a finished run is never released. */
@@ -65,16 +83,21 @@ export interface RunStorage {
 	listRunning(): Promise<{ id: string; conversationId: string }[]>;
 }
 
-/** Messages waiting for a conversation's active run to end (ifBusy "enqueue"), oldest first. */
+/**
+ * Messages waiting for a conversation's active run to end, or for room under maxConcurrentRuns
+ * (ifBusy "enqueue"), oldest first.
+ */
 export interface QueueStorage {
+	/** Throws ApiError QUEUE_FULL, changing nothing, when maxQueuedMessages already wait on the conversation. */
 	add(conversationId: string, id: string, message: string, now: string): Promise<void>;
 	list(conversationId: string): Promise<QueuedMessage[]>;
+	/** Conversations with queued messages, the one waiting longest first. */
 	conversationsWaiting(): Promise<string[]>;
 	/**
-	 * Claims a message run for the oldest queued message and takes it off the queue, in one
-	 * transaction. Undefined, changing nothing, when nothing waits or another run holds the conversation.
+	 * Claims a message run for the oldest queued message, and takes the message off the queue when
+	 * the claim succeeds, in one transaction. Undefined when nothing waits.
 	 */
-	claimNext(conversationId: string, runId: string, now: string): Promise<QueuedMessage | undefined>;
+	claimNext(conversationId: string, runId: string, now: string): Promise<{ claim: Claim; message: QueuedMessage } | undefined>;
 }
 
 /**
@@ -104,17 +127,17 @@ export interface ApprovalStorage {
 	/** The decision on the question asked before attempt `attempt` + 1 of the call, if made. */
 	decision(threadId: string, toolCallId: string, attempt: number): Promise<RecordedDecision | undefined>;
 	/**
-	 * Claims the approval run that carries out a person's decisions and records them, with the tools
-	 * to allow from now on, in one durable transaction: `check` turns the calls waiting then into the
-	 * decisions to record, or throws to refuse them. Throws ApiError SESSION_IN_PROGRESS when a run
-	 * holds the conversation. Whatever throws, nothing changes.
+	 * Claims the approval run that carries out a person's decisions and, once claimed, records them
+	 * with the tools to allow from now on, in one durable transaction: `check` turns the calls
+	 * waiting then into the decisions to record, or throws to refuse them, and then nothing changes.
+	 * Unless 'claimed', nothing is recorded and `check` is not called.
 	 */
 	decideWithRun(
 		conversationId: string,
 		runId: string,
 		now: string,
 		check: (pending: readonly PendingApproval[]) => readonly CheckedDecision[]
-	): Promise<void>;
+	): Promise<Claim>;
 	/** Denies every call the thread waits on, with one reason (the conversation moved on, a timeout). */
 	denyPending(threadId: string, reason: string, now: string): Promise<void>;
 	/** Threads with a call nobody decided by `now`. */

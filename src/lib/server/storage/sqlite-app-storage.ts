@@ -2,26 +2,38 @@
 // tools/ behind promises, with the contract's atomic operations as transactions of the connection.
 
 import type Database from 'better-sqlite3';
+import type { RunTrigger } from '../../protocol';
 import type { DeltaSqliteSaver } from '../checkpoint';
 import { deleteConversation } from '../db/conversation-deletion';
 import { ConversationStore } from '../db/conversation-store';
 import { commitDurably } from '../db/durable-commit';
-import { ApiError } from '../errors';
 import { MessageQueue } from '../db/message-queue';
 import { RunStore } from '../db/run-store';
 import { AllowedTools } from '../tools/allowed-tools';
 import { ApprovalJournal } from '../tools/approval-journal';
 import { ToolJournal } from '../tools/tool-journal';
-import type { AppStorage } from './app-storage';
+import type { AppStorage, AppStorageLimits, Claim } from './app-storage';
 
-/** `db` opened by openDatabase and migrated for `saver` (migrateCheckpointStore). */
-export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver): AppStorage {
+export interface SqliteAppStorageOptions {
+	limits: AppStorageLimits;
+	/** Where a deletion reports the WAL checkpoint that follows it. */
+	log: (line: string) => void;
+}
+
+/** `db` opened (and so migrated) by openDatabase; `saver` on the same connection. */
+export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver, options: SqliteAppStorageOptions): AppStorage {
+	const { limits, log } = options;
 	const conversations = new ConversationStore(db);
 	const runs = new RunStore(db);
-	const queue = new MessageQueue(db);
+	const queue = new MessageQueue(db, limits.maxQueuedMessages);
 	const journal = new ToolJournal(db);
 	const approvals = new ApprovalJournal(db);
 	const allowed = new AllowedTools(db);
+	// Synchronous, so nothing slips between the count and the claim in this process.
+	const claim = (conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null): Claim => {
+		if (runs.countRunning() >= limits.maxConcurrentRuns) return runs.hasRunning(conversationId) ? 'busy' : 'full';
+		return runs.claim(conversationId, runId, now, trigger, input) ? 'claimed' : 'busy';
+	};
 	return {
 		conversations: {
 			get: async (id) => conversations.get(id),
@@ -29,15 +41,22 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver)
 			list: async () => conversations.list(),
 			firstPage: async (limit) => conversations.firstPage(limit),
 			async createWithRun(id, runId, firstMessage, now) {
-				conversations.transaction(() => {
-					conversations.create(id, firstMessage, now);
-					runs.claim(id, runId, now, 'message', firstMessage);
-				});
+				const rollBack = new Error('full: roll the new conversation back');
+				try {
+					conversations.transaction(() => {
+						conversations.create(id, firstMessage, now);
+						if (claim(id, runId, now, 'message', firstMessage) === 'full') throw rollBack;
+					});
+					return 'claimed';
+				} catch (e) {
+					if (e === rollBack) return 'full';
+					throw e;
+				}
 			},
-			delete: async (id) => deleteConversation({ db, conversations, runs, saver }, id)
+			delete: async (id) => deleteConversation({ db, conversations, runs, saver, log }, id)
 		},
 		runs: {
-			claim: async (conversationId, runId, now, trigger, input) => runs.claim(conversationId, runId, now, trigger, input),
+			claim: async (conversationId, runId, now, trigger, input) => claim(conversationId, runId, now, trigger, input),
 			touchConversation: async (conversationId, now) => runs.touchConversation(conversationId, now),
 			releaseClaim: async (runId) => runs.releaseClaim(runId),
 			finish: async (runId, outcome, now) => runs.finish(runId, outcome, now),
@@ -52,10 +71,11 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver)
 			conversationsWaiting: async () => queue.conversationsWaiting(),
 			async claimNext(conversationId, runId, now) {
 				return conversations.transaction(() => {
-					const next = queue.list(conversationId)[0];
-					if (!next || !runs.claim(conversationId, runId, now, 'message', next.message)) return undefined;
-					queue.delete(next.id);
-					return next;
+					const message = queue.list(conversationId)[0];
+					if (!message) return undefined;
+					const claimed = claim(conversationId, runId, now, 'message', message.message);
+					if (claimed === 'claimed') queue.delete(message.id);
+					return { claim: claimed, message };
 				});
 			}
 		},
@@ -69,13 +89,13 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver)
 			pending: async (threadId) => approvals.pending(threadId),
 			decision: async (threadId, toolCallId, attempt) => approvals.decision(threadId, toolCallId, attempt),
 			async decideWithRun(conversationId, runId, now, check) {
-				commitDurably(db, () => {
-					if (!runs.claim(conversationId, runId, now, 'approval', null)) {
-						throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
-					}
+				return commitDurably(db, () => {
+					const claimed = claim(conversationId, runId, now, 'approval', null);
+					if (claimed !== 'claimed') return claimed;
 					const checked = check(approvals.pending(conversationId));
 					approvals.record(conversationId, checked, now);
 					for (const d of checked) if (d.remember) allowed.allow(d.tool, now);
+					return claimed;
 				});
 			},
 			denyPending: async (threadId, reason, now) => approvals.denyPending(threadId, reason, now),

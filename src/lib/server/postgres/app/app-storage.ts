@@ -1,7 +1,7 @@
 // The app storage contract (storage/app-storage.ts) on PostgreSQL, on the tables of migratePostgres.
 
 import type pg from 'pg';
-import type { AppStorage } from '../../storage/app-storage';
+import type { AppStorage, AppStorageLimits } from '../../storage/app-storage';
 import { postgresAllowedToolStorage } from './allowed-tool-storage.js';
 import { postgresApprovalStorage } from './approval-storage.js';
 import { postgresConversationStorage } from './conversation-storage.js';
@@ -9,13 +9,13 @@ import { postgresJournalStorage } from './journal-storage.js';
 import { postgresQueueStorage } from './queue-storage.js';
 import { postgresRunStorage } from './run-storage.js';
 
-export function postgresAppStorage(pool: pg.Pool): AppStorage {
+export function postgresAppStorage(pool: pg.Pool, limits: AppStorageLimits): AppStorage {
 	return {
-		conversations: postgresConversationStorage(pool),
-		runs: postgresRunStorage(pool),
-		queue: postgresQueueStorage(pool),
+		conversations: postgresConversationStorage(pool, limits.maxConcurrentRuns),
+		runs: postgresRunStorage(pool, limits.maxConcurrentRuns),
+		queue: postgresQueueStorage(pool, limits),
 		journal: postgresJournalStorage(pool),
-		approvals: postgresApprovalStorage(pool),
+		approvals: postgresApprovalStorage(pool, limits.maxConcurrentRuns),
 		allowedTools: postgresAllowedToolStorage(pool)
 	};
 }

@@ -1,7 +1,6 @@
 // Approvals (storage/app-storage.ts ApprovalStorage) on PostgreSQL.
 
 import type pg from 'pg';
-import { ApiError } from '../../errors';
 import type { ApprovalStorage } from '../../storage/app-storage';
 import { toDecision, toPending, type ApprovalRow, type RecordedDecision } from '../../tools/approval-journal';
 import type { Queryable } from '../checkpoint/store.js';
@@ -45,7 +44,7 @@ async function pendingOf(q: Queryable, threadId: string) {
 	return rows.map(toPending);
 }
 
-export function postgresApprovalStorage(pool: pg.Pool): ApprovalStorage {
+export function postgresApprovalStorage(pool: pg.Pool, maxConcurrentRuns: number): ApprovalStorage {
 	return {
 		async request(threadId, runId, requests, now, expiresAt) {
 			// DO NOTHING: a step that is run again (a resume, a crash) asks for the same call once.
@@ -88,16 +87,16 @@ export function postgresApprovalStorage(pool: pg.Pool): ApprovalStorage {
 		},
 
 		async decideWithRun(conversationId, runId, now, check) {
-			await inTransaction(
+			return inTransaction(
 				pool,
 				async (client) => {
-					if (!(await claimRun(client, { conversationId, runId, now, trigger: 'approval', input: null }))) {
-						throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
-					}
+					const claim = await claimRun(client, { conversationId, runId, now, trigger: 'approval', input: null }, maxConcurrentRuns);
+					if (claim !== 'claimed') return claim;
 					// The claim holds the conversation, so no other decision can be recorded meanwhile.
 					const checked = check(await pendingOf(client, conversationId));
 					await recordDecisions(client, conversationId, checked, now);
 					await allowTools(client, checked.filter((d) => d.remember).map((d) => d.tool), now);
+					return claim;
 				},
 				{ durable: true }
 			);

@@ -21,7 +21,7 @@ const SUMMARY_SELECT = `
 	) r ON true`;
 const NEWEST_FIRST = 'ORDER BY c.updated_at DESC, c.seq DESC';
 
-export function postgresConversationStorage(pool: pg.Pool): ConversationStorage {
+export function postgresConversationStorage(pool: pg.Pool, maxConcurrentRuns: number): ConversationStorage {
 	return {
 		async get(id) {
 			const { rows } = await pool.query<SummaryRow>(`${SUMMARY_SELECT} WHERE c.id = $1`, [id]);
@@ -44,14 +44,22 @@ export function postgresConversationStorage(pool: pg.Pool): ConversationStorage 
 		},
 
 		async createWithRun(id, runId, firstMessage, now) {
-			await inTransaction(pool, async (client) => {
-				await client.query(`INSERT INTO conversations (id, title, created_at, updated_at) VALUES ($1, $2, $3, $3)`, [
-					id,
-					titleFromMessage(firstMessage),
-					now
-				]);
-				await claimRun(client, { conversationId: id, runId, now, trigger: 'message', input: firstMessage });
-			});
+			const full = new Error('full: roll the new conversation back');
+			try {
+				return await inTransaction(pool, async (client) => {
+					await client.query(`INSERT INTO conversations (id, title, created_at, updated_at) VALUES ($1, $2, $3, $3)`, [
+						id,
+						titleFromMessage(firstMessage),
+						now
+					]);
+					const claim = await claimRun(client, { conversationId: id, runId, now, trigger: 'message', input: firstMessage }, maxConcurrentRuns);
+					if (claim === 'full') throw full;
+					return 'claimed' as const;
+				});
+			} catch (e) {
+				if (e === full) return 'full';
+				throw e;
+			}
 		},
 
 		async delete(id) {

@@ -3,41 +3,54 @@
 import type pg from 'pg';
 import type { RunTrigger } from '../../../protocol';
 import { toRecord, type RunRow } from '../../db/run-store';
-import type { RunStorage } from '../../storage/app-storage';
-import type { Queryable } from '../checkpoint/store.js';
+import type { Claim, RunStorage } from '../../storage/app-storage';
+import { inTransaction } from '../transaction.js';
 import { isoText } from './iso-text.js';
 
 const RUN_COLUMNS = `id, conversation_id, status, trigger, input, error_code, error_message,
 	${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at`;
 
+/** Taken by every claim until its transaction ends, so no two instances count at once. */
+const CLAIM_LOCK = 0x50_48_c1_a1;
+
 /**
- * Inserts a `running` run unless one holds the conversation (the partial unique index decides,
- * across every connection); a message run moves the conversation to the top of the list in the
- * same statement. Returns whether the run was claimed. Shared by the operations that claim.
+ * In the caller's transaction: inserts a `running` run unless maxConcurrentRuns runs are running
+ * ('full', unless the conversation is busy itself) or one holds the conversation ('busy': the
+ * partial unique index decides). A message run moves the conversation to the top of the list in
+ * the same statement. Shared by the operations that claim.
  */
 export async function claimRun(
-	q: Queryable,
-	run: { conversationId: string; runId: string; now: string; trigger: RunTrigger; input: string | null }
-): Promise<boolean> {
-	const { rows } = await q.query<{ claimed: boolean }>(
-		`WITH claimed AS (
+	client: pg.PoolClient,
+	run: { conversationId: string; runId: string; now: string; trigger: RunTrigger; input: string | null },
+	maxConcurrentRuns: number
+): Promise<Claim> {
+	// A statement of its own: the count after it sees every claim committed before the lock was had.
+	await client.query('SELECT pg_advisory_xact_lock($1)', [CLAIM_LOCK]);
+	const { rows } = await client.query<{ claim: Claim }>(
+		`WITH counted AS (
+			SELECT count(*) AS running, coalesce(bool_or(conversation_id = $2), false) AS busy FROM runs WHERE status = 'running'
+		), claimed AS (
 			INSERT INTO runs (id, conversation_id, status, trigger, input, started_at)
-			VALUES ($1, $2, 'running', $3, $4, $5)
+			SELECT $1, $2, 'running', $3, $4, $5 FROM counted WHERE counted.running < $6
 			ON CONFLICT (conversation_id) WHERE status = 'running' DO NOTHING
 			RETURNING conversation_id
 		), touched AS (
 			UPDATE conversations c SET updated_at = $5 FROM claimed
 			WHERE c.id = claimed.conversation_id AND $3 = 'message'
 		)
-		SELECT EXISTS (SELECT 1 FROM claimed) AS claimed`,
-		[run.runId, run.conversationId, run.trigger, run.input, run.now]
+		SELECT CASE WHEN EXISTS (SELECT 1 FROM claimed) THEN 'claimed'
+		            WHEN counted.running >= $6 AND NOT counted.busy THEN 'full'
+		            ELSE 'busy' END AS claim
+		FROM counted`,
+		[run.runId, run.conversationId, run.trigger, run.input, run.now, maxConcurrentRuns]
 	);
-	return rows[0]!.claimed;
+	return rows[0]!.claim;
 }
 
-export function postgresRunStorage(pool: pg.Pool): RunStorage {
+export function postgresRunStorage(pool: pg.Pool, maxConcurrentRuns: number): RunStorage {
 	return {
-		claim: (conversationId, runId, now, trigger, input) => claimRun(pool, { conversationId, runId, now, trigger, input }),
+		claim: (conversationId, runId, now, trigger, input) =>
+			inTransaction(pool, (client) => claimRun(client, { conversationId, runId, now, trigger, input }, maxConcurrentRuns)),
 
 		async touchConversation(conversationId, now) {
 			await pool.query(`UPDATE conversations SET updated_at = $1 WHERE id = $2`, [now, conversationId]);

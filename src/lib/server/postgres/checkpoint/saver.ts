@@ -20,7 +20,7 @@ import {
 import { pack, unpack } from '../../checkpoint/blob.js';
 import { planChannels, toInline, type ChannelMap, type ParentInfo } from '../../checkpoint/channel-map.js';
 import { ItemCache } from '../../checkpoint/item-cache.js';
-import { channelMapOf, encodeCheckpoint, skeletonBytes } from '../../checkpoint/row-encoding.js';
+import { channelMapOf, encodeTogether, skeletonBytes } from '../../checkpoint/row-encoding.js';
 import { DEFAULT_MAX_SEGMENTS } from '../../checkpoint/segments.js';
 import { matchItems } from '../../checkpoint/write-link-bytes.js';
 import { LINK, isLink } from '../../checkpoint/write-links.js';
@@ -152,7 +152,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 				parentId: parentId ?? null,
 				type,
 				metadata: Buffer.from(metadataBytes).toString('utf8'),
-				...encodeCheckpoint(skeleton, map),
+				...encodeTogether({ checkpoint: skeleton, channels: Buffer.from(JSON.stringify(map)) }),
 				items: logs.items,
 				logLengths: logs.logLengths,
 				relinks: locked.parent ? parentLinks(locked.parent.writes, logs.applied) : []
