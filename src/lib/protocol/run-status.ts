@@ -9,5 +9,6 @@ import { z } from './zod';
 export const RunStatusSchema = z.enum(['running', 'interrupted', 'completed', 'failed', 'cancelled']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
-export const RunTriggerSchema = z.enum(['message', 'resume', 'auto-resume']);
+/** `edit` and `regenerate` start a new branch of the thread from an earlier checkpoint. */
+export const RunTriggerSchema = z.enum(['message', 'resume', 'auto-resume', 'edit', 'regenerate']);
 export type RunTrigger = z.infer<typeof RunTriggerSchema>;

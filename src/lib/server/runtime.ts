@@ -1,7 +1,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import { ChatOllama } from '@langchain/ollama';
-import type { Readiness } from '../protocol';
+import type { ConversationDetail, ConversationSummary, Readiness } from '../protocol';
 import type { Settings } from './settings';
 import { openDatabase } from './db/database';
 import { deleteConversation } from './db/conversation-deletion';
@@ -14,7 +14,12 @@ import { readSystemPrompt } from './agent/system-prompt';
 import { ThreadReader } from './agent/thread-reader';
 import { createCrashInjector, crashBeforeCheckpoint } from './crash-points';
 import { EventLoopShare } from './event-loop-share';
-import { DeltaSqliteSaver, migrateCheckpointStore } from './checkpoint';
+import { DeltaSqliteSaver, latestCheckpointId, migrateCheckpointStore } from './checkpoint';
+import { BranchReader } from './branches/branch-reader';
+import { switchBranch } from './branches/branch-switch';
+import { findForkPoint } from './branches/fork-point';
+import { conversationDetail } from './conversation-detail';
+import { BranchStore } from './db/branch-store';
 import { loadMcpConfig } from './mcp/mcp-config';
 import { Toolbox } from './mcp/toolbox';
 import { ToolJournal } from './tools/tool-journal';
@@ -36,8 +41,14 @@ export type Runtime = {
 	threads: ThreadReader;
 	runService: RunService;
 	toolbox: Toolbox;
+	branches: BranchStore;
+	branchReader: BranchReader;
 	/** What is left to do on the conversation's thread (runs/thread-work.ts). */
 	threadWork: (conversationId: string) => Promise<ThreadWork>;
+	/** GET /api/conversations/:id (conversation-detail.ts). */
+	detail: (conversation: ConversationSummary) => Promise<ConversationDetail>;
+	/** Makes the branch holding the message active (branches/branch-switch.ts). */
+	switchBranch: (conversationId: string, messageId: string) => Promise<void>;
 	/** Refuses while a run holds the conversation (db/conversation-deletion.ts). */
 	deleteConversation: (id: string) => void;
 	readiness: () => Promise<Readiness>;
@@ -69,7 +80,12 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				'from the stock SQLite saver into the delta store (run VACUUM once to give the old space back)'
 		);
 	}
-	const saver = new DeltaSqliteSaver(db);
+	const branches = new BranchStore(db);
+	const saver = new DeltaSqliteSaver(db, {
+		onPut: ({ threadId, ns, checkpointId, parentId }) => {
+			if (ns === '' && parentId !== undefined) branches.advance(threadId, parentId, checkpointId);
+		}
+	});
 	const checkpointer = crashBeforeCheckpoint(saver, crash);
 	const conversations = new ConversationStore(db);
 	const runs = new RunStore(db);
@@ -108,9 +124,13 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md')),
 		classifyModelError: (e) => classifyModelError(e, settings.OLLAMA_HOST, settings.OLLAMA_MODEL)
 	});
-	const threads = new ThreadReader(graph, checkpointer);
+	const threads = new ThreadReader(graph, checkpointer, {
+		stored: (id) => branches.head(id),
+		latest: (id) => latestCheckpointId(db, id)
+	});
+	const branchReader = new BranchReader({ db, checkpointer, branches });
 
-	const interrupted = await recoverRuns({ runs, threads, now });
+	const interrupted = await recoverRuns({ runs, threads, branches, now });
 	if (interrupted.length) logLine(`Recovery: ${interrupted.length} run(s) left running were marked interrupted`);
 
 	await toolbox.start();
@@ -122,10 +142,12 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		conversations,
 		queue,
 		registry,
+		branches,
+		forkPoint: (id, target) => findForkPoint({ graph, threads, branchReader }, id, target),
 		recursionLimit: settings.AGENT_RECURSION_LIMIT,
 		bufferLimit: settings.SSE_BUFFER_EVENTS,
 		unavailableServers: () => toolbox.status().flatMap((s) => (s.state === 'up' ? [] : [s.name])),
-		afterRun: createThreadPruner({ db, threads, runs, registry, retention: settings.CHECKPOINT_RETENTION }),
+		afterRun: createThreadPruner({ db, threads, runs, branches, registry, retention: settings.CHECKPOINT_RETENTION }),
 		turn: () => loop.turn(),
 		crash,
 		now,
@@ -133,9 +155,11 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	});
 
 	if (settings.AUTO_RESUME) {
-		await autoResume(interrupted, { runService, threads, runs, journal, toolbox, max: settings.AUTO_RESUME_MAX, log: logLine });
+		await autoResume(interrupted, { runService, threads, runs, branches, journal, toolbox, max: settings.AUTO_RESUME_MAX, log: logLine });
 	}
-	for (const id of queue.conversationsWaiting()) runService.startQueued(id);
+	for (const id of queue.conversationsWaiting()) {
+		runService.startQueued(id).catch((e) => logLine(`Queued message of ${id}`, e));
+	}
 
 	let closed: Promise<void> | null = null;
 	return {
@@ -146,7 +170,23 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		threads,
 		runService,
 		toolbox,
-		threadWork: (id) => readThreadWork({ threads, runs }, id),
+		branches,
+		branchReader,
+		threadWork: (id) => readThreadWork({ threads, runs, branches }, id),
+		detail: (conversation) => conversationDetail({ threads, runs, branches, queue, branchReader }, conversation),
+		switchBranch: (id, messageId) =>
+			switchBranch(
+				{
+					branchReader,
+					branches,
+					conversations,
+					runs,
+					writtenAt: async (threadId, checkpointId) =>
+						(await checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_id: checkpointId } }))?.checkpoint.ts
+				},
+				id,
+				messageId
+			),
 		deleteConversation: (id) => deleteConversation({ db, conversations, runs, saver }, id),
 		turn: () => loop.turn(),
 		readiness: () =>

@@ -3,6 +3,7 @@
 
 export { DeltaSqliteSaver, type DeltaSqliteSaverOptions } from './saver.js';
 export { migrateCheckpointStore, type CheckpointStoreMigration } from './schema.js';
+export { checkpointLineage, latestCheckpointId, type LineageEntry } from './lineage.js';
 export {
 	parseCheckpointRetention,
 	pruneThreadCheckpoints,

@@ -1,7 +1,12 @@
 import type Database from 'better-sqlite3';
 import type { QueuedMessage } from '../../protocol';
 
-/** Messages waiting for a conversation's active run to end (ifBusy "enqueue"), oldest first. */
+type Row = { id: string; message: string; created_at: string; edit_of: string | null; regenerate: string | null };
+
+/**
+ * Messages waiting for a conversation's active run to end (ifBusy "enqueue"), oldest first; an
+ * edit carries the message it replaces, a regenerate the answer it replaces (and no text).
+ */
 export class MessageQueue {
 	private readonly insert;
 	private readonly byConversation;
@@ -9,20 +14,28 @@ export class MessageQueue {
 	private readonly waiting;
 
 	constructor(db: Database.Database) {
-		this.insert = db.prepare('INSERT INTO queued_messages (id, conversation_id, message, created_at) VALUES (?, ?, ?, ?)');
-		this.byConversation = db.prepare<[string], { id: string; message: string; created_at: string }>(
-			'SELECT id, message, created_at FROM queued_messages WHERE conversation_id = ? ORDER BY created_at, rowid'
+		this.insert = db.prepare(
+			'INSERT INTO queued_messages (id, conversation_id, message, created_at, edit_of, regenerate) VALUES (?, ?, ?, ?, ?, ?)'
+		);
+		this.byConversation = db.prepare<[string], Row>(
+			'SELECT id, message, created_at, edit_of, regenerate FROM queued_messages WHERE conversation_id = ? ORDER BY created_at, rowid'
 		);
 		this.remove = db.prepare('DELETE FROM queued_messages WHERE id = ?');
 		this.waiting = db.prepare<[], { conversation_id: string }>('SELECT DISTINCT conversation_id FROM queued_messages');
 	}
 
-	add(conversationId: string, id: string, message: string, now: string): void {
-		this.insert.run(id, conversationId, message, now);
+	add(conversationId: string, id: string, message: string, now: string, branch: { editOf?: string; regenerate?: string } = {}): void {
+		this.insert.run(id, conversationId, message, now, branch.editOf ?? null, branch.regenerate ?? null);
 	}
 
 	list(conversationId: string): QueuedMessage[] {
-		return this.byConversation.all(conversationId).map((r) => ({ id: r.id, message: r.message, createdAt: r.created_at }));
+		return this.byConversation.all(conversationId).map((r) => ({
+			id: r.id,
+			message: r.message,
+			createdAt: r.created_at,
+			...(r.edit_of ? { editOf: r.edit_of } : {}),
+			...(r.regenerate ? { regenerate: r.regenerate } : {})
+		}));
 	}
 
 	delete(id: string): void {

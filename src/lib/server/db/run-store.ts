@@ -8,6 +8,8 @@ export type RunOutcome = {
 	messageCount: number;
 };
 
+const RESUMES: ReadonlySet<RunTrigger> = new Set(['resume', 'auto-resume']);
+
 type RunRow = {
 	id: string;
 	status: RunStatus;
@@ -62,14 +64,14 @@ export class RunStore {
 
 	/**
 	 * Claims the conversation for a new run. Returns false when another run holds it. A message run
-	 * also moves the conversation to the top of the list in the same commit; a resume does that only
-	 * once it is sure to go ahead (`touchConversation`).
+	 * (an edit or a regenerate too) also moves the conversation to the top of the list in the same
+	 * commit; a resume does that only once it is sure to go ahead (`touchConversation`).
 	 */
 	claim(conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null): boolean {
 		try {
 			this.db.transaction(() => {
 				this.insert.run(runId, conversationId, now, trigger, input);
-				if (trigger === 'message') this.touch.run(now, conversationId);
+				if (!RESUMES.has(trigger)) this.touch.run(now, conversationId);
 			})();
 			return true;
 		} catch (e) {

@@ -23,6 +23,11 @@ export type ResolvedTool = {
 	tool: string;
 	/** From the server's annotations (readOnlyHint or idempotentHint), unless config overrides. */
 	safeToRepeat: boolean;
+	/**
+	 * Whether a new branch that repeats a call of this tool made elsewhere makes it again rather
+	 * than reusing that result: only a read (readOnlyHint), unless config's `safeToRepeat` says so.
+	 */
+	repeatsInNewBranch: boolean;
 };
 
 /**
@@ -61,7 +66,8 @@ export class Toolbox {
 		const override = this.config[server.name]?.safeToRepeat;
 		const configured = typeof override === 'object' ? override[tool] : override;
 		const declared = annotations ? annotations.readOnlyHint === true || annotations.idempotentHint === true : false;
-		return { name, server, tool, safeToRepeat: configured ?? declared };
+		const readOnly = annotations?.readOnlyHint === true;
+		return { name, server, tool, safeToRepeat: configured ?? declared, repeatsInNewBranch: configured ?? readOnly };
 	}
 
 	/** Calls a resolved tool; failures of the call itself come back as an error outcome for the model. */

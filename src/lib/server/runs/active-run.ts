@@ -7,7 +7,17 @@ import { EventLog } from '../stream/event-log';
  */
 export type UserInput = { id: string; message: string };
 
-export type RunInput = { kind: 'message'; input: UserInput } | { kind: 'resume'; lostInput: UserInput | null };
+/**
+ * What a run sends, from where its conversation's active branch has its head: a message, a resume
+ * (of the head's pending step, after any lost message), or a regenerate (the head is the
+ * checkpoint before the step that produced the answer, so that step runs again).
+ * An edit is a message run whose head was moved, with its claim, to the checkpoint before the
+ * message it replaces: LangGraph forks from there.
+ */
+export type RunInput =
+	| { kind: 'message'; input: UserInput }
+	| { kind: 'resume'; lostInput: UserInput | null }
+	| { kind: 'regenerate' };
 
 /** Why a run was stopped from outside; it decides the status the run ends in. */
 export type StopReason = 'cancel' | 'shutdown';
@@ -23,6 +33,7 @@ export class ActiveRun {
 	readonly control = new RunControl();
 	private readonly controller = new AbortController();
 	private reason: StopReason | null = null;
+	/** Settles once the outcome is recorded, retention has run and the next queued message (if any) has started. */
 	done: Promise<void> = Promise.resolve();
 
 	constructor(

@@ -34,8 +34,6 @@ function toRunEvent(e: AgentEvent): RunEvent {
 	}
 }
 
-const threadConfig = (run: ActiveRun) => ({ configurable: { thread_id: run.conversationId, run_id: run.id } });
-
 /** A new message after an unfinished tools step closes the calls left open, so the history stays valid. */
 async function messageInput(run: ActiveRun, input: UserInput, parts: ExecutorParts) {
 	const open = danglingToolCalls(await parts.threads.messages(run.conversationId));
@@ -44,7 +42,7 @@ async function messageInput(run: ActiveRun, input: UserInput, parts: ExecutorPar
 			(call) =>
 				new ToolMessage({ content: 'Not run: the conversation moved on.', name: call.name, tool_call_id: call.id, status: 'error' })
 		);
-		await parts.graph.updateState(threadConfig(run), { messages: closing }, 'tools');
+		await parts.graph.updateState(parts.threads.headConfig(run.conversationId), { messages: closing }, 'tools');
 	}
 	return { messages: [new HumanMessage({ content: input.message, id: input.id })] };
 }
@@ -60,10 +58,11 @@ async function streamRun(run: ActiveRun, input: RunInput, parts: ExecutorParts, 
 	}
 	const wait = parts.turn();
 	if (wait) await wait;
-	const userInput = input.kind === 'message' ? input.input : input.lostInput;
+	const userInput = input.kind === 'message' ? input.input : input.kind === 'resume' ? input.lostInput : null;
 	const graphInput = userInput ? await messageInput(run, userInput, parts) : null;
+	const at = parts.threads.startConfig(run.conversationId);
 	const stream = (await parts.graph.stream(graphInput, {
-		...threadConfig(run),
+		configurable: { ...at.configurable, run_id: run.id },
 		streamMode: 'messages',
 		durability: 'sync',
 		recursionLimit: parts.recursionLimit,
@@ -84,7 +83,7 @@ async function streamRun(run: ActiveRun, input: RunInput, parts: ExecutorParts, 
 async function keepPartialAnswer(run: ActiveRun, text: string, parts: ExecutorParts): Promise<void> {
 	if (!text) return;
 	const message = new AIMessage({ content: text, response_metadata: { stop_reason: 'cancelled' } });
-	await parts.graph.updateState(threadConfig(run), { messages: [message] }, 'agent');
+	await parts.graph.updateState(parts.threads.headConfig(run.conversationId), { messages: [message] }, 'agent');
 }
 
 function outcomeOf(run: ActiveRun, error: unknown): Omit<RunOutcome, 'messageCount'> {

@@ -1,6 +1,4 @@
-import type { ThreadReader } from '../agent/thread-reader';
-import type { RunStore } from '../db/run-store';
-import { readThreadWork } from './read-thread-work';
+import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
 
 /**
  * Start-up recovery, before any run starts: each run still `running` was owned by a process that
@@ -8,7 +6,7 @@ import { readThreadWork } from './read-thread-work';
  * recording the outcome) is `completed`; the rest are `interrupted`. Message counts are recomputed
  * from the threads. Returns the interrupted runs' conversations.
  */
-export async function recoverRuns(parts: { runs: RunStore; threads: ThreadReader; now: () => string }): Promise<string[]> {
+export async function recoverRuns(parts: ThreadWorkSources & { now: () => string }): Promise<string[]> {
 	const interrupted: string[] = [];
 	for (const { id, conversationId } of parts.runs.listRunning()) {
 		const work = await readThreadWork(parts, conversationId, { id, input: parts.runs.get(id)?.input ?? null });

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CancelResult, RunTrigger, StartResult } from '../../protocol';
+import type { ForkTarget } from '../branches/fork-point';
+import type { BranchStore } from '../db/branch-store';
 import type { ConversationStore } from '../db/conversation-store';
 import type { MessageQueue } from '../db/message-queue';
 import { ApiError } from '../errors';
@@ -10,9 +12,19 @@ import { executeRun, type ExecutorParts } from './run-executor';
 
 export type IfBusy = 'reject' | 'enqueue' | 'interrupt';
 
+/** A run that sends `message` (an edit's new text too), or with none a regenerate: the head's pending step runs. */
+const runInputOf = (runId: string, message: string | null): RunInput =>
+	message === null ? { kind: 'regenerate' } : { kind: 'message', input: { id: runId, message } };
+
 export type StartRequest =
 	| { kind: 'message'; conversation: string | null; message: string; ifBusy?: IfBusy }
-	| { kind: 'resume'; conversation: string; trigger?: Extract<RunTrigger, 'resume' | 'auto-resume'> };
+	| { kind: 'resume'; conversation: string; trigger?: Extract<RunTrigger, 'resume' | 'auto-resume'> }
+	| BranchRequest;
+
+/** A run that starts a new branch: an edit of a user message, or a regenerate of an answer. */
+export type BranchRequest =
+	| { kind: 'edit'; conversation: string; editOf: string; message: string; ifBusy?: IfBusy }
+	| { kind: 'regenerate'; conversation: string; messageId: string; ifBusy?: IfBusy };
 
 export type RunServiceParts = ExecutorParts & {
 	/** Told when a run has ended and left the registry (retention prunes here); errors are logged. */
@@ -20,8 +32,14 @@ export type RunServiceParts = ExecutorParts & {
 	conversations: ConversationStore;
 	queue: MessageQueue;
 	registry: RunRegistry;
+	branches: BranchStore;
+	/** Where a branch replacing the target starts (branches/fork-point.ts); refuses with an ApiError. */
+	forkPoint: (conversationId: string, target: ForkTarget) => Promise<string>;
 	bufferLimit: number;
 };
+
+const forkTarget = (r: BranchRequest): ForkTarget =>
+	r.kind === 'edit' ? { kind: 'edit', messageId: r.editOf } : { kind: 'regenerate', messageId: r.messageId };
 
 /** Where a run starts, is cancelled, and where the process stops them all. */
 export class RunService {
@@ -36,10 +54,12 @@ export class RunService {
 
 	/**
 	 * Claims the conversation and starts the run in the background. The claim (a `running` row under
-	 * a unique index) happens before any await, so of two concurrent starts exactly one wins.
+	 * a unique index) is one synchronous commit, so of two concurrent starts exactly one wins; a
+	 * message or resume claims before any await.
 	 */
 	async start(request: StartRequest): Promise<StartResult> {
 		this.refuseIfClosing();
+		if (request.kind === 'edit' || request.kind === 'regenerate') return this.startBranch(request);
 		const { conversations, runs, queue } = this.parts;
 		const runId = randomUUID();
 		const now = this.parts.now();
@@ -72,6 +92,42 @@ export class RunService {
 				? { kind: 'message', input: { id: runId, message: request.message } }
 				: { kind: 'resume', lostInput: await this.checkResumable(conversationId, runId) };
 		return this.launch(conversationId, runId, input, now);
+	}
+
+	/**
+	 * An edit or a regenerate: finds where its branch starts, then, in one commit, claims the
+	 * conversation and moves its active branch's head there, so a crash at any later point leaves a
+	 * run that resumes on the new branch (an edit's message is then a lost input, re-sent there).
+	 * A busy conversation gets the busy rules of any message.
+	 */
+	private async startBranch(request: BranchRequest): Promise<StartResult> {
+		const { conversations, runs, queue, branches } = this.parts;
+		const conversationId = request.conversation;
+		if (!conversations.exists(conversationId)) throw new ApiError('NOT_FOUND', 'Conversation Not Found');
+		const from = await this.parts.forkPoint(conversationId, forkTarget(request));
+		this.refuseIfClosing();
+		const runId = randomUUID();
+		const now = this.parts.now();
+		const message = request.kind === 'edit' ? request.message : null;
+		const claimed = conversations.transaction(() => {
+			if (!runs.claim(conversationId, runId, now, request.kind, message)) return false;
+			branches.startBranchAt(conversationId, from);
+			return true;
+		});
+		if (!claimed) {
+			if (request.ifBusy === 'enqueue') {
+				const queued = randomUUID();
+				const branch = request.kind === 'edit' ? { editOf: request.editOf } : { regenerate: request.messageId };
+				queue.add(conversationId, queued, message ?? '', now, branch);
+				return { conversation: conversationId, queued };
+			}
+			if (request.ifBusy === 'interrupt' && this.registry.get(conversationId)) {
+				await this.cancelConversation(conversationId);
+				return this.start({ ...request, ifBusy: 'reject' });
+			}
+			throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
+		}
+		return this.launch(conversationId, runId, runInputOf(runId, message), now);
 	}
 
 	/** Cancels a run: harmless when it has already ended, and its one recorded outcome is returned. */
@@ -117,20 +173,43 @@ export class RunService {
 		await settled;
 	}
 
-	/** Starts the oldest queued message of an idle conversation; a no-op if busy or nothing waits. */
-	startQueued(conversationId: string): void {
+	/**
+	 * Starts the oldest queued message of an idle conversation; a no-op if busy or nothing waits. A
+	 * queued edit or regenerate whose message is no longer on the active branch (or whose starting
+	 * checkpoint was pruned) is dropped with a log line, and the next one is tried.
+	 */
+	async startQueued(conversationId: string): Promise<void> {
 		if (this.closing) return;
-		const { queue, runs, conversations } = this.parts;
+		const { queue, runs, conversations, branches } = this.parts;
 		const next = queue.list(conversationId)[0];
 		if (!next) return;
+		const target: ForkTarget | null = next.editOf
+			? { kind: 'edit', messageId: next.editOf }
+			: next.regenerate
+				? { kind: 'regenerate', messageId: next.regenerate }
+				: null;
+		let from: string | null = null;
+		if (target) {
+			try {
+				from = await this.parts.forkPoint(conversationId, target);
+			} catch (e) {
+				if (!(e instanceof ApiError)) throw e;
+				this.parts.log(`Queued ${target.kind} ${next.id} dropped: ${e.message}`);
+				queue.delete(next.id);
+				return this.startQueued(conversationId);
+			}
+			if (this.closing) return;
+		}
 		const runId = randomUUID();
 		const now = this.parts.now();
+		const message = target?.kind === 'regenerate' ? null : next.message;
 		const claimed = conversations.transaction(() => {
-			if (!runs.claim(conversationId, runId, now, 'message', next.message)) return false;
+			if (!runs.claim(conversationId, runId, now, target?.kind ?? 'message', message)) return false;
 			queue.delete(next.id);
+			if (from) branches.startBranchAt(conversationId, from);
 			return true;
 		});
-		if (claimed) this.launch(conversationId, runId, { kind: 'message', input: { id: runId, message: next.message } }, now);
+		if (claimed) this.launch(conversationId, runId, runInputOf(runId, message), now);
 	}
 
 	private launch(conversationId: string, runId: string, input: RunInput, now: string): StartResult {
@@ -141,7 +220,7 @@ export class RunService {
 		run.done = executeRun(run, input, this.parts).finally(async () => {
 			this.registry.remove(run);
 			await this.parts.afterRun(conversationId).catch((e) => this.parts.log(`After run ${runId}`, e));
-			this.startQueued(conversationId);
+			await this.startQueued(conversationId).catch((e) => this.parts.log(`Queued message of ${conversationId}`, e));
 		});
 		return { conversation: conversationId, run: runId };
 	}

@@ -1,0 +1,150 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ConversationDetail, MessageDto, StartResult } from '../../src/lib/protocol';
+import type { StartRequest } from '../../src/lib/server/runs/run-service';
+import type { Runtime } from '../../src/lib/server/runtime';
+import { startInProcess } from '../support/in-process';
+import { ScriptedOllama, type Script } from '../support/scripted-ollama';
+import { currentTurn } from '../support/scripts';
+
+/** Answers every message with its number and the user's words, so each version reads differently. */
+function numberedAnswers(): Script {
+	let n = 0;
+	return (request) => ({ content: `Answer ${++n} to ${currentTurn(request).user}.` });
+}
+
+const runOf = (result: StartResult) => {
+	if (!('run' in result)) throw new Error('expected a run, got a queued message');
+	return result;
+};
+
+/** Starts a run and waits until its outcome is recorded (and any queued follower has started). */
+async function run(runtime: Runtime, request: StartRequest): Promise<{ conversation: string; run: string }> {
+	const started = runOf(await runtime.runService.start(request));
+	await (runtime.runService.registry.getById(started.run)?.done ?? Promise.resolve());
+	return started;
+}
+
+const send = (runtime: Runtime, conversation: string | null, message: string) =>
+	run(runtime, { kind: 'message', conversation, message });
+
+const detail = (runtime: Runtime, id: string): Promise<ConversationDetail> => runtime.detail(runtime.conversations.get(id)!);
+const said = (messages: MessageDto[]) => messages.map((m) => `${m.role}: ${m.content}`);
+/** What the model was sent last, system prompt left out. */
+const lastPrompt = (ollama: ScriptedOllama) => ollama.requests.at(-1)!.messages.slice(1).map((m) => `${m.role}: ${m.content}`);
+
+describe('branching, in process', () => {
+	let ollama: ScriptedOllama | undefined;
+	const runtimes: Runtime[] = [];
+	const start = async (options: Parameters<typeof startInProcess>[0]) => {
+		const started = await startInProcess(options);
+		runtimes.push(started.runtime);
+		return started;
+	};
+	afterEach(async () => {
+		for (const rt of runtimes.splice(0)) await rt.close();
+		await ollama?.close();
+		ollama = undefined;
+	});
+
+	it('an edit of the first message starts a branch from before it; the old version stays a branch', async () => {
+		ollama = await ScriptedOllama.start(numberedAnswers());
+		const { runtime } = await start({ ollamaUrl: ollama.url });
+		const { conversation } = await send(runtime, null, 'one');
+		await send(runtime, conversation, 'two');
+		const [one] = (await detail(runtime, conversation)).messages;
+
+		const edit = await run(runtime, { kind: 'edit', conversation, editOf: one!.id, message: 'uno' });
+		expect(lastPrompt(ollama)).toEqual(['user: uno']);
+		expect(runtime.runs.get(edit.run)).toMatchObject({ trigger: 'edit', input: 'uno', status: 'completed' });
+		const edited = await detail(runtime, conversation);
+		expect(said(edited.messages)).toEqual(['user: uno', 'assistant: Answer 3 to uno.']);
+		expect(edited.messages[0]!.id).toBe(edit.run);
+		expect(edited.messages[0]!.versions).toEqual({ index: 1, count: 2, ids: [one!.id, edit.run] });
+		expect(edited.conversation.messageCount).toBe(2);
+		expect(edited.resumable).toBe(false);
+
+		await runtime.switchBranch(conversation, one!.id);
+		const back = await detail(runtime, conversation);
+		expect(said(back.messages)).toEqual(['user: one', 'assistant: Answer 1 to one.', 'user: two', 'assistant: Answer 2 to two.']);
+		expect(back.messages[0]!.versions).toEqual({ index: 0, count: 2, ids: [one!.id, edit.run] });
+		expect(back.conversation.messageCount).toBe(4);
+	});
+
+	it('an edit at a middle turn keeps the turns before it and sends the model only those', async () => {
+		ollama = await ScriptedOllama.start(numberedAnswers());
+		const { runtime } = await start({ ollamaUrl: ollama.url });
+		const { conversation } = await send(runtime, null, 'one');
+		await send(runtime, conversation, 'two');
+		await send(runtime, conversation, 'three');
+		const two = (await detail(runtime, conversation)).messages[2]!;
+
+		const edit = await run(runtime, { kind: 'edit', conversation, editOf: two.id, message: 'dos' });
+		expect(lastPrompt(ollama)).toEqual(['user: one', 'assistant: Answer 1 to one.', 'user: dos']);
+		const { messages } = await detail(runtime, conversation);
+		expect(said(messages)).toEqual(['user: one', 'assistant: Answer 1 to one.', 'user: dos', 'assistant: Answer 4 to dos.']);
+		expect(messages.map((m) => m.versions?.count ?? 1)).toEqual([1, 1, 2, 1]);
+		expect(messages[2]!.versions!.ids).toEqual([two.id, edit.run]);
+	});
+
+	it('regenerate runs the answer\'s step again from the checkpoint before it; versions keep their order', async () => {
+		ollama = await ScriptedOllama.start(numberedAnswers());
+		const { runtime } = await start({ ollamaUrl: ollama.url });
+		const { conversation } = await send(runtime, null, 'one');
+		await send(runtime, conversation, 'two');
+		const first = (await detail(runtime, conversation)).messages[3]!;
+
+		const again = await run(runtime, { kind: 'regenerate', conversation, messageId: first.id });
+		expect(runtime.runs.get(again.run)).toMatchObject({ trigger: 'regenerate', input: null, status: 'completed' });
+		expect(lastPrompt(ollama)).toEqual(['user: one', 'assistant: Answer 1 to one.', 'user: two']);
+		const second = (await detail(runtime, conversation)).messages;
+		expect(said(second)).toEqual(['user: one', 'assistant: Answer 1 to one.', 'user: two', 'assistant: Answer 3 to two.']);
+		await run(runtime, { kind: 'regenerate', conversation, messageId: second[3]!.id });
+		const third = (await detail(runtime, conversation)).messages;
+		expect(third[3]).toMatchObject({ content: 'Answer 4 to two.', versions: { index: 2, count: 3, ids: [first.id, second[3]!.id, third[3]!.id] } });
+
+		await runtime.switchBranch(conversation, first.id);
+		const back = (await detail(runtime, conversation)).messages;
+		expect(back[3]).toMatchObject({ id: first.id, content: 'Answer 2 to two.', versions: { index: 0, count: 3 } });
+		expect(back[3]!.versions!.ids).toEqual(third[3]!.versions!.ids);
+	});
+
+	it('the active branch survives a restart, and a message sent on an older branch continues that branch', async () => {
+		ollama = await ScriptedOllama.start(numberedAnswers());
+		const first = await start({ ollamaUrl: ollama.url });
+		const { conversation } = await send(first.runtime, null, 'one');
+		const [one] = (await detail(first.runtime, conversation)).messages;
+		const edit = await run(first.runtime, { kind: 'edit', conversation, editOf: one!.id, message: 'uno' });
+		await first.runtime.switchBranch(conversation, one!.id);
+		await first.runtime.close();
+
+		const second = await start({ ollamaUrl: ollama.url, dataDir: first.dataDir });
+		expect(said((await detail(second.runtime, conversation)).messages)).toEqual(['user: one', 'assistant: Answer 1 to one.']);
+		await send(second.runtime, conversation, 'two');
+		expect(lastPrompt(ollama)).toEqual(['user: one', 'assistant: Answer 1 to one.', 'user: two']);
+		const continued = await detail(second.runtime, conversation);
+		expect(said(continued.messages)).toEqual(['user: one', 'assistant: Answer 1 to one.', 'user: two', 'assistant: Answer 3 to two.']);
+		expect(continued.messages[0]!.versions).toEqual({ index: 0, count: 2, ids: [one!.id, edit.run] });
+		expect(continued.resumable).toBe(false);
+
+		await second.runtime.switchBranch(conversation, edit.run);
+		expect(said((await detail(second.runtime, conversation)).messages)).toEqual(['user: uno', 'assistant: Answer 2 to uno.']);
+		await expect(second.runtime.switchBranch(conversation, 'no-such-message')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+	});
+
+	it('refuses an edit of a message the active branch does not hold, of the wrong role, and a regenerate of a user message', async () => {
+		ollama = await ScriptedOllama.start(numberedAnswers());
+		const { runtime } = await start({ ollamaUrl: ollama.url });
+		const { conversation } = await send(runtime, null, 'one');
+		const [one, answer] = (await detail(runtime, conversation)).messages;
+		const refused = (request: StartRequest) => runtime.runService.start(request);
+		await expect(refused({ kind: 'edit', conversation, editOf: 'nope', message: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+		await expect(refused({ kind: 'edit', conversation, editOf: answer!.id, message: 'x' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+		await expect(refused({ kind: 'regenerate', conversation, messageId: one!.id })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+		await expect(refused({ kind: 'regenerate', conversation: crypto.randomUUID(), messageId: one!.id })).rejects.toMatchObject({
+			code: 'NOT_FOUND'
+		});
+		// Nothing changed: no run claimed, no branch.
+		expect(runtime.runs.list(conversation)).toHaveLength(1);
+		expect(runtime.branches.head(conversation)).toBeUndefined();
+	});
+});
