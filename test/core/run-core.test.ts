@@ -1,48 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseStreamEvent, type StreamEvent } from '../../src/lib/protocol';
 import { ApiError } from '../../src/lib/server/errors';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { startInProcess } from '../support/in-process';
+import { eventsOfRun, startedRun, tokensPublished } from '../support/run-events';
 import { ScriptedOllama, type Script } from '../support/scripted-ollama';
 import { answerScript, currentTurn } from '../support/scripts';
-
-/** Every frame the run's log held, parsed with the browser's parser: what a page would see. */
-async function eventsOfRun(runtime: Runtime, runId: string): Promise<StreamEvent[]> {
-	const run = runtime.runService.registry.getById(runId)!;
-	const live: string[] = [];
-	const { missed } = run.log.follow(0, (frame) => live.push(frame));
-	await run.done;
-	return [...missed, ...live].map((frame) => {
-		const field = (name: string) => new RegExp(`^${name}: (.*)$`, 'm').exec(frame)?.[1] ?? '';
-		const event = parseStreamEvent(field('event'), field('data'), field('id'));
-		expect(event, frame).not.toBeNull();
-		return event!;
-	});
-}
-
-/** Resolves once the run's log holds `count` tokens: the model's chunks have reached the run. */
-function tokensPublished(runtime: Runtime, runId: string, count: number): Promise<void> {
-	const log = runtime.runService.registry.getById(runId)!.log;
-	let seen = 0;
-	return new Promise((resolve) => {
-		const { missed, detach } = log.follow(0, (_frame, event) => {
-			if (event.event === 'token' && ++seen === count) {
-				detach();
-				resolve();
-			}
-		});
-		seen = missed.filter((frame) => frame.includes('event: token')).length;
-		if (seen >= count) {
-			detach();
-			resolve();
-		}
-	});
-}
-
-const startedRun = (result: { conversation: string } & ({ run: string } | { queued: string })) => {
-	if (!('run' in result)) throw new Error('expected a run, got a queued message');
-	return result;
-};
 
 /** Says "Let me look." (held after its first chunk), calls the read-only peek tool, then answers. */
 const peekThenAnswer: Script = (request) =>

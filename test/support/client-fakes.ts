@@ -27,7 +27,7 @@ export function summary(id: string, extra: Partial<ConversationSummary> = {}): C
 }
 
 export function detail(id: string, messages: MessageDto[], extra: Partial<ConversationSummary> = {}, resumable = false): ConversationDetail {
-	return { conversation: summary(id, { messageCount: messages.length, ...extra }), messages, resumable, queue: [] };
+	return { conversation: summary(id, { messageCount: messages.length, ...extra }), messages, resumable, queue: [], approvals: [] };
 }
 
 export const READY: Readiness = {

@@ -14,27 +14,29 @@ function open() {
 }
 
 describe('database', () => {
-	it('migrates once: user_version 3 and the app tables', () => {
+	it('migrates once: user_version 4 and the app tables', () => {
 		const { file, db } = open();
-		expect(db.pragma('user_version', { simple: true })).toBe(3);
+		expect(db.pragma('user_version', { simple: true })).toBe(4);
 		const tables = db.prepare("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name").all();
 		expect(tables).toEqual([
+			{ name: 'allowed_tools' },
 			{ name: 'conversation_branches' },
 			{ name: 'conversations' },
 			{ name: 'queued_messages' },
 			{ name: 'runs' },
+			{ name: 'tool_approvals' },
 			{ name: 'tool_calls' }
 		]);
 		db.close();
 		const again = openDatabase(file);
-		expect(again.pragma('user_version', { simple: true })).toBe(3);
+		expect(again.pragma('user_version', { simple: true })).toBe(4);
 		again.close();
 	});
 
 	it('keeps every run, its rowid and the one-running rule when the branch migration rebuilds the runs table', () => {
 		const file = path.join(tempDir(), 'sophos.db');
 		const before = new Database(file);
-		migrate(before, 2);
+		migrate(before, 3);
 		before.exec(`INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 't', 'a', 'a')`);
 		before.exec(`INSERT INTO runs (id, conversation_id, status, started_at, trigger, input) VALUES
 			('r1', 'c1', 'completed', '2026-01-01', 'message', 'hi'), ('r2', 'c1', 'interrupted', '2026-01-01', 'resume', NULL)`);

@@ -131,5 +131,8 @@ export function applyRunEvent(run: LiveRun, e: StreamEvent): LiveRun {
 			return applyTrace(advanced, e.data, key);
 		case 'warning':
 			return { ...advanced, warnings: [...advanced.warnings, e.data] };
+		case 'approval':
+			// The calls are the conversation's, shown from its detail, which the page reads after `end`.
+			return advanced;
 	}
 }

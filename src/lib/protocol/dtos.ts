@@ -3,6 +3,7 @@
  * parse every response with these schemas, so the two cannot drift apart.
  */
 import { z } from './zod';
+import { PendingApprovalSchema } from './events';
 import { RunStatusSchema, RunTriggerSchema } from './run-status';
 
 const WireErrorSchema = z.object({ code: z.string(), message: z.string() });
@@ -81,7 +82,9 @@ export const ConversationDetailSchema = z.object({
 	conversation: ConversationSummarySchema,
 	messages: z.array(MessageDtoSchema),
 	resumable: z.boolean(),
-	queue: z.array(QueuedMessageSchema)
+	queue: z.array(QueuedMessageSchema),
+	/** The calls the conversation waits on a decision for (status `waiting`); empty otherwise. */
+	approvals: z.array(PendingApprovalSchema)
 });
 export type ConversationDetail = z.infer<typeof ConversationDetailSchema>;
 
@@ -103,6 +106,22 @@ export const StartResultSchema = z.union([
 	z.object({ conversation: z.string(), queued: z.string() })
 ]);
 export type StartResult = z.infer<typeof StartResultSchema>;
+
+/** A person's decision on one pending call (POST /api/chat `decisions`). */
+export const DecisionSchema = z.strictObject({
+	toolCallId: z.string().min(1).max(200),
+	action: z.enum(['approve', 'deny', 'edit']),
+	/** With `edit`: the arguments the call runs with instead of the model's. */
+	args: z.record(z.string(), z.unknown()).optional(),
+	/** With `deny`: what the model is told; kept in the journal either way. */
+	reason: z.string().max(2_000).optional(),
+	/** With `approve` or `edit`: always allow this tool from now on (GET /api/allowed-tools). */
+	remember: z.boolean().optional()
+});
+export type Decision = z.infer<typeof DecisionSchema>;
+
+export const AllowedToolSchema = z.object({ tool: z.string(), since: z.string() });
+export type AllowedTool = z.infer<typeof AllowedToolSchema>;
 
 /** A run's one recorded outcome, as the cancel endpoints answer it. */
 export const CancelResultSchema = z.object({

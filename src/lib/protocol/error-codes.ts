@@ -9,6 +9,10 @@ export const API_ERROR_STATUS = {
 	NOT_FOUND: 404,
 	SESSION_IN_PROGRESS: 409,
 	RUN_NOT_RESUMABLE: 409,
+	/** A resume of a conversation that waits for decisions on its tool calls. */
+	APPROVAL_REQUIRED: 409,
+	/** Decisions for a conversation that waits for none. */
+	NOT_WAITING: 409,
 	/** An edit or regenerate whose starting checkpoint CHECKPOINT_RETENTION has pruned. */
 	BRANCH_POINT_PRUNED: 409,
 	MESSAGE_TOO_LARGE: 413,

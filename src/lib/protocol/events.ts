@@ -20,6 +20,24 @@ export type TraceNote = z.infer<typeof TraceNoteSchema>;
 
 const optionalString = z.string().optional().catch(undefined);
 
+/** Why a call waits for a person (approvals/approval-gate.ts). */
+export const ApprovalReasonSchema = z.object({
+	kind: z.enum(['policy', 'composed-url', 'uncertain']),
+	message: z.string()
+});
+export type ApprovalReason = z.infer<typeof ApprovalReasonSchema>;
+
+export const PendingApprovalSchema = z.object({
+	toolCallId: z.string(),
+	tool: z.string(),
+	args: z.record(z.string(), z.unknown()),
+	reason: ApprovalReasonSchema,
+	requestedAt: z.string(),
+	/** After this the call is denied as "not approved in time" (APPROVAL_TIMEOUT_MS). */
+	expiresAt: z.string()
+});
+export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
+
 export const EVENT_DATA = {
 	token: z.string(),
 	reasoning: z.string(),
@@ -28,6 +46,12 @@ export const EVENT_DATA = {
 		code: z.string(),
 		message: z.string(),
 		servers: z.array(z.string()).catch([])
+	}),
+	/** The run pauses for these calls; `end` {status: "waiting"} follows. */
+	approval: z.object({
+		conversation: z.string(),
+		run: z.string(),
+		approvals: z.array(PendingApprovalSchema)
 	}),
 	end: z.object({
 		conversation: z.string(),

@@ -6,7 +6,7 @@ import { readThreadWork, type ThreadWorkSources } from './runs/read-thread-work'
 
 /**
  * GET /api/conversations/:id: the active branch's messages, with `versions` where branches
- * diverge, whether a resume has work, and the queue.
+ * diverge, whether a resume has work, the queue and the calls waiting for a decision.
  */
 export async function conversationDetail(
 	parts: ThreadWorkSources & { queue: MessageQueue; branchReader: BranchReader },
@@ -18,6 +18,7 @@ export async function conversationDetail(
 		conversation,
 		messages: await withVersions(parts.branchReader, conversation.id, messages),
 		resumable: work.kind === 'unfinished' && !parts.runs.hasRunning(conversation.id),
-		queue: parts.queue.list(conversation.id)
+		queue: parts.queue.list(conversation.id),
+		approvals: parts.approvals.pending(conversation.id)
 	};
 }

@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import { ChatOllama } from '@langchain/ollama';
 import type { ConversationDetail, ConversationSummary, Readiness } from '../protocol';
 import type { Settings } from './settings';
+import { ApprovalExpiry } from './approvals/approval-expiry';
 import { openDatabase } from './db/database';
+import { commitDurably } from './db/durable-commit';
 import { deleteConversation } from './db/conversation-deletion';
 import { ConversationStore } from './db/conversation-store';
 import { MessageQueue } from './db/message-queue';
@@ -22,6 +24,8 @@ import { conversationDetail } from './conversation-detail';
 import { BranchStore } from './db/branch-store';
 import { loadMcpConfig } from './mcp/mcp-config';
 import { Toolbox } from './mcp/toolbox';
+import { AllowedTools } from './tools/allowed-tools';
+import { ApprovalJournal } from './tools/approval-journal';
 import { ToolJournal } from './tools/tool-journal';
 import { runToolStep } from './tools/tool-step';
 import { autoResume } from './runs/auto-resume';
@@ -41,6 +45,8 @@ export type Runtime = {
 	threads: ThreadReader;
 	runService: RunService;
 	toolbox: Toolbox;
+	approvals: ApprovalJournal;
+	allowedTools: AllowedTools;
 	branches: BranchStore;
 	branchReader: BranchReader;
 	/** What is left to do on the conversation's thread (runs/thread-work.ts). */
@@ -91,6 +97,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	const runs = new RunStore(db);
 	const queue = new MessageQueue(db);
 	const journal = new ToolJournal(db);
+	const approvals = new ApprovalJournal(db);
+	const allowedTools = new AllowedTools(db);
 	const registry = new RunRegistry();
 
 	fs.mkdirSync(path.dirname(settings.paths.memoryFile), { recursive: true });
@@ -103,6 +111,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		maxResultChars: settings.TOOL_RESULT_MAX_CHARS,
 		allow: settings.MCP_TOOLS_ALLOW,
 		deny: settings.MCP_TOOLS_DENY,
+		approval: settings.TOOL_APPROVAL,
 		log: logLine
 	});
 
@@ -119,7 +128,17 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			}),
 		tools: () => toolbox.definitions(),
 		runTools: (messages, config) =>
-			runToolStep(messages, config, { toolbox, journal, policy: settings.UNFINISHED_TOOL_CALLS, crash, now }),
+			runToolStep(messages, config, {
+				toolbox,
+				journal,
+				approvals,
+				allowed: allowedTools,
+				policy: settings.UNFINISHED_TOOL_CALLS,
+				guard: settings.EXFILTRATION_GUARD,
+				approvalTimeoutMs: settings.APPROVAL_TIMEOUT_MS,
+				crash,
+				now
+			}),
 		turn: () => loop.turn(),
 		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md')),
 		classifyModelError: (e) => classifyModelError(e, settings.OLLAMA_HOST, settings.OLLAMA_MODEL)
@@ -130,15 +149,20 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	});
 	const branchReader = new BranchReader({ db, checkpointer, branches });
 
-	const interrupted = await recoverRuns({ runs, threads, branches, now });
+	const interrupted = await recoverRuns({ runs, threads, approvals, branches, now });
 	if (interrupted.length) logLine(`Recovery: ${interrupted.length} run(s) left running were marked interrupted`);
 
 	await toolbox.start();
 
+	const prune = createThreadPruner({ db, threads, runs, approvals, branches, registry, retention: settings.CHECKPOINT_RETENTION });
+	let expiry: ApprovalExpiry | undefined;
 	const runService = new RunService({
 		graph,
 		threads,
 		runs,
+		approvals,
+		allowed: allowedTools,
+		durably: (fn) => commitDurably(db, fn),
 		conversations,
 		queue,
 		registry,
@@ -147,7 +171,10 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		recursionLimit: settings.AGENT_RECURSION_LIMIT,
 		bufferLimit: settings.SSE_BUFFER_EVENTS,
 		unavailableServers: () => toolbox.status().flatMap((s) => (s.state === 'up' ? [] : [s.name])),
-		afterRun: createThreadPruner({ db, threads, runs, branches, registry, retention: settings.CHECKPOINT_RETENTION }),
+		afterRun: async (conversationId) => {
+			expiry?.schedule();
+			await prune(conversationId);
+		},
 		turn: () => loop.turn(),
 		crash,
 		now,
@@ -155,8 +182,20 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	});
 
 	if (settings.AUTO_RESUME) {
-		await autoResume(interrupted, { runService, threads, runs, branches, journal, toolbox, max: settings.AUTO_RESUME_MAX, log: logLine });
+		await autoResume(interrupted, {
+			runService,
+			threads,
+			runs,
+			journal,
+			approvals,
+			branches,
+			toolbox,
+			max: settings.AUTO_RESUME_MAX,
+			log: logLine
+		});
 	}
+	expiry = new ApprovalExpiry({ approvals, runService, now, log: logLine });
+	expiry.schedule();
 	for (const id of queue.conversationsWaiting()) {
 		runService.startQueued(id).catch((e) => logLine(`Queued message of ${id}`, e));
 	}
@@ -170,10 +209,12 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		threads,
 		runService,
 		toolbox,
+		approvals,
+		allowedTools,
 		branches,
 		branchReader,
-		threadWork: (id) => readThreadWork({ threads, runs, branches }, id),
-		detail: (conversation) => conversationDetail({ threads, runs, branches, queue, branchReader }, conversation),
+		threadWork: (id) => readThreadWork({ threads, runs, approvals, branches }, id),
+		detail: (conversation) => conversationDetail({ threads, runs, approvals, branches, queue, branchReader }, conversation),
 		switchBranch: (id, messageId) =>
 			switchBranch(
 				{
@@ -181,6 +222,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 					branches,
 					conversations,
 					runs,
+					approvals,
 					writtenAt: async (threadId, checkpointId) =>
 						(await checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_id: checkpointId } }))?.checkpoint.ts
 				},
@@ -194,6 +236,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		close() {
 			closed ??= (async () => {
 				try {
+					expiry?.close();
 					await runService.stopAll(settings.SHUTDOWN_DRAIN_MS);
 				} finally {
 					try {

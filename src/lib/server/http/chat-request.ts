@@ -1,8 +1,12 @@
 import { z } from 'zod';
+import { DecisionSchema } from '../../protocol';
 import { ApiError } from '../errors';
 import type { StartRequest } from '../runs/run-service';
 import { MessageIdSchema } from './branch-request';
 import { parseUuid } from './uuid';
+
+/** More calls than one step may hold (tools/tool-step.ts) is never a real submission. */
+const MAX_DECISIONS = 100;
 
 export const ChatRequestSchema = z.strictObject({
 	message: z.string().optional(),
@@ -10,6 +14,8 @@ export const ChatRequestSchema = z.strictObject({
 	resume: z.boolean().optional(),
 	cancel: z.boolean().optional(),
 	ifBusy: z.enum(['reject', 'enqueue', 'interrupt']).optional(),
+	/** Decides every call a waiting conversation paused on, and continues it. */
+	decisions: z.array(DecisionSchema).min(1).max(MAX_DECISIONS).optional(),
 	editOf: MessageIdSchema.optional(),
 	regenerate: MessageIdSchema.optional()
 });
@@ -27,7 +33,18 @@ export function parseChatRequest(body: unknown, maxMessageChars: number): ChatRe
 		const field = issue.path.join('.') || (issue as { keys?: string[] }).keys?.join(', ') || 'body';
 		throw new ApiError('BAD_REQUEST', `Invalid field "${field}": ${issue.message}`);
 	}
-	const { message = '', conversation, resume, cancel, ifBusy, editOf, regenerate } = parsed.data;
+	const { message = '', conversation, resume, cancel, ifBusy, decisions, editOf, regenerate } = parsed.data;
+	if (decisions) {
+		if (parsed.data.message !== undefined || resume || cancel || ifBusy || editOf !== undefined || regenerate !== undefined) {
+			throw new ApiError('BAD_REQUEST', '"decisions" goes with "conversation" alone');
+		}
+		const id = parseUuid(conversation);
+		if (conversation === undefined || conversation === null) {
+			throw new ApiError('BAD_REQUEST', 'A conversation is required to decide');
+		}
+		if (!id) throw new ApiError('BAD_REQUEST', 'Invalid Conversation ID');
+		return { kind: 'decide', conversation: id, decisions };
+	}
 	if (cancel) {
 		const id = parseUuid(conversation);
 		if (conversation === undefined || conversation === null) {

@@ -1,5 +1,6 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { resolveApproval, type ApprovalMode, type DefaultApproval } from '../approvals/approval-policy';
 import type { McpConfig } from './mcp-config';
 import { ServerSupervisor, type ServerStatus } from './server-supervisor';
 import { createToolFilter } from './tool-filter';
@@ -13,6 +14,8 @@ export type ToolboxOptions = {
 	maxResultChars: number;
 	allow?: string[];
 	deny?: string[];
+	/** TOOL_APPROVAL: the mode of tools that mcp.json says nothing about (default `writes`). */
+	approval?: DefaultApproval;
 	log?: (line: string) => void;
 };
 
@@ -28,6 +31,10 @@ export type ResolvedTool = {
 	 * than reusing that result: only a read (readOnlyHint), unless config's `safeToRepeat` says so.
 	 */
 	repeatsInNewBranch: boolean;
+	/** `auto` or `ask`: a `deny` tool is never offered nor resolved. */
+	approval: Exclude<ApprovalMode, 'deny'>;
+	/** openWorldHint: the tool reaches outside (the web), so what it is sent can leave the machine. */
+	openWorld: boolean;
 };
 
 /**
@@ -54,7 +61,7 @@ export class Toolbox {
 	/** The tools to offer the model now, starting servers that are due a restart. */
 	async definitions(): Promise<StructuredToolInterface[]> {
 		const perServer = await Promise.all(this.servers.map((s) => s.currentTools()));
-		return perServer.flat().filter((t) => this.offered(t.name));
+		return perServer.flat().filter((t) => this.resolve(t.name) !== undefined);
 	}
 
 	resolve(name: string): ResolvedTool | undefined {
@@ -67,7 +74,22 @@ export class Toolbox {
 		const configured = typeof override === 'object' ? override[tool] : override;
 		const declared = annotations ? annotations.readOnlyHint === true || annotations.idempotentHint === true : false;
 		const readOnly = annotations?.readOnlyHint === true;
-		return { name, server, tool, safeToRepeat: configured ?? declared, repeatsInNewBranch: configured ?? readOnly };
+		const approval = resolveApproval({
+			setting: this.config[server.name]?.approval,
+			tool,
+			readOnly,
+			fallback: this.options.approval ?? 'writes'
+		});
+		if (approval === 'deny') return undefined;
+		return {
+			name,
+			server,
+			tool,
+			safeToRepeat: configured ?? declared,
+			repeatsInNewBranch: configured ?? readOnly,
+			approval,
+			openWorld: annotations?.openWorldHint === true
+		};
 	}
 
 	/** Calls a resolved tool; failures of the call itself come back as an error outcome for the model. */

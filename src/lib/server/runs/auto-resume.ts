@@ -1,5 +1,6 @@
 import type { RunTrigger } from '../../protocol';
 import type { Toolbox } from '../mcp/toolbox';
+import type { ApprovalJournal } from '../tools/approval-journal';
 import type { ToolJournal } from '../tools/tool-journal';
 import { danglingToolCalls } from './dangling-tool-calls';
 import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
@@ -32,6 +33,7 @@ export function shouldAutoResume(input: {
 export type AutoResumeParts = ThreadWorkSources & {
 	runService: RunService;
 	journal: ToolJournal;
+	approvals: ApprovalJournal;
 	toolbox: Pick<Toolbox, 'resolve'>;
 	/** AUTO_RESUME_MAX */
 	max: number;

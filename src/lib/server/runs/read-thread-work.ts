@@ -1,9 +1,15 @@
 import type { ThreadReader } from '../agent/thread-reader';
 import type { BranchStore } from '../db/branch-store';
 import type { RunStore } from '../db/run-store';
+import type { ApprovalJournal } from '../tools/approval-journal';
 import { threadWork, type LastRun, type ThreadWork } from './thread-work';
 
-export type ThreadWorkSources = { threads: ThreadReader; runs: RunStore; branches: Pick<BranchStore, 'switchedAfterRun'> };
+export type ThreadWorkSources = {
+	threads: ThreadReader;
+	runs: RunStore;
+	approvals: Pick<ApprovalJournal, 'pending'>;
+	branches: Pick<BranchStore, 'switchedAfterRun'>;
+};
 
 /**
  * Reads a thread at its active branch's head and judges its work (thread-work.ts). `lastRun`
@@ -17,7 +23,8 @@ export async function readThreadWork(
 	lastRun: LastRun | undefined = lastRunOnBranch(sources, conversationId)
 ): Promise<ThreadWork> {
 	const { messages, pending } = await sources.threads.state(conversationId);
-	return threadWork({ messageIds: messages.map((m) => m.id), pending }, lastRun);
+	const awaitingDecision = sources.approvals.pending(conversationId).length;
+	return threadWork({ messageIds: messages.map((m) => m.id), pending, awaitingDecision }, lastRun);
 }
 
 function lastRunOnBranch(sources: ThreadWorkSources, conversationId: string): LastRun | undefined {

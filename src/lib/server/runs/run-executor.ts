@@ -1,4 +1,5 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { Command } from '@langchain/langgraph';
 import { agentEvents, type AgentEvent } from '../agent/agent-events';
 import type { AgentGraph } from '../agent/agent-graph';
 import { classifyRunError } from '../agent/model-errors';
@@ -6,6 +7,7 @@ import type { ThreadReader } from '../agent/thread-reader';
 import { OUTCOME_NOT_RECORDED, type RunEvent } from '../../protocol';
 import type { CrashInjector } from '../crash-points';
 import type { RunStore, RunOutcome } from '../db/run-store';
+import type { ApprovalJournal } from '../tools/approval-journal';
 import type { ActiveRun, RunInput, UserInput } from './active-run';
 import { danglingToolCalls } from './dangling-tool-calls';
 
@@ -13,6 +15,7 @@ export type ExecutorParts = {
 	graph: AgentGraph;
 	threads: ThreadReader;
 	runs: RunStore;
+	approvals: ApprovalJournal;
 	recursionLimit: number;
 	/** Servers whose tools this run will not have, announced as a `warning` event. */
 	unavailableServers: () => string[];
@@ -34,17 +37,33 @@ function toRunEvent(e: AgentEvent): RunEvent {
 	}
 }
 
-/** A new message after an unfinished tools step closes the calls left open, so the history stays valid. */
+const MOVED_ON = 'the conversation moved on';
+
+/**
+ * A new message after an unfinished tools step closes the calls left open, so the history stays
+ * valid; calls that waited for a person are denied as the conversation having moved on.
+ */
 async function messageInput(run: ActiveRun, input: UserInput, parts: ExecutorParts) {
 	const open = danglingToolCalls(await parts.threads.messages(run.conversationId));
 	if (open.length) {
 		const closing = open.map(
-			(call) =>
-				new ToolMessage({ content: 'Not run: the conversation moved on.', name: call.name, tool_call_id: call.id, status: 'error' })
+			(call) => new ToolMessage({ content: `Not run: ${MOVED_ON}.`, name: call.name, tool_call_id: call.id, status: 'error' })
 		);
 		await parts.graph.updateState(parts.threads.headConfig(run.conversationId), { messages: closing }, 'tools');
 	}
+	parts.approvals.denyPending(run.conversationId, MOVED_ON, parts.now());
 	return { messages: [new HumanMessage({ content: input.message, id: input.id })] };
+}
+
+async function graphInput(run: ActiveRun, input: RunInput, parts: ExecutorParts) {
+	if (input.kind === 'decided') return new Command<{ decided: true }, Record<string, never>, 'tools'>({ resume: { decided: true } });
+	if (input.kind === 'regenerate') {
+		// A regenerate moves the conversation on as a new message does: calls waiting for a person are denied.
+		parts.approvals.denyPending(run.conversationId, MOVED_ON, parts.now());
+		return null;
+	}
+	const userInput = input.kind === 'message' ? input.input : input.lostInput;
+	return userInput ? messageInput(run, userInput, parts) : null;
 }
 
 /** Streams the run; returns the answer text of the agent step in progress when it stopped. */
@@ -58,10 +77,10 @@ async function streamRun(run: ActiveRun, input: RunInput, parts: ExecutorParts, 
 	}
 	const wait = parts.turn();
 	if (wait) await wait;
-	const userInput = input.kind === 'message' ? input.input : input.kind === 'resume' ? input.lostInput : null;
-	const graphInput = userInput ? await messageInput(run, userInput, parts) : null;
+	const graphIn = await graphInput(run, input, parts);
+	// Read after the input is prepared: closing open calls writes a checkpoint, which moves the head.
 	const at = parts.threads.startConfig(run.conversationId);
-	const stream = (await parts.graph.stream(graphInput, {
+	const stream = (await parts.graph.stream(graphIn, {
 		configurable: { ...at.configurable, run_id: run.id },
 		streamMode: 'messages',
 		durability: 'sync',
@@ -86,8 +105,8 @@ async function keepPartialAnswer(run: ActiveRun, text: string, parts: ExecutorPa
 	await parts.graph.updateState(parts.threads.headConfig(run.conversationId), { messages: [message] }, 'agent');
 }
 
-function outcomeOf(run: ActiveRun, error: unknown): Omit<RunOutcome, 'messageCount'> {
-	if (error === undefined) return { status: 'completed' };
+function outcomeOf(run: ActiveRun, error: unknown, waiting: boolean): Omit<RunOutcome, 'messageCount'> {
+	if (error === undefined) return { status: waiting ? 'waiting' : 'completed' };
 	if (run.stopReason === 'cancel') return { status: 'cancelled' };
 	if (run.stopReason === 'shutdown') {
 		return { status: 'interrupted', error: { code: 'SHUTDOWN', message: 'The service shut down during this run; resume it to continue.' } };
@@ -110,7 +129,8 @@ export async function executeRun(run: ActiveRun, input: RunInput, parts: Executo
 		failure = e ?? new Error('unknown failure');
 		if (!run.stopReason) parts.log(`Run ${run.id} failed`, e);
 	}
-	const outcome = outcomeOf(run, failure);
+	const approvals = failure === undefined ? parts.approvals.pending(run.conversationId) : [];
+	const outcome = outcomeOf(run, failure, approvals.length > 0);
 	let recorded = false;
 	try {
 		if (outcome.status === 'cancelled') await keepPartialAnswer(run, partial.text, parts);
@@ -119,6 +139,9 @@ export async function executeRun(run: ActiveRun, input: RunInput, parts: Executo
 		recorded = parts.runs.finish(run.id, { ...outcome, messageCount }, parts.now());
 	} catch (e) {
 		parts.log(`Run ${run.id}: recording its outcome failed`, e);
+	}
+	if (recorded && outcome.status === 'waiting') {
+		run.log.publish({ event: 'approval', data: { conversation: run.conversationId, run: run.id, approvals } });
 	}
 	run.log.publish(terminalEvent(run, outcome, recorded));
 }

@@ -1,27 +1,33 @@
+import type { RunOutcome } from '../db/run-store';
 import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
+import type { ThreadWork } from './thread-work';
+
+const INTERRUPTED = { code: 'PROCESS_EXITED', message: 'The service stopped during this run; resume it to continue.' } as const;
+
+function recoveredOutcome(work: ThreadWork, messageCount: number): RunOutcome {
+	switch (work.kind) {
+		case 'finished':
+			return { status: 'completed', messageCount };
+		case 'waiting':
+			return { status: 'waiting', messageCount };
+		case 'unfinished':
+			return { status: 'interrupted', error: INTERRUPTED, messageCount };
+	}
+}
 
 /**
  * Start-up recovery, before any run starts: each run still `running` was owned by a process that
  * died. One whose thread had already finished (the crash fell between the final checkpoint and
- * recording the outcome) is `completed`; the rest are `interrupted`. Message counts are recomputed
- * from the threads. Returns the interrupted runs' conversations.
+ * recording the outcome) is `completed`, one that had paused for a person `waiting`; the rest are
+ * `interrupted`. Message counts are recomputed from the threads. Returns the interrupted runs'
+ * conversations.
  */
 export async function recoverRuns(parts: ThreadWorkSources & { now: () => string }): Promise<string[]> {
 	const interrupted: string[] = [];
 	for (const { id, conversationId } of parts.runs.listRunning()) {
 		const work = await readThreadWork(parts, conversationId, { id, input: parts.runs.get(id)?.input ?? null });
 		const messageCount = await parts.threads.messageCount(conversationId);
-		parts.runs.finish(
-			id,
-			work.kind === 'finished'
-				? { status: 'completed', messageCount }
-				: {
-						status: 'interrupted',
-						error: { code: 'PROCESS_EXITED', message: 'The service stopped during this run; resume it to continue.' },
-						messageCount
-					},
-			parts.now()
-		);
+		parts.runs.finish(id, recoveredOutcome(work, messageCount), parts.now());
 		if (work.kind === 'unfinished') interrupted.push(conversationId);
 	}
 	return interrupted;

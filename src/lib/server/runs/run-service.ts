@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { CancelResult, RunTrigger, StartResult } from '../../protocol';
+import type { CancelResult, Decision, RunTrigger, StartResult } from '../../protocol';
+import { checkDecisions } from '../approvals/decision-check';
 import type { ForkTarget } from '../branches/fork-point';
 import type { BranchStore } from '../db/branch-store';
 import type { ConversationStore } from '../db/conversation-store';
 import type { MessageQueue } from '../db/message-queue';
+import type { AllowedTools } from '../tools/allowed-tools';
 import { ApiError } from '../errors';
 import { ActiveRun, type RunInput, type UserInput } from './active-run';
 import { readThreadWork } from './read-thread-work';
@@ -19,6 +21,7 @@ const runInputOf = (runId: string, message: string | null): RunInput =>
 export type StartRequest =
 	| { kind: 'message'; conversation: string | null; message: string; ifBusy?: IfBusy }
 	| { kind: 'resume'; conversation: string; trigger?: Extract<RunTrigger, 'resume' | 'auto-resume'> }
+	| { kind: 'decide'; conversation: string; decisions: Decision[] }
 	| BranchRequest;
 
 /** A run that starts a new branch: an edit of a user message, or a regenerate of an answer. */
@@ -32,6 +35,9 @@ export type RunServiceParts = ExecutorParts & {
 	conversations: ConversationStore;
 	queue: MessageQueue;
 	registry: RunRegistry;
+	allowed: AllowedTools;
+	/** Runs `fn` in a transaction fsync'd on commit (db/durable-commit.ts). */
+	durably: <T>(fn: () => T) => T;
 	branches: BranchStore;
 	/** Where a branch replacing the target starts (branches/fork-point.ts); refuses with an ApiError. */
 	forkPoint: (conversationId: string, target: ForkTarget) => Promise<string>;
@@ -73,6 +79,7 @@ export class RunService {
 		}
 		const conversationId = request.conversation!;
 		if (!conversations.exists(conversationId)) throw new ApiError('NOT_FOUND', 'Conversation Not Found');
+		if (request.kind === 'decide') return this.decide(conversationId, runId, request.decisions, now);
 		const trigger = request.kind === 'resume' ? (request.trigger ?? 'resume') : 'message';
 		const message = request.kind === 'message' ? request.message : null;
 		if (!runs.claim(conversationId, runId, now, trigger, message)) {
@@ -214,7 +221,7 @@ export class RunService {
 
 	private launch(conversationId: string, runId: string, input: RunInput, now: string): StartResult {
 		this.parts.crash('after-run-insert');
-		if (input.kind === 'resume') this.parts.runs.touchConversation(conversationId, now);
+		if (input.kind !== 'message') this.parts.runs.touchConversation(conversationId, now);
 		const run = new ActiveRun(runId, conversationId, this.parts.bufferLimit);
 		this.registry.add(run);
 		run.done = executeRun(run, input, this.parts).finally(async () => {
@@ -225,12 +232,33 @@ export class RunService {
 		return { conversation: conversationId, run: runId };
 	}
 
+	/**
+	 * Claims the run that carries out a person's decisions and records them, in one durable commit:
+	 * a decision is kept before anything acts on it, and a refused submission changes nothing.
+	 */
+	private decide(conversationId: string, runId: string, decisions: Decision[], now: string): StartResult {
+		const { runs, approvals, allowed } = this.parts;
+		this.parts.durably(() => {
+			if (!runs.claim(conversationId, runId, now, 'approval', null)) {
+				throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
+			}
+			const checked = checkDecisions(approvals.pending(conversationId), decisions);
+			approvals.record(conversationId, checked, now);
+			for (const d of checked) if (d.remember) allowed.allow(d.tool, now);
+		});
+		this.parts.crash('after-decision');
+		return this.launch(conversationId, runId, { kind: 'decided' }, now);
+	}
+
 	/** Releases the claim and refuses when there is nothing to resume. */
 	private async checkResumable(conversationId: string, runId: string): Promise<UserInput | null> {
 		try {
 			const work = await readThreadWork(this.parts, conversationId);
 			this.refuseIfClosing();
 			if (work.kind === 'finished') throw new ApiError('RUN_NOT_RESUMABLE', 'Nothing to resume: the last run finished');
+			if (work.kind === 'waiting') {
+				throw new ApiError('APPROVAL_REQUIRED', 'This conversation waits for a decision on its tool calls: send "decisions"');
+			}
 			return work.lostInput;
 		} catch (e) {
 			this.parts.runs.releaseClaim(runId);

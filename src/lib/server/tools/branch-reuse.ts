@@ -3,7 +3,7 @@ import type { ReusedFrom } from '../../protocol';
 import { reusedFromOf } from '../agent/messages';
 import type { ResolvedTool } from '../mcp/toolbox';
 import { canonicalArgsHash } from './canonical-args';
-import type { JournalEntry } from './tool-journal';
+import type { ToolJournal } from './tool-journal';
 
 /**
  * Whether a call is made again or takes its result from another branch of the thread.
@@ -16,17 +16,19 @@ import type { JournalEntry } from './tool-journal';
  * taken over, is not "another branch's": the model calling it again here means to do it again, so
  * only calls outside the branch's own history count, the oldest first. Failed calls never count.
  *
- * `succeeded` is the journal's lookup (ToolJournal.succeededWith); it is not asked for a tool that
+ * A call the journal already knows by its own id is this branch's (a step resumed after a crash, or
+ * a decision carried out) and goes its usual way. The journal is not searched for a tool that
  * repeats in a new branch.
  */
 export function reuseFromOtherBranch(
 	call: { id: string; name: string; args: unknown },
 	history: readonly BaseMessage[],
 	tool: Pick<ResolvedTool, 'repeatsInNewBranch'> | undefined,
-	succeeded: (tool: string, argsHash: string) => JournalEntry[]
+	threadId: string,
+	journal: Pick<ToolJournal, 'get' | 'succeededWith'>
 ): { text: string; from: ReusedFrom } | undefined {
-	if (!tool || tool.repeatsInNewBranch) return undefined;
-	const earlier = succeeded(call.name, canonicalArgsHash(call.args)).filter((e) => e.toolCallId !== call.id);
+	if (!tool || tool.repeatsInNewBranch || journal.get(threadId, call.id)) return undefined;
+	const earlier = journal.succeededWith(threadId, call.name, canonicalArgsHash(call.args));
 	if (earlier.length === 0) return undefined;
 	const onBranch = callsOfBranch(history);
 	const other = earlier.find((e) => !onBranch.has(e.toolCallId));
