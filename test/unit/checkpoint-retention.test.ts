@@ -118,6 +118,36 @@ describe('pruneThreadCheckpoints', () => {
 		db.close();
 	});
 
+	it('with branches, every branch keeps its newest N: the older branch and a head that is no tip read whole', { timeout: 60_000 }, async () => {
+		const { db, saver } = openStore(dir, 'delta', 'branches');
+		const graph = buildAgentGraph(saver);
+		const at = (id: string): RunnableConfig => ({ configurable: { thread_id: 'branches', checkpoint_id: id } });
+		for (let turn = 0; turn < 4; turn += 1) await graph.invoke(humanTurn(turn), thread('branches'));
+		const history = await collect(graph.getStateHistory(thread('branches')));
+		const oldTip = history[0]!;
+		const older = history.find((s) => s.values.messages.length === 8 && s.next.length === 0)!;
+		const forkedFrom = history.find((s) => s.values.messages.length === 4 && s.next.length === 0)!;
+		const forked = await graph.updateState(older.config, { messages: [new HumanMessage({ id: 'edited', content: 'Edited?' })] }, 'agent');
+		await graph.invoke(humanTurn(4), { configurable: { thread_id: 'branches', checkpoint_id: forked.configurable!.checkpoint_id } });
+		const newTip = (await collect(graph.getStateHistory(thread('branches'))))[0]!;
+		const before = { old: normalise(await graph.getState(oldTip.config)), new: normalise(await graph.getState(newTip.config)) };
+		const forkedFromId = String(forkedFrom.config.configurable!.checkpoint_id);
+		const forkedFromState = normalise(await graph.getState(at(forkedFromId)));
+
+		const result = pruneThreadCheckpoints(db, 'branches', 2, { heads: [forkedFromId] });
+		expect(result.deletedCheckpoints).toBeGreaterThan(0);
+		const left = db.prepare(`SELECT checkpoint_id FROM lg_checkpoints WHERE thread_id = 'branches'`).pluck().all() as string[];
+		// Two per branch: the old branch's tip and its parent, the new branch's, and the extra head's.
+		expect(left).toHaveLength(6);
+		for (const tip of [oldTip, newTip]) expect(left).toContain(String(tip.config.configurable!.checkpoint_id));
+		const uncached = buildAgentGraph(new DeltaSqliteSaver(db, { cacheItems: 0 }));
+		expect(normalise(await uncached.getState(oldTip.config))).toEqual(before.old);
+		expect(normalise(await uncached.getState(newTip.config))).toEqual(before.new);
+		expect(normalise(await uncached.getState(at(forkedFromId)))).toEqual(forkedFromState);
+		expect((await uncached.getState(oldTip.config)).values.messages).toHaveLength(16);
+		db.close();
+	});
+
 	it('prunes every namespace of the thread and refuses to keep fewer than one', { timeout: 60_000 }, async () => {
 		const { db, saver } = openStore(dir, 'delta', 'nested');
 		const graph = buildNestedGraph(saver);
