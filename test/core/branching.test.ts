@@ -1,8 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConversationDetail, MessageDto, StartResult } from '../../src/lib/protocol';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { ConversationDetail, MessageDto } from '../../src/lib/protocol';
 import type { StartRequest } from '../../src/lib/server/runs/run-service';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { startInProcess } from '../support/in-process';
+import { startedRun, tokensPublished } from '../support/run-events';
 import { ScriptedOllama, type Script } from '../support/scripted-ollama';
 import { currentTurn } from '../support/scripts';
 
@@ -12,14 +15,9 @@ function numberedAnswers(): Script {
 	return (request) => ({ content: `Answer ${++n} to ${currentTurn(request).user}.` });
 }
 
-const runOf = (result: StartResult) => {
-	if (!('run' in result)) throw new Error('expected a run, got a queued message');
-	return result;
-};
-
 /** Starts a run and waits until its outcome is recorded (and any queued follower has started). */
 async function run(runtime: Runtime, request: StartRequest): Promise<{ conversation: string; run: string }> {
-	const started = runOf(await runtime.runService.start(request));
+	const started = startedRun(await runtime.runService.start(request));
 	await (runtime.runService.registry.getById(started.run)?.done ?? Promise.resolve());
 	return started;
 }
@@ -129,6 +127,128 @@ describe('branching, in process', () => {
 		await second.runtime.switchBranch(conversation, edit.run);
 		expect(said((await detail(second.runtime, conversation)).messages)).toEqual(['user: uno', 'assistant: Answer 2 to uno.']);
 		await expect(second.runtime.switchBranch(conversation, 'no-such-message')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+	});
+
+	it('an edit or regenerate follows the busy rules: refused, queued, or interrupting; a switch waits for the run too', async () => {
+		const numbered = numberedAnswers();
+		let hold: string | null = null;
+		ollama = await ScriptedOllama.start((request) => ({ ...numbered(request), ...(hold ? { hold, holdAfterChunks: 1 } : {}) }));
+		const { runtime } = await start({ ollamaUrl: ollama.url });
+		const { conversation } = await send(runtime, null, 'one');
+		const [one] = (await detail(runtime, conversation)).messages;
+
+		hold = 'first';
+		const busy = startedRun(await runtime.runService.start({ kind: 'message', conversation, message: 'two' }));
+		await ollama.held('first');
+		hold = null;
+		await expect(runtime.runService.start({ kind: 'edit', conversation, editOf: one!.id, message: 'uno' })).rejects.toMatchObject({
+			code: 'SESSION_IN_PROGRESS'
+		});
+		await expect(runtime.switchBranch(conversation, one!.id)).rejects.toMatchObject({ code: 'SESSION_IN_PROGRESS' });
+		const queued = await runtime.runService.start({ kind: 'edit', conversation, editOf: one!.id, message: 'uno', ifBusy: 'enqueue' });
+		expect(queued).toEqual({ conversation, queued: expect.any(String) });
+		expect((await detail(runtime, conversation)).queue).toEqual([
+			{ id: (queued as { queued: string }).queued, message: 'uno', createdAt: expect.any(String), editOf: one!.id }
+		]);
+		ollama.release('first');
+		await runtime.runService.registry.getById(busy.run)!.done;
+		const edit = runtime.runService.registry.get(conversation)!;
+		await edit.done;
+		expect(runtime.runs.get(edit.id)).toMatchObject({ trigger: 'edit', input: 'uno', status: 'completed' });
+		const edited = await detail(runtime, conversation);
+		expect(said(edited.messages)).toEqual(['user: uno', 'assistant: Answer 3 to uno.']);
+		expect(edited.queue).toEqual([]);
+
+		hold = 'second';
+		const cut = startedRun(await runtime.runService.start({ kind: 'message', conversation, message: 'three' }));
+		await ollama.held('second');
+		await tokensPublished(runtime, cut.run, 1);
+		hold = null;
+		const answer = edited.messages[1]!;
+		const again = await run(runtime, { kind: 'regenerate', conversation, messageId: answer.id, ifBusy: 'interrupt' });
+		expect(runtime.runs.get(cut.run)?.status).toBe('cancelled');
+		expect(runtime.runs.get(again.run)).toMatchObject({ trigger: 'regenerate', status: 'completed' });
+		const regenerated = (await detail(runtime, conversation)).messages;
+		expect(said(regenerated)).toEqual(['user: uno', 'assistant: Answer 5 to uno.']);
+		expect(regenerated[1]!.versions).toEqual({ index: 1, count: 2, ids: [answer.id, regenerated[1]!.id] });
+		// The interrupted run's partial answer stays on the branch it was cut short on.
+		await runtime.switchBranch(conversation, answer.id);
+		expect(said((await detail(runtime, conversation)).messages)).toEqual([
+			'user: uno',
+			'assistant: Answer 3 to uno.',
+			'user: three',
+			'assistant: Answ'
+		]);
+	});
+
+	it('a branch run stopped by a shutdown resumes on its branch in the next process', async () => {
+		const script: Script = (request) => {
+			const { user, after } = currentTurn(request);
+			if (user !== 'uno') return { content: `Answer to ${user}.` };
+			return after.some((m) => m.role === 'tool')
+				? { content: 'Finished.' }
+				: { content: 'Let me look.', toolCalls: [{ name: 'test__peek', arguments: {} }], hold: 'look', holdAfterChunks: 1 };
+		};
+		ollama = await ScriptedOllama.start(script);
+		const first = await start({ ollamaUrl: ollama.url });
+		const { conversation } = await send(first.runtime, null, 'one');
+		const [one] = (await detail(first.runtime, conversation)).messages;
+		const edit = startedRun(await first.runtime.runService.start({ kind: 'edit', conversation, editOf: one!.id, message: 'uno' }));
+		await ollama.held('look');
+		const stopping = first.runtime.runService.stopAll(60_000);
+		ollama.release('look');
+		await stopping;
+		expect(first.runtime.runs.get(edit.run)).toMatchObject({ status: 'interrupted', error: { code: 'SHUTDOWN' } });
+		expect(await first.runtime.threadWork(conversation)).toEqual({ kind: 'unfinished', pending: ['tools'], lostInput: null });
+		await first.runtime.close();
+
+		const second = await start({ ollamaUrl: ollama.url, dataDir: first.dataDir });
+		const interrupted = await detail(second.runtime, conversation);
+		expect(interrupted.resumable).toBe(true);
+		expect(said(interrupted.messages)).toEqual(['user: uno', 'assistant: Let me look.']);
+		await run(second.runtime, { kind: 'resume', conversation });
+		expect(second.calls()).toHaveLength(1);
+		const resumed = await detail(second.runtime, conversation);
+		expect(said(resumed.messages)).toEqual(['user: uno', 'assistant: Let me look.', 'tool: all quiet', 'assistant: Finished.']);
+		expect(resumed.messages[0]!.versions).toMatchObject({ index: 1, count: 2 });
+		expect(resumed.resumable).toBe(false);
+	});
+
+	it('retention on a branched thread keeps every branch readable; a branch point it pruned is refused', async () => {
+		ollama = await ScriptedOllama.start(numberedAnswers());
+		const { runtime, dataDir } = await start({ ollamaUrl: ollama.url, env: { CHECKPOINT_RETENTION: 'latest:3' } });
+		const { conversation } = await send(runtime, null, 'one');
+		await send(runtime, conversation, 'two');
+		const [one, , two, second] = (await detail(runtime, conversation)).messages;
+		const db = new Database(path.join(dataDir, 'sophos.db'), { readonly: true });
+		const checkpoints = db.prepare('SELECT COUNT(*) FROM lg_checkpoints WHERE thread_id = ?').pluck();
+		// One branch: its newest three (the second turn's input, its message, its answer).
+		expect(checkpoints.get(conversation)).toBe(3);
+
+		const edit = await run(runtime, { kind: 'edit', conversation, editOf: two!.id, message: 'dos' });
+		// Two branches, three each: the older one was not pruned away.
+		expect(checkpoints.get(conversation)).toBe(6);
+		expect((await detail(runtime, conversation)).messages[2]!.versions).toEqual({ index: 1, count: 2, ids: [two!.id, edit.run] });
+		await runtime.switchBranch(conversation, two!.id);
+		const old = await detail(runtime, conversation);
+		expect(said(old.messages)).toEqual(['user: one', 'assistant: Answer 1 to one.', 'user: two', 'assistant: Answer 2 to two.']);
+		expect(old.messages[2]!.versions).toEqual({ index: 0, count: 2, ids: [two!.id, edit.run] });
+
+		await expect(runtime.runService.start({ kind: 'edit', conversation, editOf: one!.id, message: 'uno' })).rejects.toMatchObject({
+			code: 'BRANCH_POINT_PRUNED'
+		});
+		await run(runtime, { kind: 'regenerate', conversation, messageId: second!.id });
+		expect(said((await detail(runtime, conversation)).messages).at(-1)).toBe('assistant: Answer 4 to two.');
+		// A third branch shares the second's first two kept checkpoints.
+		expect(checkpoints.get(conversation)).toBe(8);
+		db.close();
+		await runtime.switchBranch(conversation, edit.run);
+		expect(said((await detail(runtime, conversation)).messages)).toEqual([
+			'user: one',
+			'assistant: Answer 1 to one.',
+			'user: dos',
+			'assistant: Answer 3 to dos.'
+		]);
 	});
 
 	it('refuses an edit of a message the active branch does not hold, of the wrong role, and a regenerate of a user message', async () => {

@@ -13,12 +13,19 @@ export async function startInProcess(options: {
 	ollamaUrl: string;
 	dataDir?: string;
 	env?: Record<string, string>;
+	/** More keys of the test server's mcp.json entry (e.g. `safeToRepeat`). */
+	server?: Record<string, unknown>;
 }): Promise<{ runtime: Runtime; dataDir: string; calls: () => string[] }> {
 	const dataDir = options.dataDir ?? tempDir('sophos-core-');
 	const configDir = path.join(dataDir, 'config');
 	const log = path.join(dataDir, 'calls.log');
 	fs.mkdirSync(configDir, { recursive: true });
-	const test = { command: 'node', args: ['--import', 'tsx', path.join(ROOT, 'test/support/mcp-test-server.ts')], env: { TEST_MCP_LOG: log } };
+	const test = {
+		command: 'node',
+		args: ['--import', 'tsx', path.join(ROOT, 'test/support/mcp-test-server.ts')],
+		env: { TEST_MCP_LOG: log },
+		...options.server
+	};
 	fs.writeFileSync(path.join(configDir, 'mcp.json'), JSON.stringify({ test }));
 	fs.copyFileSync(path.join(ROOT, 'config/system.md'), path.join(configDir, 'system.md'));
 	const env = {
