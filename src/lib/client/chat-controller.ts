@@ -1,14 +1,14 @@
 /**
  * The chat page's state machine, free of any framework: conversations, the open conversation's
- * durable messages, the run being followed (applied event by event, by id), stop, resume and
- * delete. It talks to the server only through `ChatApi` and `OpenRunStream`, so tests drive it
+ * durable messages, the run being followed (applied event by event, by id), stop, resume,
+ * delete, and branches (edit, regenerate, switching between versions). It talks to the server only through `ChatApi` and `OpenRunStream`, so tests drive it
  * with fakes and no browser. Listeners get a fresh immutable snapshot after every change.
  *
  * Navigation (select, new chat) and every newly followed run bump an epoch; an answer that arrives
  * for an older epoch is dropped, so a slow response never paints one conversation's messages into
  * another, nor a finished run's reload over the next run's first message.
  */
-import type { ChatApi } from './chat-api';
+import type { ChatApi, StartRunBody } from './chat-api';
 import {
 	CANCELLED_MESSAGE,
 	CANCELLING_MESSAGE,
@@ -88,28 +88,50 @@ export class ChatController {
 	async send(text: string): Promise<boolean> {
 		const message = text.trim();
 		if (!message || this.state.status !== 'idle') return false;
-		const epoch = this.epoch;
 		const conversation = this.state.conversationId;
+		return this.startFollowing({ message, conversation }, (started) => [
+			...(started === conversation ? this.state.base : []),
+			this.localMessage(message)
+		]);
+	}
+
+	/**
+	 * Replaces an earlier user message of the open conversation with `text`: a new branch from just
+	 * before it, shown as the messages before it, the new text, and the new answer as it streams.
+	 * False when nothing was sent (the editor keeps the text).
+	 */
+	async edit(messageId: string, text: string): Promise<boolean> {
+		const message = text.trim();
+		const conversation = this.state.conversationId;
+		const at = this.state.base.findIndex((m) => m.id === messageId && m.role === 'user');
+		if (!message || !conversation || at < 0 || this.state.status !== 'idle') return false;
+		const before = this.state.base.slice(0, at);
+		return this.startFollowing({ conversation, message, editOf: messageId }, () => [...before, this.localMessage(message)]);
+	}
+
+	/** Runs again the step that produced an answer of the open conversation: a new branch, the old one kept. */
+	async regenerate(messageId: string): Promise<boolean> {
+		const conversation = this.state.conversationId;
+		const at = this.state.base.findIndex((m) => m.id === messageId && m.role === 'assistant');
+		if (!conversation || at < 0 || this.state.status !== 'idle') return false;
+		const before = this.state.base.slice(0, at);
+		return this.startFollowing({ conversation, regenerate: messageId }, () => before);
+	}
+
+	/** Shows the branch holding `messageId` (one of a message's versions); the server remembers it. */
+	async switchBranch(messageId: string): Promise<void> {
+		const id = this.state.conversationId;
+		if (!id || this.state.status !== 'idle') return;
+		const epoch = this.epoch;
 		this.set({ error: null, notice: null });
-		this.to('sending');
-		const res = await this.deps.api.startRun({ message, conversation });
-		if (epoch !== this.epoch) return res.ok;
+		const res = await this.deps.api.switchBranch(id, messageId);
+		if (epoch !== this.epoch) return;
 		if (!res.ok) {
-			if (res.error.code === 'SESSION_IN_PROGRESS' && conversation) {
-				this.attach(conversation);
-				this.set({ notice: { kind: 'info', message: IN_PROGRESS_MESSAGE } });
-			} else {
-				this.set({ error: res.error });
-				this.to('idle');
-			}
-			return false;
+			this.set({ error: res.error });
+			return;
 		}
-		const mine: MessageDto = { id: `local-${++this.localMessages}`, role: 'user', content: message };
-		const base = res.value.conversation === conversation ? this.state.base : [];
-		this.set({ conversationId: res.value.conversation, runId: res.value.run, base: [...base, mine] });
-		this.attach(res.value.conversation);
+		this.showDetail(res.value, { storedError: false });
 		void this.refreshList();
-		return true;
 	}
 
 	async resume(): Promise<void> {
@@ -220,6 +242,38 @@ export class ChatController {
 		this.listeners.clear();
 	}
 
+	/**
+	 * Starts a run and follows it; while it is young the transcript is `base(conversation)`. A busy
+	 * conversation is followed instead, and the caller told nothing was sent.
+	 */
+	private async startFollowing(body: StartRunBody, base: (conversation: string) => MessageDto[]): Promise<boolean> {
+		const epoch = this.epoch;
+		const conversation = this.state.conversationId;
+		this.set({ error: null, notice: null });
+		this.to('sending');
+		const res = await this.deps.api.startRun(body);
+		if (epoch !== this.epoch) return res.ok;
+		if (!res.ok) {
+			if (res.error.code === 'SESSION_IN_PROGRESS' && conversation) {
+				this.attach(conversation);
+				this.set({ notice: { kind: 'info', message: IN_PROGRESS_MESSAGE } });
+			} else {
+				this.set({ error: res.error });
+				this.to('idle');
+			}
+			return false;
+		}
+		this.set({ conversationId: res.value.conversation, runId: res.value.run, base: base(res.value.conversation) });
+		this.attach(res.value.conversation);
+		void this.refreshList();
+		return true;
+	}
+
+	/** The person's words, shown until the durable transcript holds them. */
+	private localMessage(content: string): MessageDto {
+		return { id: `local-${++this.localMessages}`, role: 'user', content };
+	}
+
 	private set(patch: Partial<ChatSnapshot>): void {
 		this.state = { ...this.state, ...patch };
 		for (const listener of this.listeners) listener(this.state);
@@ -307,7 +361,11 @@ export class ChatController {
 			this.set({ error: { code: res.error.code, message: `Failed to load the conversation: ${res.error.message}` } });
 			return null;
 		}
-		const detail = res.value;
+		this.showDetail(res.value, opts);
+		return res.value;
+	}
+
+	private showDetail(detail: ConversationDetail, opts: { storedError: boolean }): void {
 		const summary = detail.conversation;
 		const stored = opts.storedError && summary.status === 'failed' && summary.error ? summary.error : null;
 		this.set({
@@ -318,6 +376,5 @@ export class ChatController {
 			loadedSummary: summary,
 			...(stored ? { error: stored } : {})
 		});
-		return detail;
 	}
 }
