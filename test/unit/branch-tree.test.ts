@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { divergences, firstHolding, parentsOf, pathTo, tipsOf } from '../../src/lib/server/branches/branch-tree';
+import { divergences, firstHolding, parentsOf, pathTo, sharedPrefix, tipsOf } from '../../src/lib/server/branches/branch-tree';
 import { canonicalArgsHash, canonicalJson } from '../../src/lib/server/tools/canonical-args';
 
 // c1 → c2 → c3 → c4 (the first branch); c2 → c5 → c6 (an edit); c3 → c7 (a regenerate); r2 a root
@@ -67,7 +67,24 @@ describe('branch tree', () => {
 			return holds[path.indexOf(id)]!;
 		});
 		expect(first).toBe(expected);
-		expect(asked.length).toBeLessThanOrEqual(Math.ceil(Math.log2(path.length + 1)));
+		expect(asked.length).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(path.length + 1)));
+	});
+
+	it('gallops from a known start: a message written just after it costs a read or two on a long branch', async () => {
+		const path = Array.from({ length: 5000 }, (_, i) => `c${i}`);
+		for (const [start, answer] of [[4000, 4001], [4000, 4000], [0, 4999], [10, 9999]] as const) {
+			const asked: string[] = [];
+			const first = await firstHolding(path, async (id) => (asked.push(id), Number(id.slice(1)) >= answer), start);
+			expect(first).toBe(answer < path.length ? answer : -1);
+			if (answer - start <= 1) expect(asked.length).toBeLessThanOrEqual(2);
+			expect(asked.length).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(path.length + 1)));
+		}
+	});
+
+	it('measures the prefix paths share', () => {
+		expect(sharedPrefix([['a', 'b', 'c'], ['a', 'b', 'd'], ['a', 'b']])).toBe(2);
+		expect(sharedPrefix([['r'], ['s']])).toBe(0);
+		expect(sharedPrefix([])).toBe(0);
 	});
 });
 

@@ -1,5 +1,5 @@
 import type { MessageDto, Versions } from '../../protocol';
-import { divergences, firstHolding, pathTo } from './branch-tree';
+import { divergences, firstHolding, pathTo, sharedPrefix } from './branch-tree';
 import type { BranchReader } from './branch-reader';
 
 /**
@@ -15,10 +15,12 @@ export async function withVersions(reader: BranchReader, threadId: string, messa
 	if (!loaded) return messages;
 	const versions = new Map<number, Versions>();
 	for (const [index, alternatives] of divergences(loaded.active, loaded.tips)) {
+		const paths = [...alternatives].map(([id, tip]) => ({ id, tip, path: pathTo(loaded.parents, tip) }));
+		// What every alternative's path shares comes before all of them: the search starts past it.
+		const shared = sharedPrefix(paths.map((p) => p.path));
 		const born: { id: string; at: string }[] = [];
-		for (const [id, tip] of alternatives) {
-			const path = pathTo(loaded.parents, tip);
-			const first = await firstHolding(path, async (c) => (await reader.shownIdsAt(threadId, c, cache)).length > index);
+		for (const { id, tip, path } of paths) {
+			const first = await firstHolding(path, async (c) => (await reader.shownIdsAt(threadId, c, cache)).length > index, shared);
 			born.push({ id, at: path[first] ?? tip });
 		}
 		born.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
