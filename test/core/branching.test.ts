@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { ConversationDetail, MessageDto } from '../../src/lib/protocol';
+import { checkpointLineage } from '../../src/lib/server/checkpoint';
 import type { StartRequest } from '../../src/lib/server/runs/run-service';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { startInProcess } from '../support/in-process';
@@ -221,13 +222,13 @@ describe('branching, in process', () => {
 		await send(runtime, conversation, 'two');
 		const [one, , two, second] = (await detail(runtime, conversation)).messages;
 		const db = new Database(path.join(dataDir, 'sophos.db'), { readonly: true });
-		const checkpoints = db.prepare('SELECT COUNT(*) FROM lg_checkpoints WHERE thread_id = ?').pluck();
+		const stored = () => checkpointLineage(db, conversation).length;
 		// One branch: its newest three (the second turn's input, its message, its answer).
-		expect(checkpoints.get(conversation)).toBe(3);
+		expect(stored()).toBe(3);
 
 		const edit = await run(runtime, { kind: 'edit', conversation, editOf: two!.id, message: 'dos' });
 		// Two branches, three each: the older one was not pruned away.
-		expect(checkpoints.get(conversation)).toBe(6);
+		expect(stored()).toBe(6);
 		expect((await detail(runtime, conversation)).messages[2]!.versions).toEqual({ index: 1, count: 2, ids: [two!.id, edit.run] });
 		await runtime.switchBranch(conversation, two!.id);
 		const old = await detail(runtime, conversation);
@@ -240,7 +241,7 @@ describe('branching, in process', () => {
 		await run(runtime, { kind: 'regenerate', conversation, messageId: second!.id });
 		expect(said((await detail(runtime, conversation)).messages).at(-1)).toBe('assistant: Answer 4 to two.');
 		// A third branch shares the second's first two kept checkpoints.
-		expect(checkpoints.get(conversation)).toBe(8);
+		expect(stored()).toBe(8);
 		db.close();
 		await runtime.switchBranch(conversation, edit.run);
 		expect(said((await detail(runtime, conversation)).messages)).toEqual([

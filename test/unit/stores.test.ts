@@ -1,8 +1,7 @@
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/lib/server/db/database';
-import { migrate } from '../../src/lib/server/db/migrations';
+import { MIGRATIONS } from '../../src/lib/server/db/migrations';
 import { ConversationStore } from '../../src/lib/server/db/conversation-store';
 import { RunStore } from '../../src/lib/server/db/run-store';
 import { tempDir } from '../support/service';
@@ -14,49 +13,41 @@ function open() {
 }
 
 describe('database', () => {
-	it('migrates once: user_version 4 and the app tables', () => {
+	it('migrates once: user_version counts the migrations; the app tables and the checkpoint store', () => {
 		const { file, db } = open();
-		expect(db.pragma('user_version', { simple: true })).toBe(4);
-		const tables = db.prepare("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name").all();
+		expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+		const tables = db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'lg_%' ORDER BY name").all();
 		expect(tables).toEqual([
 			{ name: 'allowed_tools' },
 			{ name: 'conversation_branches' },
 			{ name: 'conversations' },
 			{ name: 'queued_messages' },
 			{ name: 'runs' },
+			{ name: 'sqlite_sequence' },
 			{ name: 'tool_approvals' },
 			{ name: 'tool_calls' }
 		]);
+		expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name LIKE 'lg_%'").pluck().get()).toBeGreaterThan(0);
 		db.close();
 		const again = openDatabase(file);
-		expect(again.pragma('user_version', { simple: true })).toBe(4);
+		expect(again.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
 		again.close();
-	});
-
-	it('keeps every run, its rowid and the one-running rule when the branch migration rebuilds the runs table', () => {
-		const file = path.join(tempDir(), 'sophos.db');
-		const before = new Database(file);
-		migrate(before, 3);
-		before.exec(`INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 't', 'a', 'a')`);
-		before.exec(`INSERT INTO runs (id, conversation_id, status, started_at, trigger, input) VALUES
-			('r1', 'c1', 'completed', '2026-01-01', 'message', 'hi'), ('r2', 'c1', 'interrupted', '2026-01-01', 'resume', NULL)`);
-		before.close();
-		const db = openDatabase(file);
-		expect(db.prepare('SELECT rowid, id, status, trigger, input FROM runs ORDER BY rowid').all()).toEqual([
-			{ rowid: 1, id: 'r1', status: 'completed', trigger: 'message', input: 'hi' },
-			{ rowid: 2, id: 'r2', status: 'interrupted', trigger: 'resume', input: null }
-		]);
-		const runs = new RunStore(db);
-		expect(runs.claim('c1', 'r3', '2026-01-02', 'edit', 'hello again')).toBe(true);
-		expect(runs.claim('c1', 'r4', '2026-01-03', 'regenerate', null)).toBe(false);
-		expect(() => db.exec(`INSERT INTO runs (id, conversation_id, status, started_at, trigger) VALUES ('r5', 'c1', 'completed', 'x', 'other')`)).toThrow(
-			/CHECK constraint/
-		);
-		db.close();
 	});
 });
 
 describe('run ledger', () => {
+	it('records runs that start a branch (edit, regenerate) and refuses a trigger it does not know', () => {
+		const { conversations, runs, db } = open();
+		conversations.create('c1', 'hello', '2026-01-01T00:00:00.000Z');
+		expect(runs.claim('c1', 'r1', '2026-01-02T00:00:00.000Z', 'edit', 'hello again')).toBe(true);
+		expect(runs.claim('c1', 'r2', '2026-01-03T00:00:00.000Z', 'regenerate', null)).toBe(false);
+		expect(runs.get('r1')).toMatchObject({ trigger: 'edit', input: 'hello again', status: 'running' });
+		expect(conversations.get('c1')?.updatedAt).toBe('2026-01-02T00:00:00.000Z');
+		expect(() =>
+			db.exec(`INSERT INTO runs (id, conversation_id, status, started_at, trigger) VALUES ('r3', 'c1', 'completed', 'x', 'other')`)
+		).toThrow(/CHECK constraint/);
+	});
+
 	it('lets one run claim a conversation at a time, whoever asks', () => {
 		const { conversations, runs, db } = open();
 		conversations.create('c1', 'hello', '2026-01-01T00:00:00.000Z');

@@ -3,14 +3,17 @@
  * back as `{ ok: false, status, error }` with the server's code, `HTTP_<status>` when the body has
  * none, or `FETCH_ERROR` (status 0) when the server could not be reached.
  */
-import type { ConversationDetail, ConversationPage, Readiness, RunRecord, WireError } from '../protocol';
-
-/** What POST /api/chat is sent: a message, a resume, an edit of a user message, or a regenerate of an answer. */
-export type StartRunBody =
-	| { message: string; conversation: string | null }
-	| { conversation: string; resume: true }
-	| { conversation: string; message: string; editOf: string }
-	| { conversation: string; regenerate: string };
+import { z } from '../protocol/zod';
+import {
+	AllowedToolSchema,
+	type AllowedTool,
+	type ConversationDetail,
+	type ConversationPage,
+	type Decision,
+	type Readiness,
+	type RunRecord,
+	type WireError
+} from '../protocol';
 
 export type ApiResult<T> = { ok: true; value: T } | { ok: false; status: number; error: WireError };
 
@@ -18,14 +21,30 @@ export type ChatApi = {
 	listConversations(limit: number): Promise<ApiResult<ConversationPage>>;
 	getConversation(id: string): Promise<ApiResult<ConversationDetail>>;
 	listRuns(id: string): Promise<ApiResult<RunRecord[]>>;
-	startRun(body: StartRunBody): Promise<ApiResult<{ conversation: string; run: string }>>;
+	startRun(body: StartBody): Promise<ApiResult<{ conversation: string; run: string }>>;
 	/** POST /api/conversations/:id/branch: the conversation as it reads on the branch now active. */
 	switchBranch(id: string, messageId: string): Promise<ApiResult<ConversationDetail>>;
 	/** POST /api/runs/:id/cancel: 404 or 405 means this server has no cancel endpoint. */
 	cancelRun(runId: string): Promise<ApiResult<unknown>>;
 	deleteConversation(id: string): Promise<ApiResult<null>>;
 	readiness(): Promise<ApiResult<Readiness>>;
+	listAllowedTools(): Promise<ApiResult<AllowedTool[]>>;
+	/** DELETE /api/allowed-tools/<tool>: 404 when the tool is not (or no longer) always allowed. */
+	revokeAllowedTool(tool: string): Promise<ApiResult<null>>;
 };
+
+/**
+ * POST /api/chat's bodies that start a run: a message, a resume, the decisions on waiting calls,
+ * an edit of a user message, or a regenerate of an answer.
+ */
+export type StartBody =
+	| { message: string; conversation: string | null }
+	| { conversation: string; resume: true }
+	| { conversation: string; decisions: Decision[] }
+	| { conversation: string; message: string; editOf: string }
+	| { conversation: string; regenerate: string };
+
+const AllowedListSchema = z.object({ allowed: z.array(AllowedToolSchema) });
 
 type Fetch = typeof fetch;
 
@@ -77,6 +96,13 @@ export function httpChatApi(fetchImpl: Fetch = (...args) => fetch(...args)): Cha
 		cancelRun: (runId) => call(fetchImpl, `/api/runs/${enc(runId)}/cancel`, json({}), (b) => b),
 		deleteConversation: (id) => call(fetchImpl, `/api/conversations/${enc(id)}`, { method: 'DELETE' }, () => null),
 		// 503 carries the same body as 200: which check is down is the point of asking.
-		readiness: () => call(fetchImpl, '/api/readyz', {}, (b) => b as Readiness, [503])
+		readiness: () => call(fetchImpl, '/api/readyz', {}, (b) => b as Readiness, [503]),
+		listAllowedTools: async () => {
+			const res = await call(fetchImpl, '/api/allowed-tools', {}, (b) => AllowedListSchema.safeParse(b));
+			if (!res.ok) return res;
+			if (!res.value.success) return { ok: false, status: 200, error: { code: 'BAD_RESPONSE', message: 'The server sent a list this page cannot read.' } };
+			return { ok: true, value: res.value.data.allowed };
+		},
+		revokeAllowedTool: (tool) => call(fetchImpl, `/api/allowed-tools/${enc(tool)}`, { method: 'DELETE' }, () => null)
 	};
 }

@@ -15,7 +15,12 @@ export type ChatView = {
 	busy: boolean;
 	/** Until the run's first visible output (thinking, text or a tool call). */
 	pending: boolean;
+	/** Never while calls wait for a decision: only the decisions (or a new message) move it on. */
 	showResume: boolean;
+	/** Ids of the tool calls that wait for a decision, so their cards say so. */
+	awaiting: ReadonlySet<string>;
+	/** The approval card's buttons act: nothing is being started or followed. */
+	canDecide: boolean;
 	timeline: TimelineEntry[];
 	warnings: { code: string; message: string; servers: string[] }[];
 };
@@ -29,7 +34,9 @@ export function chatView(s: ChatSnapshot): ChatView {
 			(s.loadedSummary?.id === s.conversationId ? s.loadedSummary : null),
 		busy,
 		pending: busy && !s.live?.hasOutput,
-		showResume: s.resumable && !busy && s.status !== 'loading',
+		showResume: s.resumable && !busy && s.status !== 'loading' && s.approvals.length === 0,
+		awaiting: new Set(s.approvals.map((a) => a.toolCallId)),
+		canDecide: s.status === 'idle',
 		timeline: s.live?.timeline ?? [],
 		warnings: s.live?.warnings ?? []
 	};

@@ -16,7 +16,7 @@ import { readSystemPrompt } from './agent/system-prompt';
 import { ThreadReader } from './agent/thread-reader';
 import { createCrashInjector, crashBeforeCheckpoint } from './crash-points';
 import { EventLoopShare } from './event-loop-share';
-import { DeltaSqliteSaver, latestCheckpointId, migrateCheckpointStore } from './checkpoint';
+import { DeltaSqliteSaver, latestCheckpointId } from './checkpoint';
 import { BranchReader } from './branches/branch-reader';
 import { switchBranch } from './branches/branch-switch';
 import { findForkPoint } from './branches/fork-point';
@@ -78,14 +78,7 @@ function logLine(line: string, error?: unknown): void {
  */
 export async function startRuntime(settings: Settings, env: Record<string, string | undefined>): Promise<Runtime> {
 	const crash = createCrashInjector(settings.SOPHOS_CRASH_AT);
-	const db = openDatabase(settings.paths.database);
-	const imported = migrateCheckpointStore(db);
-	if (imported.importedCheckpoints) {
-		logLine(
-			`Checkpoints: imported ${imported.importedCheckpoints} checkpoints and ${imported.importedWrites} writes ` +
-				'from the stock SQLite saver into the delta store (run VACUUM once to give the old space back)'
-		);
-	}
+	const db = openDatabase(settings.paths.database, logLine);
 	const branches = new BranchStore(db);
 	const saver = new DeltaSqliteSaver(db, {
 		onPut: ({ threadId, ns, checkpointId, parentId }) => {

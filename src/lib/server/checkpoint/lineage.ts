@@ -1,5 +1,6 @@
 // The shape of a thread's checkpoint tree, read without decoding any checkpoint: which checkpoint
-// follows which. A thread that was never forked is one chain; each edit or regenerate adds a branch.
+// follows which (layout: migrations/integer-keys.ts). A thread that was never forked is one chain;
+// each edit or regenerate adds a branch.
 
 import type Database from 'better-sqlite3';
 
@@ -9,12 +10,16 @@ export interface LineageEntry {
 	parent: string | null;
 }
 
-/** Every checkpoint of the thread's root namespace, oldest first (checkpoint ids sort by time). */
+/**
+ * Every stored checkpoint of the thread's root namespace, oldest first (checkpoint ids sort by
+ * time), with its parent's id: one that is not stored (retention pruned it) is given as named.
+ */
 export function checkpointLineage(db: Database.Database, threadId: string): LineageEntry[] {
 	return db
 		.prepare(
-			`SELECT checkpoint_id AS id, parent_checkpoint_id AS parent FROM lg_checkpoints
-			 WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id`
+			`SELECT c.checkpoint_id AS id, p.checkpoint_id AS parent
+			 FROM lg_checkpoints c JOIN lg_threads t ON t.id = c.thread LEFT JOIN lg_checkpoints p ON p.id = c.parent
+			 WHERE t.thread_id = ? AND t.checkpoint_ns = '' AND c.type IS NOT NULL ORDER BY c.checkpoint_id`
 		)
 		.all(threadId) as LineageEntry[];
 }
@@ -23,8 +28,8 @@ export function checkpointLineage(db: Database.Database, threadId: string): Line
 export function latestCheckpointId(db: Database.Database, threadId: string): string | undefined {
 	return db
 		.prepare(
-			`SELECT checkpoint_id FROM lg_checkpoints WHERE thread_id = ? AND checkpoint_ns = ''
-			 ORDER BY checkpoint_id DESC LIMIT 1`
+			`SELECT c.checkpoint_id FROM lg_checkpoints c JOIN lg_threads t ON t.id = c.thread
+			 WHERE t.thread_id = ? AND t.checkpoint_ns = '' AND c.type IS NOT NULL ORDER BY c.checkpoint_id DESC LIMIT 1`
 		)
 		.pluck()
 		.get(threadId) as string | undefined;
