@@ -58,6 +58,8 @@ function split(text: string, size: number): string[] {
 
 export class ScriptedOllama {
 	readonly requests: ChatRequest[] = [];
+	/** How often the model list was asked for (readiness does). */
+	tagsRequests = 0;
 	private readonly holds = new Map<string, { reached: Deferred; released: Deferred }>();
 
 	private constructor(
@@ -104,7 +106,10 @@ export class ScriptedOllama {
 		const chunks: Buffer[] = [];
 		for await (const c of req) chunks.push(c as Buffer);
 		const body = Buffer.concat(chunks).toString('utf8');
-		if (req.method === 'GET' && req.url === '/api/tags') return this.json(res, 200, this.tags());
+		if (req.method === 'GET' && req.url === '/api/tags') {
+			this.tagsRequests++;
+			return this.json(res, 200, this.tags());
+		}
 		if (req.method === 'GET' && req.url === '/api/version') return this.json(res, 200, { version: '0.12.6' });
 		if (req.method === 'POST' && req.url === '/api/chat') return this.chat(JSON.parse(body) as ChatRequest, res);
 		this.json(res, 404, { error: 'not found' });

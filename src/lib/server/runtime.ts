@@ -1,10 +1,10 @@
 import path from 'node:path';
-import fs from 'node:fs';
 import { ChatOllama } from '@langchain/ollama';
 import type { ConversationDetail, ConversationSummary, Readiness } from '../protocol';
 import type { Settings } from './settings';
 import { ApprovalExpiry } from './approvals/approval-expiry';
 import { openDatabase } from './db/database';
+import { ensurePrivateDir, restrictFile } from './private-files';
 import { commitDurably } from './db/durable-commit';
 import { deleteConversation } from './db/conversation-deletion';
 import { ConversationStore } from './db/conversation-store';
@@ -35,7 +35,7 @@ import { RunService } from './runs/run-service';
 import { recoverRuns } from './runs/run-recovery';
 import { createThreadPruner } from './runs/thread-pruner';
 import type { ThreadWork } from './runs/thread-work';
-import { checkReadiness } from './readiness';
+import { checkReadiness, sharedCheck } from './readiness';
 
 export type Runtime = {
 	settings: Settings;
@@ -60,6 +60,8 @@ export type Runtime = {
 	readiness: () => Promise<Readiness>;
 	/** A request's turn of the event loop when it is busy (see EventLoopShare); undefined: go on now. */
 	turn: () => Promise<void> | undefined;
+	/** The service's log, for what routes see happen (a slow SSE reader dropped). */
+	log: (line: string, error?: unknown) => void;
 	/** Drains runs (each records its outcome), then closes MCP servers and the database. */
 	close: () => Promise<void>;
 };
@@ -88,13 +90,14 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	const checkpointer = crashBeforeCheckpoint(saver, crash);
 	const conversations = new ConversationStore(db);
 	const runs = new RunStore(db);
-	const queue = new MessageQueue(db);
+	const queue = new MessageQueue(db, settings.MAX_QUEUED_MESSAGES);
 	const journal = new ToolJournal(db);
 	const approvals = new ApprovalJournal(db);
 	const allowedTools = new AllowedTools(db);
 	const registry = new RunRegistry();
 
-	fs.mkdirSync(path.dirname(settings.paths.memoryFile), { recursive: true });
+	ensurePrivateDir(path.dirname(settings.paths.memoryFile));
+	restrictFile(settings.paths.memoryFile);
 	const mcpConfig = await loadMcpConfig(path.join(settings.paths.configDir, 'mcp.json'), {
 		...env,
 		MEMORY_FILE_PATH: settings.paths.memoryFile
@@ -129,6 +132,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				policy: settings.UNFINISHED_TOOL_CALLS,
 				guard: settings.EXFILTRATION_GUARD,
 				approvalTimeoutMs: settings.APPROVAL_TIMEOUT_MS,
+				maxCallsPerStep: settings.MAX_TOOL_CALLS_PER_STEP,
 				crash,
 				now
 			}),
@@ -163,6 +167,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		forkPoint: (id, target) => findForkPoint({ graph, threads, branchReader }, id, target),
 		recursionLimit: settings.AGENT_RECURSION_LIMIT,
 		bufferLimit: settings.SSE_BUFFER_EVENTS,
+		maxConcurrentRuns: settings.MAX_CONCURRENT_RUNS,
 		unavailableServers: () => toolbox.status().flatMap((s) => (s.state === 'up' ? [] : [s.name])),
 		afterRun: async (conversationId) => {
 			expiry?.schedule();
@@ -189,9 +194,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	}
 	expiry = new ApprovalExpiry({ approvals, runService, now, log: logLine });
 	expiry.schedule();
-	for (const id of queue.conversationsWaiting()) {
-		runService.startQueued(id).catch((e) => logLine(`Queued message of ${id}`, e));
-	}
+	runService.startWaiting().catch((e) => logLine('Starting queued messages failed', e));
 
 	let closed: Promise<void> | null = null;
 	return {
@@ -222,10 +225,13 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				id,
 				messageId
 			),
-		deleteConversation: (id) => deleteConversation({ db, conversations, runs, saver }, id),
+		deleteConversation: (id) => deleteConversation({ db, conversations, runs, saver, log: logLine }, id),
 		turn: () => loop.turn(),
-		readiness: () =>
-			checkReadiness({ db, ollamaHost: settings.OLLAMA_HOST, model: settings.OLLAMA_MODEL, mcp: toolbox.status() }),
+		log: logLine,
+		readiness: sharedCheck(
+			() => checkReadiness({ db, ollamaHost: settings.OLLAMA_HOST, model: settings.OLLAMA_MODEL, mcp: toolbox.status() }),
+			settings.READINESS_CACHE_MS
+		),
 		close() {
 			closed ??= (async () => {
 				try {

@@ -42,15 +42,26 @@ export type RunServiceParts = ExecutorParts & {
 	/** Where a branch replacing the target starts (branches/fork-point.ts); refuses with an ApiError. */
 	forkPoint: (conversationId: string, target: ForkTarget) => Promise<string>;
 	bufferLimit: number;
+	/** MAX_CONCURRENT_RUNS: runs holding a claim at once, in every process on the database. */
+	maxConcurrentRuns: number;
 };
+
+/** What a claim came to: the run may go ahead, its conversation is busy, or no run may start now. */
+type Claim = 'claimed' | 'busy' | 'full';
 
 const forkTarget = (r: BranchRequest): ForkTarget =>
 	r.kind === 'edit' ? { kind: 'edit', messageId: r.editOf } : { kind: 'regenerate', messageId: r.messageId };
+
+/** The branch a queued edit or regenerate starts, if it is one. */
+const queuedTarget = (q: { editOf?: string; regenerate?: string }): ForkTarget | null =>
+	q.editOf ? { kind: 'edit', messageId: q.editOf } : q.regenerate ? { kind: 'regenerate', messageId: q.regenerate } : null;
 
 /** Where a run starts, is cancelled, and where the process stops them all. */
 export class RunService {
 	private closing = false;
 	private stopped: Promise<void> | null = null;
+	/** Conversations whose run is being cancelled for an `interrupt`: its slot goes to that message. */
+	private readonly handingOver = new Set<string>();
 
 	constructor(private readonly parts: RunServiceParts) {}
 
@@ -66,14 +77,15 @@ export class RunService {
 	async start(request: StartRequest): Promise<StartResult> {
 		this.refuseIfClosing();
 		if (request.kind === 'edit' || request.kind === 'regenerate') return this.startBranch(request);
-		const { conversations, runs, queue } = this.parts;
+		const { conversations, queue } = this.parts;
 		const runId = randomUUID();
 		const now = this.parts.now();
 		if (request.kind === 'message' && request.conversation === null) {
 			const conversationId = randomUUID();
+			// Refused at the cap, rolling the new conversation back with it: there is no run to queue behind.
 			conversations.transaction(() => {
 				conversations.create(conversationId, request.message, now);
-				runs.claim(conversationId, runId, now, 'message', request.message);
+				if (this.claim(conversationId, runId, now, 'message', request.message) === 'full') throw this.tooManyRuns();
 			});
 			return this.launch(conversationId, runId, { kind: 'message', input: { id: runId, message: request.message } }, now);
 		}
@@ -82,15 +94,17 @@ export class RunService {
 		if (request.kind === 'decide') return this.decide(conversationId, runId, request.decisions, now);
 		const trigger = request.kind === 'resume' ? (request.trigger ?? 'resume') : 'message';
 		const message = request.kind === 'message' ? request.message : null;
-		if (!runs.claim(conversationId, runId, now, trigger, message)) {
+		const claim = this.claim(conversationId, runId, now, trigger, message);
+		if (claim !== 'claimed') {
+			// Queued behind the conversation's run, or behind the cap: startWaiting starts it when there is room.
 			if (request.kind === 'message' && request.ifBusy === 'enqueue') {
 				const queued = randomUUID();
 				queue.add(conversationId, queued, request.message, now);
 				return { conversation: conversationId, queued };
 			}
+			if (claim === 'full') throw this.tooManyRuns();
 			if (request.kind === 'message' && request.ifBusy === 'interrupt' && this.registry.get(conversationId)) {
-				await this.cancelConversation(conversationId);
-				return this.start({ ...request, ifBusy: 'reject' });
+				return this.interrupt(conversationId, request);
 			}
 			throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
 		}
@@ -105,10 +119,10 @@ export class RunService {
 	 * An edit or a regenerate: finds where its branch starts, then, in one commit, claims the
 	 * conversation and moves its active branch's head there, so a crash at any later point leaves a
 	 * run that resumes on the new branch (an edit's message is then a lost input, re-sent there).
-	 * A busy conversation gets the busy rules of any message.
+	 * A busy conversation, or a full service, gets the busy rules of any message.
 	 */
 	private async startBranch(request: BranchRequest): Promise<StartResult> {
-		const { conversations, runs, queue, branches } = this.parts;
+		const { conversations, queue, branches } = this.parts;
 		const conversationId = request.conversation;
 		if (!conversations.exists(conversationId)) throw new ApiError('NOT_FOUND', 'Conversation Not Found');
 		const from = await this.parts.forkPoint(conversationId, forkTarget(request));
@@ -116,25 +130,32 @@ export class RunService {
 		const runId = randomUUID();
 		const now = this.parts.now();
 		const message = request.kind === 'edit' ? request.message : null;
-		const claimed = conversations.transaction(() => {
-			if (!runs.claim(conversationId, runId, now, request.kind, message)) return false;
-			branches.startBranchAt(conversationId, from);
-			return true;
+		const claim = conversations.transaction(() => {
+			const c = this.claim(conversationId, runId, now, request.kind, message);
+			if (c === 'claimed') branches.startBranchAt(conversationId, from);
+			return c;
 		});
-		if (!claimed) {
-			if (request.ifBusy === 'enqueue') {
-				const queued = randomUUID();
-				const branch = request.kind === 'edit' ? { editOf: request.editOf } : { regenerate: request.messageId };
-				queue.add(conversationId, queued, message ?? '', now, branch);
-				return { conversation: conversationId, queued };
-			}
-			if (request.ifBusy === 'interrupt' && this.registry.get(conversationId)) {
-				await this.cancelConversation(conversationId);
-				return this.start({ ...request, ifBusy: 'reject' });
-			}
-			throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
+		if (claim === 'claimed') return this.launch(conversationId, runId, runInputOf(runId, message), now);
+		if (request.ifBusy === 'enqueue') {
+			const queued = randomUUID();
+			queue.add(conversationId, queued, message ?? '', now, request.kind === 'edit' ? { editOf: request.editOf } : { regenerate: request.messageId });
+			return { conversation: conversationId, queued };
 		}
-		return this.launch(conversationId, runId, runInputOf(runId, message), now);
+		if (claim === 'full') throw this.tooManyRuns();
+		if (request.ifBusy === 'interrupt' && this.registry.get(conversationId)) return this.interrupt(conversationId, request);
+		throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
+	}
+
+	/** ifBusy "interrupt": cancels the conversation's run, then starts `request` in the slot it leaves. */
+	private async interrupt(conversationId: string, request: Extract<StartRequest, { ifBusy?: IfBusy }>): Promise<StartResult> {
+		this.handingOver.add(conversationId);
+		try {
+			await this.cancelConversation(conversationId);
+			return await this.start({ ...request, ifBusy: 'reject' });
+		} finally {
+			this.handingOver.delete(conversationId);
+			this.startWaitingLogged();
+		}
 	}
 
 	/** Cancels a run: harmless when it has already ended, and its one recorded outcome is returned. */
@@ -181,20 +202,32 @@ export class RunService {
 	}
 
 	/**
-	 * Starts the oldest queued message of an idle conversation; a no-op if busy or nothing waits. A
-	 * queued edit or regenerate whose message is no longer on the active branch (or whose starting
-	 * checkpoint was pruned) is dropped with a log line, and the next one is tried.
+	 * Starts queued messages, the conversation waiting longest first, one per idle conversation,
+	 * while MAX_CONCURRENT_RUNS leaves room; called at start and whenever a run ends. Resolves once
+	 * each has started or been left waiting.
 	 */
-	async startQueued(conversationId: string): Promise<void> {
+	async startWaiting(): Promise<void> {
 		if (this.closing) return;
-		const { queue, runs, conversations, branches } = this.parts;
+		for (const id of this.parts.queue.conversationsWaiting()) {
+			if ((await this.startQueued(id)) === 'full') return;
+		}
+	}
+
+	private startWaitingLogged(): void {
+		this.startWaiting().catch((e) => this.parts.log('Starting queued messages failed', e));
+	}
+
+	/**
+	 * Starts the oldest queued message of an idle conversation; nothing if busy, full or nothing waits.
+	 * A queued edit or regenerate first finds where its branch starts: one whose message is no longer
+	 * on the active branch (or whose starting checkpoint was pruned) is dropped with a log line, and
+	 * the next one is tried.
+	 */
+	private async startQueued(conversationId: string): Promise<Claim | null> {
+		const { queue, conversations, branches } = this.parts;
 		const next = queue.list(conversationId)[0];
-		if (!next) return;
-		const target: ForkTarget | null = next.editOf
-			? { kind: 'edit', messageId: next.editOf }
-			: next.regenerate
-				? { kind: 'regenerate', messageId: next.regenerate }
-				: null;
+		if (!next) return null;
+		const target = queuedTarget(next);
 		let from: string | null = null;
 		if (target) {
 			try {
@@ -205,18 +238,41 @@ export class RunService {
 				queue.delete(next.id);
 				return this.startQueued(conversationId);
 			}
-			if (this.closing) return;
+			if (this.closing) return null;
 		}
 		const runId = randomUUID();
 		const now = this.parts.now();
 		const message = target?.kind === 'regenerate' ? null : next.message;
-		const claimed = conversations.transaction(() => {
-			if (!runs.claim(conversationId, runId, now, target?.kind ?? 'message', message)) return false;
+		const claim = conversations.transaction(() => {
+			const c = this.claim(conversationId, runId, now, target?.kind ?? 'message', message);
+			if (c !== 'claimed') return c;
 			queue.delete(next.id);
 			if (from) branches.startBranchAt(conversationId, from);
-			return true;
+			return c;
 		});
-		if (claimed) this.launch(conversationId, runId, runInputOf(runId, message), now);
+		if (claim === 'claimed') this.launch(conversationId, runId, runInputOf(runId, message), now);
+		return claim;
+	}
+
+	/**
+	 * The one place a run is claimed: 'full' while MAX_CONCURRENT_RUNS runs hold a claim, counted from
+	 * the ledger (a claim still checking a resume counts, one rolled back does not), unless the
+	 * conversation is busy itself, so interrupt and enqueue answer as they would below the cap; then
+	 * the conversation's `running` row under its unique index. Synchronous, so nothing slips between
+	 * the count and the claim.
+	 */
+	private claim(conversationId: string, runId: string, now: string, trigger: RunTrigger, message: string | null): Claim {
+		const { runs, maxConcurrentRuns } = this.parts;
+		if (runs.countRunning() >= maxConcurrentRuns) return runs.hasRunning(conversationId) ? 'busy' : 'full';
+		return runs.claim(conversationId, runId, now, trigger, message) ? 'claimed' : 'busy';
+	}
+
+	private tooManyRuns(): ApiError {
+		return new ApiError(
+			'TOO_MANY_RUNS',
+			`${this.parts.maxConcurrentRuns} runs are running (MAX_CONCURRENT_RUNS): try again when one ends, ` +
+				'or send the message with ifBusy "enqueue" to queue it on its conversation'
+		);
 	}
 
 	private launch(conversationId: string, runId: string, input: RunInput, now: string): StartResult {
@@ -227,7 +283,7 @@ export class RunService {
 		run.done = executeRun(run, input, this.parts).finally(async () => {
 			this.registry.remove(run);
 			await this.parts.afterRun(conversationId).catch((e) => this.parts.log(`After run ${runId}`, e));
-			await this.startQueued(conversationId).catch((e) => this.parts.log(`Queued message of ${conversationId}`, e));
+			if (!this.handingOver.has(conversationId)) await this.startWaiting().catch((e) => this.parts.log('Starting queued messages failed', e));
 		});
 		return { conversation: conversationId, run: runId };
 	}
@@ -239,9 +295,9 @@ export class RunService {
 	private decide(conversationId: string, runId: string, decisions: Decision[], now: string): StartResult {
 		const { runs, approvals, allowed } = this.parts;
 		this.parts.durably(() => {
-			if (!runs.claim(conversationId, runId, now, 'approval', null)) {
-				throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
-			}
+			const claim = this.claim(conversationId, runId, now, 'approval', null);
+			if (claim === 'full') throw this.tooManyRuns();
+			if (claim === 'busy') throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
 			const checked = checkDecisions(approvals.pending(conversationId), decisions);
 			approvals.record(conversationId, checked, now);
 			for (const d of checked) if (d.remember) allowed.allow(d.tool, now);

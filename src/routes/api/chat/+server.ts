@@ -27,7 +27,13 @@ export const GET: RequestHandler = ({ url, request }) => {
 	const id = parseUuid(url.searchParams.get('conversation'));
 	if (!id) return singleEventResponse({ event: 'chat-error', data: { code: 'BAD_REQUEST', message: 'Invalid Conversation ID' } });
 	const run = rt.runService.registry.get(id);
-	if (run) return liveEventResponse(run.log, parseLastEventId(request.headers.get('last-event-id')), request.signal);
+	if (run) {
+		return liveEventResponse(run.log, parseLastEventId(request.headers.get('last-event-id')), request.signal, {
+			maxFollowers: rt.settings.MAX_STREAMS_PER_RUN,
+			backlogLimitBytes: rt.settings.SSE_READER_BACKLOG_BYTES,
+			onDrop: (e) => rt.log(`Run ${run.id}: dropped a slow SSE reader (${e.message}); it may reconnect with Last-Event-ID`)
+		});
+	}
 	const conversation = rt.conversations.get(id);
 	if (!conversation) {
 		return singleEventResponse({
