@@ -1,13 +1,13 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ConversationDetail, StreamEvent } from '../../src/lib/protocol';
 import type { StartRequest } from '../../src/lib/server/runs/run-service';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { canonicalArgsHash } from '../../src/lib/server/tools/canonical-args';
-import { startInProcess } from '../support/in-process';
+import { inProcessTests } from '../support/in-process';
 import { eventsOfRun, startedRun } from '../support/run-events';
-import { ScriptedOllama, type Script } from '../support/scripted-ollama';
+import type { Script } from '../support/scripted-ollama';
 import { currentTurn } from '../support/scripts';
 
 /** Calls the tools `calls()` names, once per turn, then answers. */
@@ -28,22 +28,11 @@ const effectsIn = (calls: string[]) => calls.filter((l) => l.startsWith('effect'
 const peeksIn = (calls: string[]) => calls.filter((l) => l.startsWith('peek'));
 
 describe('side effects across branches, in process', () => {
-	let ollama: ScriptedOllama | undefined;
-	const runtimes: Runtime[] = [];
-	const start = async (options: Parameters<typeof startInProcess>[0]) => {
-		const started = await startInProcess(options);
-		runtimes.push(started.runtime);
-		return started;
-	};
-	afterEach(async () => {
-		for (const rt of runtimes.splice(0)) await rt.close();
-		await ollama?.close();
-		ollama = undefined;
-	});
+	const { model, start } = inProcessTests();
 
 	it('the non-idempotent write takes effect once across a regenerate that repeats it; the read runs again', async () => {
 		let args: Record<string, unknown> = { item: 'a', tag: 't' };
-		ollama = await ScriptedOllama.start(toolsThenAnswer(() => [{ name: 'test__effect', arguments: args }, { name: 'test__peek', arguments: {} }]));
+		const ollama = await model(toolsThenAnswer(() => [{ name: 'test__effect', arguments: args }, { name: 'test__peek', arguments: {} }]));
 		const { runtime, calls } = await start({ ollamaUrl: ollama.url, env: { TOOL_APPROVAL: 'none' } });
 		const first = await run(runtime, { kind: 'message', conversation: null, message: 'save a' });
 		const { conversation } = first;
@@ -73,7 +62,7 @@ describe('side effects across branches, in process', () => {
 
 	it('a call with other arguments is a new call: it waits for a decision and is journalled; the repeated one waits for none', async () => {
 		let item = 'a';
-		ollama = await ScriptedOllama.start(toolsThenAnswer(() => [{ name: 'test__effect', arguments: { item } }]));
+		const ollama = await model(toolsThenAnswer(() => [{ name: 'test__effect', arguments: { item } }]));
 		const { runtime, calls, dataDir } = await start({ ollamaUrl: ollama.url });
 		const { conversation } = await run(runtime, { kind: 'message', conversation: null, message: 'save' });
 		const [waiting] = runtime.approvals.pending(conversation);
@@ -106,7 +95,7 @@ describe('side effects across branches, in process', () => {
 	});
 
 	it('mcp.json safeToRepeat overrides per tool: a write allowed to repeat runs again, a read told not to is reused', async () => {
-		ollama = await ScriptedOllama.start(toolsThenAnswer(() => [{ name: 'test__effect', arguments: { item: 'a' } }, { name: 'test__peek', arguments: {} }]));
+		const ollama = await model(toolsThenAnswer(() => [{ name: 'test__effect', arguments: { item: 'a' } }, { name: 'test__peek', arguments: {} }]));
 		const { runtime, calls } = await start({
 			ollamaUrl: ollama.url,
 			env: { TOOL_APPROVAL: 'none' },

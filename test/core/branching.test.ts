@@ -1,11 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { ConversationDetail, MessageDto } from '../../src/lib/protocol';
 import { checkpointLineage } from '../../src/lib/server/checkpoint';
 import type { StartRequest } from '../../src/lib/server/runs/run-service';
 import type { Runtime } from '../../src/lib/server/runtime';
-import { startInProcess } from '../support/in-process';
+import { inProcessTests } from '../support/in-process';
 import { startedRun, tokensPublished } from '../support/run-events';
 import { ScriptedOllama, type Script } from '../support/scripted-ollama';
 import { currentTurn } from '../support/scripts';
@@ -28,25 +28,19 @@ const send = (runtime: Runtime, conversation: string | null, message: string) =>
 
 const detail = (runtime: Runtime, id: string): Promise<ConversationDetail> => runtime.detail(runtime.conversations.get(id)!);
 const said = (messages: MessageDto[]) => messages.map((m) => `${m.role}: ${m.content}`);
+/** Makes the branch holding `messageId` active and says what the conversation now shows. */
+async function switched(runtime: Runtime, conversation: string, messageId: string): Promise<string[]> {
+	await runtime.switchBranch(conversation, messageId);
+	return said((await detail(runtime, conversation)).messages);
+}
 /** What the model was sent last, system prompt left out. */
 const lastPrompt = (ollama: ScriptedOllama) => ollama.requests.at(-1)!.messages.slice(1).map((m) => `${m.role}: ${m.content}`);
 
 describe('branching, in process', () => {
-	let ollama: ScriptedOllama | undefined;
-	const runtimes: Runtime[] = [];
-	const start = async (options: Parameters<typeof startInProcess>[0]) => {
-		const started = await startInProcess(options);
-		runtimes.push(started.runtime);
-		return started;
-	};
-	afterEach(async () => {
-		for (const rt of runtimes.splice(0)) await rt.close();
-		await ollama?.close();
-		ollama = undefined;
-	});
+	const { model, start } = inProcessTests();
 
 	it('an edit of the first message starts a branch from before it; the old version stays a branch', async () => {
-		ollama = await ScriptedOllama.start(numberedAnswers());
+		const ollama = await model(numberedAnswers());
 		const { runtime } = await start({ ollamaUrl: ollama.url });
 		const { conversation } = await send(runtime, null, 'one');
 		await send(runtime, conversation, 'two');
@@ -70,7 +64,7 @@ describe('branching, in process', () => {
 	});
 
 	it('an edit at a middle turn keeps the turns before it and sends the model only those', async () => {
-		ollama = await ScriptedOllama.start(numberedAnswers());
+		const ollama = await model(numberedAnswers());
 		const { runtime } = await start({ ollamaUrl: ollama.url });
 		const { conversation } = await send(runtime, null, 'one');
 		await send(runtime, conversation, 'two');
@@ -86,7 +80,7 @@ describe('branching, in process', () => {
 	});
 
 	it('regenerate runs the answer\'s step again from the checkpoint before it; versions keep their order', async () => {
-		ollama = await ScriptedOllama.start(numberedAnswers());
+		const ollama = await model(numberedAnswers());
 		const { runtime } = await start({ ollamaUrl: ollama.url });
 		const { conversation } = await send(runtime, null, 'one');
 		await send(runtime, conversation, 'two');
@@ -108,7 +102,7 @@ describe('branching, in process', () => {
 	});
 
 	it('the active branch survives a restart, and a message sent on an older branch continues that branch', async () => {
-		ollama = await ScriptedOllama.start(numberedAnswers());
+		const ollama = await model(numberedAnswers());
 		const first = await start({ ollamaUrl: ollama.url });
 		const { conversation } = await send(first.runtime, null, 'one');
 		const [one] = (await detail(first.runtime, conversation)).messages;
@@ -125,15 +119,14 @@ describe('branching, in process', () => {
 		expect(continued.messages[0]!.versions).toEqual({ index: 0, count: 2, ids: [one!.id, edit.run] });
 		expect(continued.resumable).toBe(false);
 
-		await second.runtime.switchBranch(conversation, edit.run);
-		expect(said((await detail(second.runtime, conversation)).messages)).toEqual(['user: uno', 'assistant: Answer 2 to uno.']);
+		expect(await switched(second.runtime, conversation, edit.run)).toEqual(['user: uno', 'assistant: Answer 2 to uno.']);
 		await expect(second.runtime.switchBranch(conversation, 'no-such-message')).rejects.toMatchObject({ code: 'NOT_FOUND' });
 	});
 
 	it('an edit or regenerate follows the busy rules: refused, queued, or interrupting; a switch waits for the run too', async () => {
 		const numbered = numberedAnswers();
 		let hold: string | null = null;
-		ollama = await ScriptedOllama.start((request) => ({ ...numbered(request), ...(hold ? { hold, holdAfterChunks: 1 } : {}) }));
+		const ollama = await model((request) => ({ ...numbered(request), ...(hold ? { hold, holdAfterChunks: 1 } : {}) }));
 		const { runtime } = await start({ ollamaUrl: ollama.url });
 		const { conversation } = await send(runtime, null, 'one');
 		const [one] = (await detail(runtime, conversation)).messages;
@@ -173,8 +166,7 @@ describe('branching, in process', () => {
 		expect(said(regenerated)).toEqual(['user: uno', 'assistant: Answer 5 to uno.']);
 		expect(regenerated[1]!.versions).toEqual({ index: 1, count: 2, ids: [answer.id, regenerated[1]!.id] });
 		// The interrupted run's partial answer stays on the branch it was cut short on.
-		await runtime.switchBranch(conversation, answer.id);
-		expect(said((await detail(runtime, conversation)).messages)).toEqual([
+		expect(await switched(runtime, conversation, answer.id)).toEqual([
 			'user: uno',
 			'assistant: Answer 3 to uno.',
 			'user: three',
@@ -190,7 +182,7 @@ describe('branching, in process', () => {
 				? { content: 'Finished.' }
 				: { content: 'Let me look.', toolCalls: [{ name: 'test__peek', arguments: {} }], hold: 'look', holdAfterChunks: 1 };
 		};
-		ollama = await ScriptedOllama.start(script);
+		const ollama = await model(script);
 		const first = await start({ ollamaUrl: ollama.url });
 		const { conversation } = await send(first.runtime, null, 'one');
 		const [one] = (await detail(first.runtime, conversation)).messages;
@@ -216,7 +208,7 @@ describe('branching, in process', () => {
 	});
 
 	it('retention on a branched thread keeps every branch readable; a branch point it pruned is refused', async () => {
-		ollama = await ScriptedOllama.start(numberedAnswers());
+		const ollama = await model(numberedAnswers());
 		const { runtime, dataDir } = await start({ ollamaUrl: ollama.url, env: { CHECKPOINT_RETENTION: 'latest:3' } });
 		const { conversation } = await send(runtime, null, 'one');
 		await send(runtime, conversation, 'two');
@@ -243,8 +235,7 @@ describe('branching, in process', () => {
 		// A third branch shares the second's first two kept checkpoints.
 		expect(stored()).toBe(8);
 		db.close();
-		await runtime.switchBranch(conversation, edit.run);
-		expect(said((await detail(runtime, conversation)).messages)).toEqual([
+		expect(await switched(runtime, conversation, edit.run)).toEqual([
 			'user: one',
 			'assistant: Answer 1 to one.',
 			'user: dos',
@@ -253,7 +244,7 @@ describe('branching, in process', () => {
 	});
 
 	it('refuses an edit of a message the active branch does not hold, of the wrong role, and a regenerate of a user message', async () => {
-		ollama = await ScriptedOllama.start(numberedAnswers());
+		const ollama = await model(numberedAnswers());
 		const { runtime } = await start({ ollamaUrl: ollama.url });
 		const { conversation } = await send(runtime, null, 'one');
 		const [one, answer] = (await detail(runtime, conversation)).messages;

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { afterEach } from 'vitest';
 import { startRuntime, type Runtime } from '../../src/lib/server/runtime';
 import { parseSettings } from '../../src/lib/server/settings';
+import { ScriptedOllama, type Script } from './scripted-ollama';
 import { ROOT, tempDir } from './service';
 
 /**
@@ -39,4 +41,26 @@ export async function startInProcess(options: {
 	const runtime = await startRuntime(parseSettings(env), env);
 	const calls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : []);
 	return { runtime, dataDir, calls };
+}
+
+/**
+ * For a test file's `describe`: the scripted model and the runtimes its tests start, all closed
+ * after each test. `start` again with a runtime's `dataDir` is a restart on the same file.
+ */
+export function inProcessTests() {
+	let ollama: ScriptedOllama | undefined;
+	const runtimes: Runtime[] = [];
+	afterEach(async () => {
+		for (const rt of runtimes.splice(0)) await rt.close();
+		await ollama?.close();
+		ollama = undefined;
+	});
+	return {
+		model: async (script: Script) => (ollama = await ScriptedOllama.start(script)),
+		start: async (options: Parameters<typeof startInProcess>[0]) => {
+			const started = await startInProcess(options);
+			runtimes.push(started.runtime);
+			return started;
+		}
+	};
 }
