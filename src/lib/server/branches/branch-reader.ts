@@ -35,7 +35,7 @@ export class BranchReader {
 		return this.parts.branches.head(threadId) ?? latestCheckpointId(this.parts.db, threadId);
 	}
 
-	async messagesAt(threadId: string, checkpointId: string): Promise<BaseMessage[]> {
+	private async messagesAt(threadId: string, checkpointId: string): Promise<BaseMessage[]> {
 		const tuple = await this.parts.checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_id: checkpointId } });
 		return (tuple?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? [];
 	}

@@ -53,8 +53,9 @@ function knownTexts(messages: readonly BaseMessage[]): string[] {
  * The tools step: the calls of the last assistant message, one at a time, each through the journal,
  * so a step repeated after a crash skips the calls that finished and reports or repeats (by policy)
  * the one that was in flight, and a call that repeats one another branch already made takes that
- * result without running or asking anyone (branch-reuse.ts). Every call carries `_meta.idempotencyKey` = "<thread>:<tool_call_id>",
- * the same on every attempt, so a server can deduplicate.
+ * result without running or asking anyone (branch-reuse.ts). Every call carries
+ * `_meta.idempotencyKey` = "<thread>:<tool_call_id>", the same on every attempt, so a server can
+ * deduplicate.
  *
  * When any call needs a person's decision, none of the step's calls runs: the requests are
  * journalled and the step pauses with LangGraph's interrupt(). The run that carries out the
