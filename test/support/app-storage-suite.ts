@@ -129,22 +129,22 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 				{ id: 'q2', message: 'second', createdAt: T(2) }
 			]);
 			expect(await storage.queue.conversationsWaiting()).toEqual(['c1']);
-			expect(await storage.queue.claimNext('c1', 'r1', T(3))).toEqual({ claim: 'busy', message: { id: 'q1', message: 'first', createdAt: T(2) } });
+			const run = (runId: string, now: string) => ({ runId, now, trigger: 'message' as const, input: 'first' });
+			expect(await storage.queue.claimQueued('c1', 'q1', run('r1', T(3)))).toBe('busy');
 			expect(await storage.queue.list('c1')).toHaveLength(2);
-			expect(await storage.queue.claimNext('idle', 'r1', T(3))).toBeUndefined();
 			await storage.runs.finish('busy', { status: 'completed', messageCount: 2 }, T(4));
-			const claims = await Promise.all([storage.queue.claimNext('c1', 'r2', T(5)), opened.other.queue.claimNext('c1', 'r3', T(5))]);
-			const won = claims.find((c) => c?.claim === 'claimed');
-			expect(won?.message).toEqual({ id: 'q1', message: 'first', createdAt: T(2) });
-			// The loser finds the next message, behind the winner's run.
-			expect(claims.find((c) => c !== won)).toEqual({ claim: 'busy', message: { id: 'q2', message: 'second', createdAt: T(2) } });
-			expect(await storage.runs.get(won === claims[0] ? 'r2' : 'r3')).toMatchObject({ status: 'running', input: 'first', trigger: 'message' });
+			const claims = await Promise.all([
+				storage.queue.claimQueued('c1', 'q1', run('r2', T(5))),
+				opened.other.queue.claimQueued('c1', 'q1', run('r3', T(5)))
+			]);
+			expect([...claims].sort()).toEqual(['busy', 'claimed']);
+			expect(await storage.runs.get(claims[0] === 'claimed' ? 'r2' : 'r3')).toMatchObject({ status: 'running', input: 'first', trigger: 'message' });
 			expect((await storage.queue.list('c1')).map((m) => m.id)).toEqual(['q2']);
 		});
 
 		it('journals intents and keeps the first outcome; an intent after it changes nothing', async () => {
 			await conversation('c1');
-			const entry = { threadId: 'c1', toolCallId: 'call-1', runId: 'r1', step: 2, tool: 'fetch', argsHash: 'h', idempotencyKey: 'c1:call-1' };
+			const entry = { threadId: 'c1', toolCallId: 'call-1', runId: 'r1', step: 2, tool: 'fetch', argsHash: 'h', idempotencyKey: 'c1:call-1', messageId: 'ai-1' };
 			await storage.journal.recordIntent(entry, T(1), false);
 			await storage.journal.recordIntent({ ...entry, runId: 'r2' }, T(2), true);
 			expect(await storage.journal.get('c1', 'call-1')).toEqual({ ...entry, runId: 'r2', attempts: 2, outcome: null, result: null });
@@ -257,7 +257,7 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			for (const id of ['gone', 'kept']) {
 				await storage.queue.add(id, `queued-${id}`, 'later', T(1));
 				await storage.approvals.request(id, `first-${id}`, [ask('call')], T(1), T(100));
-				await storage.journal.recordIntent({ threadId: id, toolCallId: 'call', runId: `first-${id}`, step: 1, tool: 't', argsHash: 'h', idempotencyKey: 'k' }, T(1), false);
+				await storage.journal.recordIntent({ threadId: id, toolCallId: 'call', runId: `first-${id}`, step: 1, tool: 't', argsHash: 'h', idempotencyKey: 'k', messageId: null }, T(1), false);
 				const checkpoint = { ...emptyCheckpoint(), id: uuid6(-1) };
 				await opened.saver.put({ configurable: { thread_id: id, checkpoint_ns: '' } }, checkpoint, { source: 'input', step: -1, parents: {} }, {});
 			}
@@ -294,16 +294,74 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 				expect(await one.runs.claim('a', 'ra2', T(3), 'message', 'again')).toBe('busy');
 				const idle = claims[0] === 'full' ? 'b' : 'c';
 				await one.queue.add(idle, 'q1', 'later', T(3));
-				expect(await two.queue.claimNext(idle, 'rq', T(4))).toEqual({ claim: 'full', message: { id: 'q1', message: 'later', createdAt: T(3) } });
+				const queuedRun = { runId: 'rq', now: T(4), trigger: 'message' as const, input: 'later' };
+				expect(await two.queue.claimQueued(idle, 'q1', queuedRun)).toBe('full');
 				expect(await one.approvals.decideWithRun(idle, 'rd2', T(4), () => [])).toBe('full');
 				await one.queue.add(idle, 'q2', 'later', T(4));
 				await expect(two.queue.add(idle, 'q3', 'too many', T(4))).rejects.toMatchObject({ code: 'QUEUE_FULL' });
 				expect((await one.queue.list(idle)).map((m) => m.id)).toEqual(['q1', 'q2']);
 				await one.runs.finish('ra', { status: 'completed', messageCount: 2 }, T(5));
-				expect(await two.queue.claimNext(idle, 'rq', T(6))).toMatchObject({ claim: 'claimed', message: { id: 'q1' } });
+				expect(await two.queue.claimQueued(idle, 'q1', { ...queuedRun, now: T(6) })).toBe('claimed');
+				expect((await one.queue.list(idle)).map((m) => m.id)).toEqual(['q2']);
 			} finally {
 				await limited.close();
 			}
+		});
+
+		it('finds earlier successful calls by tool and arguments, oldest first, over every branch', async () => {
+			await conversation('c1');
+			const call = (toolCallId: string, argsHash: string, messageId: string) => ({
+				threadId: 'c1',
+				toolCallId,
+				runId: 'r',
+				step: 1,
+				tool: 'write',
+				argsHash,
+				idempotencyKey: `c1:${toolCallId}`,
+				messageId
+			});
+			await storage.journal.recordIntent(call('a', 'h1', 'ai-a'), T(1), false);
+			await storage.journal.recordIntent(call('b', 'h1', 'ai-b'), T(2), false);
+			await storage.journal.recordIntent(call('c', 'h2', 'ai-c'), T(3), false);
+			await storage.journal.recordIntent(call('d', 'h1', 'ai-d'), T(4), false);
+			for (const id of ['a', 'b', 'c']) await storage.journal.recordOutcome('c1', id, { outcome: 'success', result: id }, T(5));
+			expect((await opened.other.journal.succeededWith('c1', 'write', 'h1')).map((e) => [e.toolCallId, e.messageId])).toEqual([
+				['a', 'ai-a'],
+				['b', 'ai-b']
+			]);
+		});
+
+		it('starts a branch with the run that claims it, switches branches, and queues edits and regenerates', async () => {
+			await conversation('c1');
+			expect(await storage.branches.head('c1')).toBeUndefined();
+			expect(await storage.runs.claim('c1', 'edit-1', T(1), 'edit', 'edited', 'checkpoint-3')).toBe('claimed');
+			expect(await opened.other.branches.head('c1')).toBe('checkpoint-3');
+			expect((await storage.conversations.list())[0]).toMatchObject({ id: 'c1', updatedAt: T(1) });
+			// A claim refused starts no branch.
+			expect(await storage.runs.claim('c1', 'edit-2', T(2), 'edit', 'again', 'checkpoint-9')).toBe('busy');
+			expect(await storage.branches.head('c1')).toBe('checkpoint-3');
+			await storage.runs.finish('edit-1', { status: 'completed', messageCount: 6 }, T(3));
+			await storage.branches.switchTo('c1', 'checkpoint-7', 'edit-1');
+			await storage.conversations.showBranch('c1', 4, undefined);
+			expect({ head: await storage.branches.head('c1'), after: await storage.branches.switchedAfterRun('c1') }).toEqual({
+				head: 'checkpoint-7',
+				after: 'edit-1'
+			});
+			expect(await storage.conversations.get('c1')).toMatchObject({ messageCount: 4, updatedAt: T(3) });
+			await storage.runs.claim('c1', 'busy', T(4), 'message', 'hi');
+			await storage.queue.add('c1', 'q-edit', 'better question', T(5), { editOf: 'human-1' });
+			await storage.queue.add('c1', 'q-regen', '', T(5), { regenerate: 'ai-2' });
+			expect(await storage.queue.list('c1')).toEqual([
+				{ id: 'q-edit', message: 'better question', createdAt: T(5), editOf: 'human-1' },
+				{ id: 'q-regen', message: '', createdAt: T(5), regenerate: 'ai-2' }
+			]);
+			await storage.runs.finish('busy', { status: 'completed', messageCount: 6 }, T(6));
+			const edit = { runId: 'q-edit-run', now: T(7), trigger: 'edit' as const, input: 'better question', branchFrom: 'checkpoint-1' };
+			expect(await opened.other.queue.claimQueued('c1', 'q-edit', edit)).toBe('claimed');
+			expect(await storage.branches.head('c1')).toBe('checkpoint-1');
+			expect((await storage.queue.list('c1')).map((m) => m.id)).toEqual(['q-regen']);
+			await storage.queue.delete('q-regen');
+			expect(await storage.queue.list('c1')).toEqual([]);
 		});
 
 		it('refuses to delete a conversation a run holds, changing nothing', async () => {

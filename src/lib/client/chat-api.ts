@@ -22,6 +22,8 @@ export type ChatApi = {
 	getConversation(id: string): Promise<ApiResult<ConversationDetail>>;
 	listRuns(id: string): Promise<ApiResult<RunRecord[]>>;
 	startRun(body: StartBody): Promise<ApiResult<{ conversation: string; run: string }>>;
+	/** POST /api/conversations/:id/branch: the conversation as it reads on the branch now active. */
+	switchBranch(id: string, messageId: string): Promise<ApiResult<ConversationDetail>>;
 	/** POST /api/runs/:id/cancel: 404 or 405 means this server has no cancel endpoint. */
 	cancelRun(runId: string): Promise<ApiResult<unknown>>;
 	deleteConversation(id: string): Promise<ApiResult<null>>;
@@ -31,11 +33,16 @@ export type ChatApi = {
 	revokeAllowedTool(tool: string): Promise<ApiResult<null>>;
 };
 
-/** POST /api/chat's bodies that start a run: a message, a resume, or the decisions on waiting calls. */
+/**
+ * POST /api/chat's bodies that start a run: a message, a resume, the decisions on waiting calls,
+ * an edit of a user message, or a regenerate of an answer.
+ */
 export type StartBody =
 	| { message: string; conversation: string | null }
 	| { conversation: string; resume: true }
-	| { conversation: string; decisions: Decision[] };
+	| { conversation: string; decisions: Decision[] }
+	| { conversation: string; message: string; editOf: string }
+	| { conversation: string; regenerate: string };
 
 const AllowedListSchema = z.object({ allowed: z.array(AllowedToolSchema) });
 
@@ -84,6 +91,8 @@ export function httpChatApi(fetchImpl: Fetch = (...args) => fetch(...args)): Cha
 		getConversation: (id) => call(fetchImpl, `/api/conversations/${enc(id)}`, {}, (b) => b as ConversationDetail),
 		listRuns: (id) => call(fetchImpl, `/api/conversations/${enc(id)}/runs`, {}, (b) => (b as { runs: RunRecord[] }).runs ?? []),
 		startRun: (body) => call(fetchImpl, '/api/chat', json(body), (b) => b as { conversation: string; run: string }),
+		switchBranch: (id, messageId) =>
+			call(fetchImpl, `/api/conversations/${enc(id)}/branch`, json({ messageId }), (b) => b as ConversationDetail),
 		cancelRun: (runId) => call(fetchImpl, `/api/runs/${enc(runId)}/cancel`, json({}), (b) => b),
 		deleteConversation: (id) => call(fetchImpl, `/api/conversations/${enc(id)}`, { method: 'DELETE' }, () => null),
 		// 503 carries the same body as 200: which check is down is the point of asking.

@@ -48,6 +48,7 @@ export class ConversationStore {
 	private readonly first;
 	private readonly insert;
 	private readonly remove;
+	private readonly branchShown;
 
 	constructor(private readonly db: Database.Database) {
 		this.byId = db.prepare<[string], SummaryRow>(`${SUMMARY_SELECT} WHERE c.id = ?`);
@@ -57,6 +58,9 @@ export class ConversationStore {
 			'INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)'
 		);
 		this.remove = db.prepare('DELETE FROM conversations WHERE id = ?');
+		this.branchShown = db.prepare(
+			'UPDATE conversations SET message_count = ?, updated_at = coalesce(?, updated_at) WHERE id = ?'
+		);
 	}
 
 	get(id: string): ConversationSummary | undefined {
@@ -81,6 +85,11 @@ export class ConversationStore {
 	/** Inserts the row; callers wrap it in the transaction that also claims the first run. */
 	create(id: string, firstMessage: string, now: string): void {
 		this.insert.run(id, titleFromMessage(firstMessage), now, now);
+	}
+
+	/** Another branch is active: the row takes its message count and, when known, its last write time. */
+	showBranch(id: string, messageCount: number, updatedAt: string | undefined): void {
+		this.branchShown.run(messageCount, updatedAt ?? null, id);
 	}
 
 	/** Removes the conversation and, by cascade, its runs. */

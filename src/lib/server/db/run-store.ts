@@ -8,6 +8,9 @@ export type RunOutcome = {
 	messageCount: number;
 };
 
+/** Runs that send a message: their claim is the moment the conversation moves to the top. */
+const SENDS_MESSAGE: ReadonlySet<RunTrigger> = new Set(['message', 'edit']);
+
 /** A run row as every engine selects it (timestamps as ISO text). */
 export type RunRow = {
 	id: string;
@@ -66,14 +69,14 @@ export class RunStore {
 
 	/**
 	 * Claims the conversation for a new run. Returns false when another run holds it. A message run
-	 * also moves the conversation to the top of the list in the same commit; a resume does that only
-	 * once it is sure to go ahead (`touchConversation`).
+	 * (an edit too) also moves the conversation to the top of the list in the same commit; other
+	 * runs do that only once they are sure to go ahead (`touchConversation`).
 	 */
 	claim(conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null): boolean {
 		try {
 			this.db.transaction(() => {
 				this.insert.run(runId, conversationId, now, trigger, input);
-				if (trigger === 'message') this.touch.run(now, conversationId);
+				if (SENDS_MESSAGE.has(trigger)) this.touch.run(now, conversationId);
 			})();
 			return true;
 		} catch (e) {

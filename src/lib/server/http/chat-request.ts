@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DecisionSchema } from '../../protocol';
 import { ApiError } from '../errors';
 import type { StartRequest } from '../runs/run-service';
+import { MessageIdSchema } from './branch-request';
 import { parseUuid } from './uuid';
 
 /** More calls than one step may hold (tools/tool-step.ts) is never a real submission. */
@@ -14,7 +15,9 @@ export const ChatRequestSchema = z.strictObject({
 	cancel: z.boolean().optional(),
 	ifBusy: z.enum(['reject', 'enqueue', 'interrupt']).optional(),
 	/** Decides every call a waiting conversation paused on, and continues it. */
-	decisions: z.array(DecisionSchema).min(1).max(MAX_DECISIONS).optional()
+	decisions: z.array(DecisionSchema).min(1).max(MAX_DECISIONS).optional(),
+	editOf: MessageIdSchema.optional(),
+	regenerate: MessageIdSchema.optional()
 });
 
 export type ChatRequest = StartRequest | { kind: 'cancel'; conversation: string };
@@ -30,9 +33,9 @@ export function parseChatRequest(body: unknown, maxMessageChars: number): ChatRe
 		const field = issue.path.join('.') || (issue as { keys?: string[] }).keys?.join(', ') || 'body';
 		throw new ApiError('BAD_REQUEST', `Invalid field "${field}": ${issue.message}`);
 	}
-	const { message = '', conversation, resume, cancel, ifBusy, decisions } = parsed.data;
+	const { message = '', conversation, resume, cancel, ifBusy, decisions, editOf, regenerate } = parsed.data;
 	if (decisions) {
-		if (parsed.data.message !== undefined || resume || cancel || ifBusy) {
+		if (parsed.data.message !== undefined || resume || cancel || ifBusy || editOf !== undefined || regenerate !== undefined) {
 			throw new ApiError('BAD_REQUEST', '"decisions" goes with "conversation" alone');
 		}
 		const id = parseUuid(conversation);
@@ -50,11 +53,10 @@ export function parseChatRequest(body: unknown, maxMessageChars: number): ChatRe
 		if (!id) throw new ApiError('BAD_REQUEST', 'Invalid Conversation ID');
 		return { kind: 'cancel', conversation: id };
 	}
-	const text = message.trim();
-	if (!resume && !text) throw new ApiError('BAD_REQUEST', 'Message is required');
-	if (text.length > maxMessageChars) {
-		throw new ApiError('MESSAGE_TOO_LARGE', `Message must be at most ${maxMessageChars} characters`);
+	if (editOf !== undefined || regenerate !== undefined) {
+		return parseBranchStart({ message, conversation, resume, ifBusy, editOf, regenerate }, maxMessageChars);
 	}
+	const text = checkedText(message, !resume, maxMessageChars);
 	if (conversation === undefined || conversation === null) {
 		if (resume) throw new ApiError('BAD_REQUEST', 'A conversation is required to resume');
 		return { kind: 'message', conversation: null, message: text, ...(ifBusy ? { ifBusy } : {}) };
@@ -64,4 +66,34 @@ export function parseChatRequest(body: unknown, maxMessageChars: number): ChatRe
 	return resume
 		? { kind: 'resume', conversation: id }
 		: { kind: 'message', conversation: id, message: text, ...(ifBusy ? { ifBusy } : {}) };
+}
+
+function checkedText(message: string, required: boolean, maxMessageChars: number): string {
+	const text = message.trim();
+	if (required && !text) throw new ApiError('BAD_REQUEST', 'Message is required');
+	if (text.length > maxMessageChars) {
+		throw new ApiError('MESSAGE_TOO_LARGE', `Message must be at most ${maxMessageChars} characters`);
+	}
+	return text;
+}
+
+/** `editOf` (with the new `message`) or `regenerate` (alone): a run that starts a new branch. */
+function parseBranchStart(
+	body: Pick<z.infer<typeof ChatRequestSchema>, 'message' | 'conversation' | 'resume' | 'ifBusy' | 'editOf' | 'regenerate'>,
+	maxMessageChars: number
+): ChatRequest {
+	const { editOf, regenerate, resume, ifBusy } = body;
+	if (editOf !== undefined && regenerate !== undefined) throw new ApiError('BAD_REQUEST', 'Give editOf or regenerate, not both');
+	if (resume) throw new ApiError('BAD_REQUEST', 'A resume cannot edit or regenerate');
+	if (body.conversation === undefined || body.conversation === null) {
+		throw new ApiError('BAD_REQUEST', `A conversation is required to ${editOf !== undefined ? 'edit' : 'regenerate'}`);
+	}
+	const conversation = parseUuid(body.conversation);
+	if (!conversation) throw new ApiError('BAD_REQUEST', 'Invalid Conversation ID');
+	const busy = ifBusy ? { ifBusy } : {};
+	if (regenerate !== undefined) {
+		if ((body.message ?? '').trim()) throw new ApiError('BAD_REQUEST', 'A regenerate takes no message');
+		return { kind: 'regenerate', conversation, messageId: regenerate, ...busy };
+	}
+	return { kind: 'edit', conversation, editOf: editOf!, message: checkedText(body.message ?? '', true, maxMessageChars), ...busy };
 }

@@ -74,7 +74,7 @@ const MIGRATIONS: readonly string[] = [
 		seq bigint GENERATED ALWAYS AS IDENTITY,
 		conversation_id text NOT NULL REFERENCES conversations ON DELETE CASCADE,
 		status text NOT NULL CHECK (status IN ('running', 'interrupted', 'completed', 'failed', 'cancelled', 'waiting')),
-		trigger text NOT NULL CHECK (trigger IN ('message', 'resume', 'auto-resume', 'approval')),
+		trigger text NOT NULL CHECK (trigger IN ('message', 'resume', 'auto-resume', 'approval', 'edit', 'regenerate')),
 		-- The user message of a message run, sent again on resume if a crash kept it from the thread.
 		input text,
 		error_code text,
@@ -93,6 +93,8 @@ const MIGRATIONS: readonly string[] = [
 		tool text NOT NULL,
 		args_hash text NOT NULL,
 		idempotency_key text NOT NULL,
+		-- The assistant message that made the call: it names the branch the call was made in.
+		message_id text,
 		attempts integer NOT NULL DEFAULT 1,
 		intent_at timestamptz NOT NULL,
 		outcome text CHECK (outcome IN ('success', 'error', 'cancelled')),
@@ -100,12 +102,17 @@ const MIGRATIONS: readonly string[] = [
 		outcome_at timestamptz,
 		PRIMARY KEY (thread_id, tool_call_id)
 	);
+	-- A call a new branch repeats is found by its tool and canonical arguments.
+	CREATE INDEX tool_calls_by_args ON tool_calls (thread_id, tool, args_hash);
 	CREATE TABLE queued_messages (
 		id text PRIMARY KEY,
 		seq bigint GENERATED ALWAYS AS IDENTITY,
 		conversation_id text NOT NULL REFERENCES conversations ON DELETE CASCADE,
 		message text NOT NULL,
-		created_at timestamptz NOT NULL
+		created_at timestamptz NOT NULL,
+		-- A queued edit: the user message it replaces; a queued regenerate: the answer it replaces.
+		edit_of text,
+		regenerate text
 	);
 	CREATE INDEX queued_by_conversation ON queued_messages (conversation_id, created_at, seq);
 	-- A tool call that waits for a person, and what they decided (tools/approval-journal.ts);
@@ -133,6 +140,12 @@ const MIGRATIONS: readonly string[] = [
 	CREATE TABLE allowed_tools (
 		tool text PRIMARY KEY,
 		since timestamptz NOT NULL
+	);
+	-- The active branch of a conversation whose thread has branched (app/branch-storage.ts).
+	CREATE TABLE conversation_branches (
+		conversation_id text PRIMARY KEY REFERENCES conversations ON DELETE CASCADE,
+		head text NOT NULL,
+		switched_after_run text
 	);`
 ];
 

@@ -1,5 +1,5 @@
 // The app's storage contract: what the runtime asks of conversations, runs, the message queue, the
-// tool call journal and approvals, asynchronous and engine-independent, so one runtime can run on the
+// tool call journal, approvals and branches, asynchronous and engine-independent, so one runtime can run on the
 // embedded SQLite file or on a PostgreSQL database shared by several processes. Implemented by
 // sqlite-app-storage.ts and postgres/app/; both pass one shared suite (test/support/app-storage-suite.ts).
 // Operations that must be atomic are operations of their own, not transactions a caller composes,
@@ -48,6 +48,8 @@ export interface ConversationStorage {
 	 * nothing, when the id is taken.
 	 */
 	createWithRun(id: string, runId: string, firstMessage: string, now: string): Promise<'claimed' | 'full'>;
+	/** Another branch is active: the row takes its message count and, when known, its last write time. */
+	showBranch(id: string, messageCount: number, updatedAt: string | undefined): Promise<void>;
 	/**
 	 * Removes the conversation with its runs, queued messages, journal entries and checkpoints, in one
 	 * transaction committed durably (a power cut cannot bring it back). Throws ApiError NOT_FOUND for
@@ -63,10 +65,11 @@ export interface ConversationStorage {
 export interface RunStorage {
 	/**
 	 * Claims the conversation for a new run, within maxConcurrentRuns, with nothing slipping between
-	 * the count and the claim in any process. A message run also moves the conversation to the top
-	 * of the list in the same commit.
+	 * the count and the claim in any process. A run that sends a message (a message, an edit) moves
+	 * the conversation to the top of the list in the same commit, and a run that starts a branch
+	 * (`branchFrom`, the checkpoint it starts at) makes it the active branch in that commit too.
 	 */
-	claim(conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null): Promise<Claim>;
+	claim(conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null, branchFrom?: string): Promise<Claim>;
 	/** Moves the conversation to the top of the list once its run is sure to go ahead. */
 	touchConversation(conversationId: string, now: string): Promise<void>;
 	/** Undoes a claim that turned out to have nothing to run; a finished run is never released. */
@@ -88,16 +91,25 @@ export interface RunStorage {
  * (ifBusy "enqueue"), oldest first.
  */
 export interface QueueStorage {
-	/** Throws ApiError QUEUE_FULL, changing nothing, when maxQueuedMessages already wait on the conversation. */
-	add(conversationId: string, id: string, message: string, now: string): Promise<void>;
+	/**
+	 * An edit carries the message it replaces, a regenerate the answer it replaces (and no text).
+	 * Throws ApiError QUEUE_FULL, changing nothing, when maxQueuedMessages already wait on the conversation.
+	 */
+	add(conversationId: string, id: string, message: string, now: string, branch?: { editOf?: string; regenerate?: string }): Promise<void>;
 	list(conversationId: string): Promise<QueuedMessage[]>;
+	/** Drops a queued message that can no longer start (its branch point is gone). */
+	delete(id: string): Promise<void>;
 	/** Conversations with queued messages, the one waiting longest first. */
 	conversationsWaiting(): Promise<string[]>;
 	/**
-	 * Claims a message run for the oldest queued message, and takes the message off the queue when
-	 * the claim succeeds, in one transaction. Undefined when nothing waits.
+	 * Claims a run for the queued message `queuedId` as RunStorage.claim does, and takes the message
+	 * off the queue when the claim succeeds, in the same transaction.
 	 */
-	claimNext(conversationId: string, runId: string, now: string): Promise<{ claim: Claim; message: QueuedMessage } | undefined>;
+	claimQueued(
+		conversationId: string,
+		queuedId: string,
+		run: { runId: string; now: string; trigger: RunTrigger; input: string | null; branchFrom?: string }
+	): Promise<Claim>;
 }
 
 /**
@@ -111,6 +123,8 @@ export interface JournalStorage {
 	 * power cut cannot undo it, for a call that may not be repeated.
 	 */
 	recordIntent(entry: Omit<JournalEntry, 'attempts' | 'outcome' | 'result'>, now: string, durable: boolean): Promise<void>;
+	/** Calls of the thread to `tool` with these arguments (canonicalArgsHash) that succeeded, oldest first, any branch. */
+	succeededWith(threadId: string, tool: string, argsHash: string): Promise<JournalEntry[]>;
 	/** The first outcome recorded for a call is the one kept. */
 	recordOutcome(threadId: string, toolCallId: string, outcome: JournalOutcome, now: string): Promise<void>;
 }
@@ -157,6 +171,20 @@ export interface AllowedToolStorage {
 	revoke(tool: string): Promise<boolean>;
 }
 
+/**
+ * The active branch of each conversation whose thread has branched: the checkpoint its messages are
+ * read from and its next run starts at. Without one, the thread's latest checkpoint. The head follows
+ * each checkpoint put on it inside that put's transaction, which is the saver's to do (the SQLite
+ * saver's onPut; DeltaPostgresSaver's onPut with postgres/app/branch-storage.ts advanceBranchHead).
+ */
+export interface BranchStorage {
+	head(conversationId: string): Promise<string | undefined>;
+	/** The newest run when the branch was last switched, if it ever was. */
+	switchedAfterRun(conversationId: string): Promise<string | null>;
+	/** A switch to another branch; `afterRun` is the conversation's newest run at that moment. */
+	switchTo(conversationId: string, checkpointId: string, afterRun: string | null): Promise<void>;
+}
+
 export interface AppStorage {
 	conversations: ConversationStorage;
 	runs: RunStorage;
@@ -164,4 +192,5 @@ export interface AppStorage {
 	journal: JournalStorage;
 	approvals: ApprovalStorage;
 	allowedTools: AllowedToolStorage;
+	branches: BranchStorage;
 }

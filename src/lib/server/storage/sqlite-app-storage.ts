@@ -4,6 +4,7 @@
 import type Database from 'better-sqlite3';
 import type { RunTrigger } from '../../protocol';
 import type { DeltaSqliteSaver } from '../checkpoint';
+import { BranchStore } from '../db/branch-store';
 import { deleteConversation } from '../db/conversation-deletion';
 import { ConversationStore } from '../db/conversation-store';
 import { commitDurably } from '../db/durable-commit';
@@ -20,7 +21,10 @@ export interface SqliteAppStorageOptions {
 	log: (line: string) => void;
 }
 
-/** `db` opened (and so migrated) by openDatabase; `saver` on the same connection. */
+/**
+ * `db` opened (and so migrated) by openDatabase; `saver` on the same connection, its onPut moving
+ * branch heads (BranchStore.advance), as the runtime builds it.
+ */
 export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver, options: SqliteAppStorageOptions): AppStorage {
 	const { limits, log } = options;
 	const conversations = new ConversationStore(db);
@@ -29,11 +33,25 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 	const journal = new ToolJournal(db);
 	const approvals = new ApprovalJournal(db);
 	const allowed = new AllowedTools(db);
+	const branches = new BranchStore(db);
 	// Synchronous, so nothing slips between the count and the claim in this process.
 	const claim = (conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null): Claim => {
 		if (runs.countRunning() >= limits.maxConcurrentRuns) return runs.hasRunning(conversationId) ? 'busy' : 'full';
 		return runs.claim(conversationId, runId, now, trigger, input) ? 'claimed' : 'busy';
 	};
+	/** The claim, and when it succeeds whatever goes with it, in one transaction. */
+	const claimWith = (
+		conversationId: string,
+		run: { runId: string; now: string; trigger: RunTrigger; input: string | null; branchFrom?: string },
+		also: () => void = () => {}
+	): Claim =>
+		conversations.transaction(() => {
+			const claimed = claim(conversationId, run.runId, run.now, run.trigger, run.input);
+			if (claimed !== 'claimed') return claimed;
+			if (run.branchFrom !== undefined) branches.startBranchAt(conversationId, run.branchFrom);
+			also();
+			return claimed;
+		});
 	return {
 		conversations: {
 			get: async (id) => conversations.get(id),
@@ -53,10 +71,12 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 					throw e;
 				}
 			},
+			showBranch: async (id, messageCount, updatedAt) => conversations.showBranch(id, messageCount, updatedAt),
 			delete: async (id) => deleteConversation({ db, conversations, runs, saver, log }, id)
 		},
 		runs: {
-			claim: async (conversationId, runId, now, trigger, input) => claim(conversationId, runId, now, trigger, input),
+			claim: async (conversationId, runId, now, trigger, input, branchFrom) =>
+				claimWith(conversationId, { runId, now, trigger, input, branchFrom }),
 			touchConversation: async (conversationId, now) => runs.touchConversation(conversationId, now),
 			releaseClaim: async (runId) => runs.releaseClaim(runId),
 			finish: async (runId, outcome, now) => runs.finish(runId, outcome, now),
@@ -66,21 +86,15 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 			listRunning: async () => runs.listRunning()
 		},
 		queue: {
-			add: async (conversationId, id, message, now) => queue.add(conversationId, id, message, now),
+			add: async (conversationId, id, message, now, branch) => queue.add(conversationId, id, message, now, branch),
 			list: async (conversationId) => queue.list(conversationId),
+			delete: async (id) => queue.delete(id),
 			conversationsWaiting: async () => queue.conversationsWaiting(),
-			async claimNext(conversationId, runId, now) {
-				return conversations.transaction(() => {
-					const message = queue.list(conversationId)[0];
-					if (!message) return undefined;
-					const claimed = claim(conversationId, runId, now, 'message', message.message);
-					if (claimed === 'claimed') queue.delete(message.id);
-					return { claim: claimed, message };
-				});
-			}
+			claimQueued: async (conversationId, queuedId, run) => claimWith(conversationId, run, () => queue.delete(queuedId))
 		},
 		journal: {
 			get: async (threadId, toolCallId) => journal.get(threadId, toolCallId),
+			succeededWith: async (threadId, tool, argsHash) => journal.succeededWith(threadId, tool, argsHash),
 			recordIntent: async (entry, now, durable) => journal.recordIntent(entry, now, durable),
 			recordOutcome: async (threadId, toolCallId, outcome, now) => journal.recordOutcome(threadId, toolCallId, outcome, now)
 		},
@@ -107,6 +121,11 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 			has: async (tool) => allowed.has(tool),
 			allow: async (tool, now) => allowed.allow(tool, now),
 			revoke: async (tool) => allowed.revoke(tool)
+		},
+		branches: {
+			head: async (conversationId) => branches.head(conversationId),
+			switchedAfterRun: async (conversationId) => branches.switchedAfterRun(conversationId),
+			switchTo: async (conversationId, checkpointId, afterRun) => branches.switchTo(conversationId, checkpointId, afterRun)
 		}
 	};
 }

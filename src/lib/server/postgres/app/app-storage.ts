@@ -4,6 +4,7 @@ import type pg from 'pg';
 import type { AppStorage, AppStorageLimits } from '../../storage/app-storage';
 import { postgresAllowedToolStorage } from './allowed-tool-storage.js';
 import { postgresApprovalStorage } from './approval-storage.js';
+import { postgresBranchStorage } from './branch-storage.js';
 import { postgresConversationStorage } from './conversation-storage.js';
 import { postgresJournalStorage } from './journal-storage.js';
 import { postgresQueueStorage } from './queue-storage.js';
@@ -16,6 +17,7 @@ export function postgresAppStorage(pool: pg.Pool, limits: AppStorageLimits): App
 		queue: postgresQueueStorage(pool, limits),
 		journal: postgresJournalStorage(pool),
 		approvals: postgresApprovalStorage(pool, limits.maxConcurrentRuns),
-		allowedTools: postgresAllowedToolStorage(pool)
+		allowedTools: postgresAllowedToolStorage(pool),
+		branches: postgresBranchStorage(pool)
 	};
 }

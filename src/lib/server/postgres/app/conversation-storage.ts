@@ -62,6 +62,14 @@ export function postgresConversationStorage(pool: pg.Pool, maxConcurrentRuns: nu
 			}
 		},
 
+		async showBranch(id, messageCount, updatedAt) {
+			await pool.query(`UPDATE conversations SET message_count = $1, updated_at = coalesce($2, updated_at) WHERE id = $3`, [
+				messageCount,
+				updatedAt ?? null,
+				id
+			]);
+		},
+
 		async delete(id) {
 			await inTransaction(
 				pool,

@@ -5,10 +5,12 @@ import type { JournalStorage } from '../../storage/app-storage';
 import { toEntry, type JournalRow } from '../../tools/tool-journal';
 import { inTransaction } from '../transaction.js';
 
+const JOURNAL_COLUMNS = 'thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, message_id, attempts, outcome, result';
+
 // A call with an outcome keeps its row as it is; one without counts another attempt.
 const RECORD_INTENT = `
-	INSERT INTO tool_calls (thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, intent_at)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+	INSERT INTO tool_calls (thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, message_id, intent_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 	ON CONFLICT (thread_id, tool_call_id) DO UPDATE SET
 		run_id = EXCLUDED.run_id, attempts = tool_calls.attempts + 1, intent_at = EXCLUDED.intent_at
 	WHERE tool_calls.outcome IS NULL`;
@@ -16,16 +18,34 @@ const RECORD_INTENT = `
 export function postgresJournalStorage(pool: pg.Pool): JournalStorage {
 	return {
 		async get(threadId, toolCallId) {
-			const { rows } = await pool.query<JournalRow>(
-				`SELECT thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, attempts, outcome, result
-				 FROM tool_calls WHERE thread_id = $1 AND tool_call_id = $2`,
-				[threadId, toolCallId]
-			);
+			const { rows } = await pool.query<JournalRow>(`SELECT ${JOURNAL_COLUMNS} FROM tool_calls WHERE thread_id = $1 AND tool_call_id = $2`, [
+				threadId,
+				toolCallId
+			]);
 			return rows[0] && toEntry(rows[0]);
 		},
 
+		async succeededWith(threadId, tool, argsHash) {
+			const { rows } = await pool.query<JournalRow>(
+				`SELECT ${JOURNAL_COLUMNS} FROM tool_calls WHERE thread_id = $1 AND tool = $2 AND args_hash = $3 AND outcome = 'success'
+				 ORDER BY intent_at, tool_call_id`,
+				[threadId, tool, argsHash]
+			);
+			return rows.map(toEntry);
+		},
+
 		async recordIntent(entry, now, durable) {
-			const args = [entry.threadId, entry.toolCallId, entry.runId, entry.step, entry.tool, entry.argsHash, entry.idempotencyKey, now];
+			const args = [
+				entry.threadId,
+				entry.toolCallId,
+				entry.runId,
+				entry.step,
+				entry.tool,
+				entry.argsHash,
+				entry.idempotencyKey,
+				entry.messageId,
+				now
+			];
 			if (durable) await inTransaction(pool, (client) => client.query(RECORD_INTENT, args), { durable: true });
 			else await pool.query(RECORD_INTENT, args);
 		},

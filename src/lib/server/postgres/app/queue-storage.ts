@@ -2,27 +2,22 @@
 
 import type pg from 'pg';
 import { ApiError } from '../../errors';
+import { toQueuedMessage, type QueuedRow } from '../../db/message-queue';
 import type { AppStorageLimits, QueueStorage } from '../../storage/app-storage';
 import { inTransaction } from '../transaction.js';
 import { isoText } from './iso-text.js';
 import { claimRun } from './run-storage.js';
 
-type QueuedRow = { id: string; message: string; created_at: string };
-
-// The column, not the ISO text of the same name in the select list.
-const OLDEST_FIRST = 'ORDER BY queued_messages.created_at, queued_messages.seq';
-
 export function postgresQueueStorage(pool: pg.Pool, limits: AppStorageLimits): QueueStorage {
-	const toMessage = (row: QueuedRow) => ({ id: row.id, message: row.message, createdAt: row.created_at });
 	return {
-		async add(conversationId, id, message, now) {
+		async add(conversationId, id, message, now, branch = {}) {
 			await inTransaction(pool, async (client) => {
 				// Adds to one conversation take turns on its row, so two instances cannot both take the last place.
 				await client.query(`SELECT 1 FROM conversations WHERE id = $1 FOR NO KEY UPDATE`, [conversationId]);
 				const { rowCount } = await client.query(
-					`INSERT INTO queued_messages (id, conversation_id, message, created_at)
-					 SELECT $1, $2, $3, $4 WHERE (SELECT count(*) FROM queued_messages WHERE conversation_id = $2) < $5`,
-					[id, conversationId, message, now, limits.maxQueuedMessages]
+					`INSERT INTO queued_messages (id, conversation_id, message, created_at, edit_of, regenerate)
+					 SELECT $1, $2, $3, $4, $6, $7 WHERE (SELECT count(*) FROM queued_messages WHERE conversation_id = $2) < $5`,
+					[id, conversationId, message, now, limits.maxQueuedMessages, branch.editOf ?? null, branch.regenerate ?? null]
 				);
 				if (!rowCount) {
 					throw new ApiError(
@@ -35,10 +30,15 @@ export function postgresQueueStorage(pool: pg.Pool, limits: AppStorageLimits): Q
 
 		async list(conversationId) {
 			const { rows } = await pool.query<QueuedRow>(
-				`SELECT id, message, ${isoText('created_at')} AS created_at FROM queued_messages WHERE conversation_id = $1 ${OLDEST_FIRST}`,
+				`SELECT id, message, ${isoText('created_at')} AS created_at, edit_of, regenerate FROM queued_messages
+				 WHERE conversation_id = $1 ORDER BY queued_messages.created_at, queued_messages.seq`,
 				[conversationId]
 			);
-			return rows.map(toMessage);
+			return rows.map(toQueuedMessage);
+		},
+
+		async delete(id) {
+			await pool.query(`DELETE FROM queued_messages WHERE id = $1`, [id]);
 		},
 
 		async conversationsWaiting() {
@@ -48,19 +48,11 @@ export function postgresQueueStorage(pool: pg.Pool, limits: AppStorageLimits): Q
 			return rows.map((row) => row.conversation_id);
 		},
 
-		async claimNext(conversationId, runId, now) {
-			return inTransaction(pool, async (client) => {
-				// Locked, so two instances claiming at once cannot both take it.
-				const { rows } = await client.query<QueuedRow>(
-					`SELECT id, message, ${isoText('created_at')} AS created_at FROM queued_messages WHERE conversation_id = $1 ${OLDEST_FIRST} LIMIT 1 FOR UPDATE`,
-					[conversationId]
-				);
-				const next = rows[0];
-				if (!next) return undefined;
-				const claim = await claimRun(client, { conversationId, runId, now, trigger: 'message', input: next.message }, limits.maxConcurrentRuns);
-				if (claim === 'claimed') await client.query(`DELETE FROM queued_messages WHERE id = $1`, [next.id]);
-				return { claim, message: toMessage(next) };
-			});
-		}
+		claimQueued: (conversationId, queuedId, run) =>
+			inTransaction(pool, async (client) => {
+				const claim = await claimRun(client, { conversationId, ...run }, limits.maxConcurrentRuns);
+				if (claim === 'claimed') await client.query(`DELETE FROM queued_messages WHERE id = $1`, [queuedId]);
+				return claim;
+			})
 	};
 }

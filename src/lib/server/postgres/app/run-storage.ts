@@ -5,6 +5,7 @@ import type { RunTrigger } from '../../../protocol';
 import { toRecord, type RunRow } from '../../db/run-store';
 import type { Claim, RunStorage } from '../../storage/app-storage';
 import { inTransaction } from '../transaction.js';
+import { startBranchAt } from './branch-storage.js';
 import { isoText } from './iso-text.js';
 
 const RUN_COLUMNS = `id, conversation_id, status, trigger, input, error_code, error_message,
@@ -16,12 +17,13 @@ const CLAIM_LOCK = 0x50_48_c1_a1;
 /**
  * In the caller's transaction: inserts a `running` run unless maxConcurrentRuns runs are running
  * ('full', unless the conversation is busy itself) or one holds the conversation ('busy': the
- * partial unique index decides). A message run moves the conversation to the top of the list in
- * the same statement. Shared by the operations that claim.
+ * partial unique index decides). A run that sends a message (a message, an edit) moves the
+ * conversation to the top of the list in the same statement; one that starts a branch makes it
+ * the active branch. Shared by the operations that claim.
  */
 export async function claimRun(
 	client: pg.PoolClient,
-	run: { conversationId: string; runId: string; now: string; trigger: RunTrigger; input: string | null },
+	run: { conversationId: string; runId: string; now: string; trigger: RunTrigger; input: string | null; branchFrom?: string },
 	maxConcurrentRuns: number
 ): Promise<Claim> {
 	// A statement of its own: the count after it sees every claim committed before the lock was had.
@@ -36,7 +38,7 @@ export async function claimRun(
 			RETURNING conversation_id
 		), touched AS (
 			UPDATE conversations c SET updated_at = $5 FROM claimed
-			WHERE c.id = claimed.conversation_id AND $3 = 'message'
+			WHERE c.id = claimed.conversation_id AND $3 IN ('message', 'edit')
 		)
 		SELECT CASE WHEN EXISTS (SELECT 1 FROM claimed) THEN 'claimed'
 		            WHEN counted.running >= $6 AND NOT counted.busy THEN 'full'
@@ -44,13 +46,15 @@ export async function claimRun(
 		FROM counted`,
 		[run.runId, run.conversationId, run.trigger, run.input, run.now, maxConcurrentRuns]
 	);
-	return rows[0]!.claim;
+	const claim = rows[0]!.claim;
+	if (claim === 'claimed' && run.branchFrom !== undefined) await startBranchAt(client, run.conversationId, run.branchFrom);
+	return claim;
 }
 
 export function postgresRunStorage(pool: pg.Pool, maxConcurrentRuns: number): RunStorage {
 	return {
-		claim: (conversationId, runId, now, trigger, input) =>
-			inTransaction(pool, (client) => claimRun(client, { conversationId, runId, now, trigger, input }, maxConcurrentRuns)),
+		claim: (conversationId, runId, now, trigger, input, branchFrom) =>
+			inTransaction(pool, (client) => claimRun(client, { conversationId, runId, now, trigger, input, branchFrom }, maxConcurrentRuns)),
 
 		async touchConversation(conversationId, now) {
 			await pool.query(`UPDATE conversations SET updated_at = $1 WHERE id = $2`, [now, conversationId]);

@@ -40,6 +40,12 @@ export interface DeltaPostgresSaverOptions {
 	maxSegments?: number;
 	/** Decoded items kept in memory across calls (checkpoint/item-cache.ts); 0 disables. */
 	cacheItems?: number;
+	/**
+	 * Called inside each put's transaction, on its connection, once the checkpoint is written: what
+	 * must commit with it (a branch head following its branch, postgres/app/branch-storage.ts
+	 * advanceBranchHead). A throw rolls the put back.
+	 */
+	onPut?: (client: pg.PoolClient, put: { threadId: string; ns: string; checkpointId: string; parentId: string | undefined }) => Promise<void>;
 }
 
 type Skeleton = Omit<Checkpoint, 'id' | 'channel_values'>;
@@ -53,6 +59,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 	private readonly cache: ItemCache;
 	private readonly reader: TupleReader;
 	private readonly logs: LogWriter;
+	private readonly onPut: DeltaPostgresSaverOptions['onPut'];
 	/**
 	 * putWrites calls not yet committed, per thread and namespace. LangGraph does not wait for a
 	 * step's writes before it puts the next checkpoint; that put waits for them, so it finds the
@@ -71,6 +78,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		this.cache = new ItemCache(cacheItems);
 		this.reader = new TupleReader(pool, this.cache, this.serde, () => this.getNextVersion(undefined));
 		this.logs = new LogWriter(this.cache, this.serde, maxSegments);
+		this.onPut = options.onPut;
 	}
 
 	async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -157,6 +165,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 				logLengths: logs.logLengths,
 				relinks: locked.parent ? parentLinks(locked.parent.writes, logs.applied) : []
 			});
+			await this.onPut?.(client, { threadId, ns, checkpointId: id, parentId });
 			return logs.applied;
 		});
 		this.logs.remember(applied);

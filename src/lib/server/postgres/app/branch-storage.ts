@@ -1,0 +1,48 @@
+// Branches (storage/app-storage.ts BranchStorage) on PostgreSQL, and the two writes that go inside
+// other operations' transactions: a run starting a branch, and a put moving the head.
+
+import type pg from 'pg';
+import type { BranchStorage } from '../../storage/app-storage';
+import type { Queryable } from '../checkpoint/store.js';
+
+/** In the claim's transaction: the branch the claimed run starts begins at `checkpointId`. */
+export async function startBranchAt(q: Queryable, conversationId: string, checkpointId: string): Promise<void> {
+	await q.query(
+		`INSERT INTO conversation_branches (conversation_id, head) VALUES ($1, $2)
+		 ON CONFLICT (conversation_id) DO UPDATE SET head = EXCLUDED.head`,
+		[conversationId, checkpointId]
+	);
+}
+
+/**
+ * In the put's transaction (DeltaPostgresSaver's onPut): a checkpoint stored with `parentId` as its
+ * parent moves the head to it if the parent was the head, so the head never lags its branch.
+ */
+export async function advanceBranchHead(q: Queryable, conversationId: string, parentId: string, checkpointId: string): Promise<void> {
+	await q.query(`UPDATE conversation_branches SET head = $1 WHERE conversation_id = $2 AND head = $3`, [
+		checkpointId,
+		conversationId,
+		parentId
+	]);
+}
+
+export function postgresBranchStorage(pool: pg.Pool): BranchStorage {
+	const row = async (conversationId: string) =>
+		(
+			await pool.query<{ head: string; switched_after_run: string | null }>(
+				`SELECT head, switched_after_run FROM conversation_branches WHERE conversation_id = $1`,
+				[conversationId]
+			)
+		).rows[0];
+	return {
+		head: async (conversationId) => (await row(conversationId))?.head,
+		switchedAfterRun: async (conversationId) => (await row(conversationId))?.switched_after_run ?? null,
+		async switchTo(conversationId, checkpointId, afterRun) {
+			await pool.query(
+				`INSERT INTO conversation_branches (conversation_id, head, switched_after_run) VALUES ($1, $2, $3)
+				 ON CONFLICT (conversation_id) DO UPDATE SET head = EXCLUDED.head, switched_after_run = EXCLUDED.switched_after_run`,
+				[conversationId, checkpointId, afterRun]
+			);
+		}
+	};
+}

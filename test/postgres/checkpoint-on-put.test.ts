@@ -1,0 +1,53 @@
+// DeltaPostgresSaver's onPut runs in the put's own transaction: a branch head follows each
+// checkpoint put on it, and what onPut refuses rolls the checkpoint back with it.
+
+import pg from 'pg';
+import { emptyCheckpoint, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { advanceBranchHead } from '../../src/lib/server/postgres/app/branch-storage.js';
+import { DeltaPostgresSaver, migratePostgres, postgresAppStorage } from '../../src/lib/server/postgres/index.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+
+let database: TestDatabase;
+let pool: pg.Pool;
+beforeAll(async () => {
+	database = await createTestDatabase(inject('postgresUrl'), 'onput');
+	pool = new pg.Pool({ connectionString: database.url, max: 4 });
+	await migratePostgres(pool);
+});
+afterAll(async () => {
+	await pool.end();
+	await database.drop();
+});
+
+const metadata = { source: 'loop' as const, step: 0, parents: {} };
+const checkpoint = (): Checkpoint => ({ ...emptyCheckpoint(), id: uuid6(-1) });
+const at = (checkpointId?: string) => ({ configurable: { thread_id: 'c1', checkpoint_ns: '', ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } });
+
+describe('DeltaPostgresSaver onPut', () => {
+	it('moves the branch head with each checkpoint put on it, and a refusal rolls the put back', async () => {
+		const storage = postgresAppStorage(pool, { maxConcurrentRuns: 10, maxQueuedMessages: 10 });
+		let refuse = false;
+		const saver = new DeltaPostgresSaver(pool, {
+			onPut: async (client, { threadId, ns, checkpointId, parentId }) => {
+				if (refuse) throw new Error('refused');
+				if (ns === '' && parentId !== undefined) await advanceBranchHead(client, threadId, parentId, checkpointId);
+			}
+		});
+		await storage.conversations.createWithRun('c1', 'r1', 'hello', '2026-01-01T00:00:00.000Z');
+		const root = checkpoint();
+		await saver.put(at(), root, metadata, {});
+		const [onBranch, elsewhere] = [checkpoint(), checkpoint()];
+		await storage.runs.finish('r1', { status: 'completed', messageCount: 0 }, '2026-01-01T00:00:01.000Z');
+		await storage.runs.claim('c1', 'edit', '2026-01-01T00:00:02.000Z', 'edit', 'edited', root.id);
+		await saver.put(at(root.id), onBranch, metadata, {});
+		expect(await storage.branches.head('c1')).toBe(onBranch.id);
+		await saver.put(at(root.id), elsewhere, metadata, {});
+		expect(await storage.branches.head('c1')).toBe(onBranch.id);
+		refuse = true;
+		const refused = checkpoint();
+		await expect(saver.put(at(onBranch.id), refused, metadata, {})).rejects.toThrow('refused');
+		expect(await saver.getTuple(at(refused.id))).toBeUndefined();
+		expect(await storage.branches.head('c1')).toBe(onBranch.id);
+	});
+});
