@@ -21,6 +21,7 @@ export function summary(id: string, extra: Partial<ConversationSummary> = {}): C
 		createdAt: '2026-11-01T10:00:00.000Z',
 		updatedAt: '2026-11-01T10:00:00.000Z',
 		messageCount: 0,
+		model: null,
 		status: 'completed',
 		...extra
 	};
@@ -32,7 +33,8 @@ export function detail(id: string, messages: MessageDto[], extra: Partial<Conver
 
 export const READY: Readiness = {
 	status: 'ok',
-	checks: { database: { status: 'ok' }, model: { status: 'ok' }, mcp: {} }
+	defaultModel: 'ollama/qwen3',
+	checks: { database: { status: 'ok' }, model: { status: 'ok' }, providers: { ollama: { status: 'ok', kind: 'ollama' } }, mcp: {} }
 };
 
 type Calls = { [K in keyof ChatApi]: Parameters<ChatApi[K]>[] };

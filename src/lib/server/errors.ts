@@ -12,6 +12,10 @@ export const ERROR_CODES = {
 	SHUTTING_DOWN: 503,
 	MODEL_UNREACHABLE: 502,
 	MODEL_UNAVAILABLE: 502,
+	/** The model server refused the API key (401/403). */
+	MODEL_AUTH_FAILED: 502,
+	/** The model server is rate limited or out of quota (429). */
+	MODEL_RATE_LIMITED: 429,
 	RECURSION_LIMIT: 500,
 	AGENT_FAILURE: 500,
 	OUTCOME_NOT_RECORDED: 500,

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import fs from 'node:fs';
-import { ChatOllama } from '@langchain/ollama';
 import type { Settings } from './settings';
 import { openDatabase } from './db/database';
 import { commitDurably } from './db/durable-commit';
@@ -8,13 +7,15 @@ import { ConversationStore } from './db/conversation-store';
 import { MessageQueue } from './db/message-queue';
 import { RunStore } from './db/run-store';
 import { buildAgentGraph } from './agent/agent-graph';
-import { classifyModelError } from './agent/model-errors';
 import { readSystemPrompt } from './agent/system-prompt';
 import { ThreadReader } from './agent/thread-reader';
 import { createCrashInjector, crashBeforeCheckpoint } from './crash-points';
 import { EventLoopShare } from './event-loop-share';
 import { DeltaSqliteSaver, migrateCheckpointStore, pruneThreadCheckpoints } from './checkpoint';
 import { loadMcpConfig } from './mcp/mcp-config';
+import { configuredProviders } from './models/configured-providers';
+import { ModelCatalog } from './models/model-catalog';
+import { loadModelsConfig } from './models/models-config';
 import { Toolbox } from './mcp/toolbox';
 import { ToolJournal } from './tools/tool-journal';
 import { runToolStep } from './tools/tool-step';
@@ -33,6 +34,7 @@ export type Runtime = {
 	threads: ThreadReader;
 	runService: RunService;
 	toolbox: Toolbox;
+	models: ModelCatalog;
 	deleteConversation: (id: string) => void;
 	readiness: () => Promise<Readiness>;
 	/** A request's turn of the event loop when it is busy (see EventLoopShare); undefined: go on now. */
@@ -86,16 +88,15 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 
 	// One for every run, so concurrent runs share each turn of the event loop.
 	const loop = new EventLoopShare();
+	const endpoints = await loadModelsConfig(path.join(settings.paths.configDir, 'models.json'), env);
+	const models = new ModelCatalog(configuredProviders(settings, endpoints, loop.fetch), settings.defaultModel);
 	let runService!: RunService;
 	const graph = buildAgentGraph({
 		checkpointer,
-		chatModel: () =>
-			new ChatOllama({
-				baseUrl: settings.OLLAMA_HOST,
-				model: settings.OLLAMA_MODEL,
-				think: settings.OLLAMA_THINK,
-				fetch: loop.fetch
-			}),
+		model: (config) => {
+			const conversation = String(config.configurable?.thread_id);
+			return models.step(conversations.model(conversation) ?? models.defaultModel, String(config.configurable?.run_id));
+		},
 		tools: () => toolbox.definitions(),
 		runTools: (messages, config) =>
 			runToolStep(messages, config, { toolbox, journal, policy: settings.UNFINISHED_TOOL_CALLS, crash, now }),
@@ -104,8 +105,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			if (wait) await wait;
 			runService.checkStop(config);
 		},
-		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md')),
-		classifyModelError: (e) => classifyModelError(e, settings.OLLAMA_HOST, settings.OLLAMA_MODEL)
+		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md'))
 	});
 	const threads = new ThreadReader(graph, checkpointer);
 
@@ -178,6 +178,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		threads,
 		runService,
 		toolbox,
+		models,
 		deleteConversation(id) {
 			// One durable transaction: a crash cannot leave a deleted conversation's checkpoints behind,
 			// and a power cut cannot bring deleted messages back.
@@ -187,8 +188,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			});
 		},
 		turn: () => loop.turn(),
-		readiness: () =>
-			checkReadiness({ db, ollamaHost: settings.OLLAMA_HOST, model: settings.OLLAMA_MODEL, mcp: toolbox.status() }),
+		readiness: async () => checkReadiness({ db, models: await models.readiness(), defaultModel: models.defaultModel, mcp: toolbox.status() }),
 		close() {
 			closed ??= (async () => {
 				try {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parseCrashAt } from './crash-points';
 import { parseCheckpointRetention } from './checkpoint';
+import { parseModelId } from './models/model-id';
 
 /**
  * Every setting the service reads from its environment, parsed once at start.
@@ -23,6 +24,13 @@ export const SettingsSchema = z.object({
 	OLLAMA_HOST: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:11434'),
 	OLLAMA_MODEL: z.string().trim().min(1).default('qwen3'),
 	OLLAMA_THINK: boolean.default(false),
+	OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+	OPENAI_API_KEY: z.string().trim().optional(),
+	DEFAULT_MODEL: z
+		.string()
+		.trim()
+		.refine((v) => parseModelId(v) !== null, 'expected <provider>/<model>, e.g. ollama/qwen3 or openai/qwen3-8b')
+		.optional(),
 	CONFIG_DIR: z.string().default('config'),
 	DATABASE_PATH: z.string().default('data/sophos.db'),
 	MEMORY_FILE_PATH: z.string().default('data/memory.jsonl'),
@@ -59,6 +67,13 @@ export const SettingsSchema = z.object({
 export type Settings = z.infer<typeof SettingsSchema> & {
 	/** Absolute paths derived from the settings above. */
 	paths: { database: string; configDir: string; memoryFile: string };
+	/** DEFAULT_MODEL, or `ollama/$OLLAMA_MODEL`. */
+	defaultModel: string;
+	/**
+	 * Whether Ollama is one of the providers: unless DEFAULT_MODEL names another one and no OLLAMA_*
+	 * setting is given, so a setup with LM Studio alone is not reported down for want of Ollama.
+	 */
+	ollamaEnabled: boolean;
 };
 
 export class SettingsError extends Error {
@@ -82,8 +97,12 @@ export function parseSettings(env: Record<string, string | undefined>, cwd = pro
 	}
 	const s = result.data;
 	const abs = (p: string) => (p === ':memory:' ? p : path.resolve(cwd, p));
+	const defaultModel = s.DEFAULT_MODEL ?? `ollama/${s.OLLAMA_MODEL}`;
 	return {
 		...s,
+		defaultModel,
+		ollamaEnabled:
+			defaultModel.startsWith('ollama/') || ['OLLAMA_HOST', 'OLLAMA_MODEL', 'OLLAMA_THINK'].some((key) => key in present),
 		paths: {
 			database: abs(s.DATABASE_PATH),
 			configDir: abs(s.CONFIG_DIR),

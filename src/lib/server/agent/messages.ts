@@ -1,4 +1,6 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+import { modelCallOf } from '../models/model-call';
+import type { ModelUsage } from '../models/model-usage';
 
 export type ToolCallDto = { id?: string; name: string; args: Record<string, unknown> };
 
@@ -8,6 +10,9 @@ export type MessageDto = {
 	content: string;
 	reasoning?: string;
 	toolCalls?: ToolCallDto[];
+	/** The model that gave an assistant message (`<provider>/<model>`), and what its call used. */
+	model?: string;
+	usage?: ModelUsage;
 	name?: string;
 	toolCallId?: string;
 	status?: 'success' | 'error';
@@ -39,6 +44,7 @@ export function toMessageDto(message: BaseMessage): MessageDto | null {
 	if (AIMessage.isInstance(message)) {
 		const reasoning = reasoningOf(message);
 		const calls = message.tool_calls ?? [];
+		const call = modelCallOf(message);
 		return {
 			id,
 			role: 'assistant',
@@ -46,7 +52,9 @@ export function toMessageDto(message: BaseMessage): MessageDto | null {
 			...(reasoning ? { reasoning } : {}),
 			...(calls.length
 				? { toolCalls: calls.map((c) => ({ id: c.id, name: c.name, args: c.args })) }
-				: {})
+				: {}),
+			...(call ? { model: call.model } : {}),
+			...(call?.usage ? { usage: call.usage } : {})
 		};
 	}
 	if (ToolMessage.isInstance(message)) {

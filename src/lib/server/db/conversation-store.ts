@@ -8,6 +8,8 @@ export type ConversationSummary = {
 	createdAt: string;
 	updatedAt: string;
 	messageCount: number;
+	/** The model its runs answer with (`<provider>/<model>`); null: DEFAULT_MODEL (a conversation from before models were chosen). */
+	model: string | null;
 	status: RunStatus | null;
 	error?: { code: string; message: string };
 };
@@ -18,13 +20,14 @@ type SummaryRow = {
 	created_at: string;
 	updated_at: string;
 	message_count: number;
+	model: string | null;
 	status: RunStatus | null;
 	error_code: string | null;
 	error_message: string | null;
 };
 
 const SUMMARY_SELECT = `
-	SELECT c.id, c.title, c.created_at, c.updated_at, c.message_count,
+	SELECT c.id, c.title, c.created_at, c.updated_at, c.message_count, c.model,
 		r.status, r.error_code, r.error_message
 	FROM conversations c
 	LEFT JOIN runs r ON r.rowid = (
@@ -38,6 +41,7 @@ function toSummary(row: SummaryRow): ConversationSummary {
 		createdAt: row.created_at,
 		updatedAt: row.updated_at,
 		messageCount: row.message_count,
+		model: row.model,
 		status: row.status,
 		...(row.error_code ? { error: { code: row.error_code, message: row.error_message ?? '' } } : {})
 	};
@@ -58,15 +62,19 @@ export class ConversationStore {
 	private readonly first;
 	private readonly insert;
 	private readonly remove;
+	private readonly modelById;
+	private readonly setModelRow;
 
 	constructor(private readonly db: Database.Database) {
 		this.byId = db.prepare<[string], SummaryRow>(`${SUMMARY_SELECT} WHERE c.id = ?`);
 		this.all = db.prepare<[], SummaryRow>(`${SUMMARY_SELECT} ORDER BY c.updated_at DESC, c.rowid DESC`);
 		this.first = db.prepare<[number], SummaryRow>(`${SUMMARY_SELECT} ORDER BY c.updated_at DESC, c.rowid DESC LIMIT ?`);
 		this.insert = db.prepare(
-			'INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)'
+			'INSERT INTO conversations (id, title, created_at, updated_at, model) VALUES (?, ?, ?, ?, ?)'
 		);
 		this.remove = db.prepare('DELETE FROM conversations WHERE id = ?');
+		this.modelById = db.prepare<[string], { model: string | null }>('SELECT model FROM conversations WHERE id = ?');
+		this.setModelRow = db.prepare('UPDATE conversations SET model = ? WHERE id = ?');
 	}
 
 	get(id: string): ConversationSummary | undefined {
@@ -89,8 +97,18 @@ export class ConversationStore {
 	}
 
 	/** Inserts the row; callers wrap it in the transaction that also claims the first run. */
-	create(id: string, firstMessage: string, now: string): void {
-		this.insert.run(id, titleFromMessage(firstMessage), now, now);
+	create(id: string, firstMessage: string, now: string, model: string | null = null): void {
+		this.insert.run(id, titleFromMessage(firstMessage), now, now, model);
+	}
+
+	/** The model the conversation's runs answer with; null: DEFAULT_MODEL. Read at every agent step. */
+	model(id: string): string | null {
+		return this.modelById.get(id)?.model ?? null;
+	}
+
+	/** Chooses the model for this and later runs; only a run that has claimed the conversation does this. */
+	setModel(id: string, model: string): void {
+		this.setModelRow.run(model, id);
 	}
 
 	/** Removes the conversation and, by cascade, its runs. */

@@ -53,7 +53,12 @@ const MIGRATIONS: readonly string[] = [
 		CHECK (trigger IN ('message', 'resume', 'auto-resume'));
 	-- The user message of a message run, kept with the run so a crash before it reached the thread
 	-- loses nothing: it is sent again on resume. In the thread, that message's id is the run's id.
-	ALTER TABLE runs ADD COLUMN input TEXT;`
+	ALTER TABLE runs ADD COLUMN input TEXT;`,
+	`-- The model a conversation answers with (<provider>/<model>), set by the run that chose it and kept
+	-- for later turns until another is chosen. NULL for conversations from before: they take DEFAULT_MODEL.
+	ALTER TABLE conversations ADD COLUMN model TEXT;
+	-- The model a message queued with ifBusy "enqueue" was sent with, applied when it starts.
+	ALTER TABLE queued_messages ADD COLUMN model TEXT;`
 ];
 
 export function migrate(db: Database.Database): number {

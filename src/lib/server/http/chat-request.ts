@@ -1,14 +1,23 @@
 import { z } from 'zod';
 import { SophosError } from '../errors';
 import type { StartRequest } from '../runs/run-service';
+import { parseModelId } from '../models/model-id';
 import { parseUuid } from './uuid';
+
+/** Longest model id accepted: far past any real name, short enough to quote back in an error. */
+const MODEL_ID_MAX = 256;
 
 export const ChatRequestSchema = z.strictObject({
 	message: z.string().optional(),
 	conversation: z.string().nullable().optional(),
 	resume: z.boolean().optional(),
 	cancel: z.boolean().optional(),
-	ifBusy: z.enum(['reject', 'enqueue', 'interrupt']).optional()
+	ifBusy: z.enum(['reject', 'enqueue', 'interrupt']).optional(),
+	model: z
+		.string()
+		.max(MODEL_ID_MAX)
+		.refine((v) => parseModelId(v) !== null, 'expected <provider>/<model>, an id from GET /api/models')
+		.optional()
 });
 
 export type ChatRequest = StartRequest | { kind: 'cancel'; conversation: string };
@@ -24,8 +33,10 @@ export function parseChatRequest(body: unknown, maxMessageChars: number): ChatRe
 		const field = issue.path.join('.') || (issue as { keys?: string[] }).keys?.join(', ') || 'body';
 		throw new SophosError('BAD_REQUEST', `Invalid field "${field}": ${issue.message}`);
 	}
-	const { message = '', conversation, resume, cancel, ifBusy } = parsed.data;
+	const { message = '', conversation, resume, cancel, ifBusy, model } = parsed.data;
+	const choice = model === undefined ? {} : { model };
 	if (cancel) {
+		if (model !== undefined) throw new SophosError('BAD_REQUEST', 'A model is chosen with a message or a resume, not a cancel');
 		const id = parseUuid(conversation);
 		if (conversation === undefined || conversation === null) {
 			throw new SophosError('BAD_REQUEST', 'A conversation is required to cancel');
@@ -40,11 +51,11 @@ export function parseChatRequest(body: unknown, maxMessageChars: number): ChatRe
 	}
 	if (conversation === undefined || conversation === null) {
 		if (resume) throw new SophosError('BAD_REQUEST', 'A conversation is required to resume');
-		return { kind: 'message', conversation: null, message: text, ...(ifBusy ? { ifBusy } : {}) };
+		return { kind: 'message', conversation: null, message: text, ...(ifBusy ? { ifBusy } : {}), ...choice };
 	}
 	const id = parseUuid(conversation);
 	if (!id) throw new SophosError('BAD_REQUEST', 'Invalid Conversation ID');
 	return resume
-		? { kind: 'resume', conversation: id }
-		: { kind: 'message', conversation: id, message: text, ...(ifBusy ? { ifBusy } : {}) };
+		? { kind: 'resume', conversation: id, ...choice }
+		: { kind: 'message', conversation: id, message: text, ...(ifBusy ? { ifBusy } : {}), ...choice };
 }

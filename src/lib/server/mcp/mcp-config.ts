@@ -1,6 +1,5 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
+import { expandVars, readJsonConfig } from '../config-file';
 
 /**
  * `$CONFIG_DIR/mcp.json`: server name → connection. Parsed strictly, so a typo in a key is an error
@@ -45,35 +44,21 @@ export function isStdio(c: McpServerConfig): c is z.infer<typeof StdioServerSche
 	return 'command' in c;
 }
 
-/** `${NAME}` in args and env values, from the service's environment (unset → ""). */
-function expand(value: string, vars: Record<string, string | undefined>): string {
-	return value.replace(/\$\{([A-Z0-9_]+)\}/g, (_, name: string) => vars[name] ?? '');
-}
-
+/** `${NAME}` in args and env values is taken from the service's environment (unset → ""). */
 export async function loadMcpConfig(
 	file: string,
 	vars: Record<string, string | undefined>
 ): Promise<McpConfig> {
-	let raw: unknown;
-	try {
-		raw = JSON.parse(await fs.readFile(file, 'utf8'));
-	} catch (e) {
-		throw new Error(`Failed to load MCP configuration from ${path.resolve(file)}: ${(e as Error).message}`);
-	}
-	const parsed = McpConfigSchema.safeParse(raw);
-	if (!parsed.success) {
-		const why = parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`);
-		throw new Error(`Invalid MCP configuration in ${path.resolve(file)}: ${why.join('; ')}`);
-	}
+	const config = await readJsonConfig(file, McpConfigSchema, 'MCP configuration');
 	return Object.fromEntries(
-		Object.entries(parsed.data).map(([name, server]) => [
+		Object.entries(config).map(([name, server]) => [
 			name,
 			isStdio(server)
 				? {
 						...server,
-						args: server.args.map((a) => expand(a, vars)),
+						args: server.args.map((a) => expandVars(a, vars)),
 						...(server.env
-							? { env: Object.fromEntries(Object.entries(server.env).map(([k, v]) => [k, expand(v, vars)])) }
+							? { env: Object.fromEntries(Object.entries(server.env).map(([k, v]) => [k, expandVars(v, vars)])) }
 							: {})
 					}
 				: server

@@ -10,9 +10,10 @@ import { executeRun, type ExecutorParts } from './run-executor';
 
 export type IfBusy = 'reject' | 'enqueue' | 'interrupt';
 
+/** `model`: the `<provider>/<model>` the conversation answers with from this run on, checked by the caller. */
 export type StartRequest =
-	| { kind: 'message'; conversation: string | null; message: string; ifBusy?: IfBusy }
-	| { kind: 'resume'; conversation: string; trigger?: Extract<RunTrigger, 'resume' | 'auto-resume'> };
+	| { kind: 'message'; conversation: string | null; message: string; ifBusy?: IfBusy; model?: string }
+	| { kind: 'resume'; conversation: string; trigger?: Extract<RunTrigger, 'resume' | 'auto-resume'>; model?: string };
 
 export type StartResult = { conversation: string; run: string } | { conversation: string; queued: string };
 
@@ -48,7 +49,7 @@ export class RunService {
 		if (request.kind === 'message' && request.conversation === null) {
 			const conversationId = randomUUID();
 			conversations.transaction(() => {
-				conversations.create(conversationId, request.message, now);
+				conversations.create(conversationId, request.message, now, request.model);
 				runs.claim(conversationId, runId, now, 'message', request.message);
 			});
 			return this.launch(conversationId, runId, { kind: 'message', input: { id: runId, message: request.message } }, now);
@@ -57,10 +58,11 @@ export class RunService {
 		if (!conversations.exists(conversationId)) throw new SophosError('NOT_FOUND', 'Conversation Not Found');
 		const trigger = request.kind === 'resume' ? (request.trigger ?? 'resume') : 'message';
 		const message = request.kind === 'message' ? request.message : null;
-		if (!runs.claim(conversationId, runId, now, trigger, message)) {
+		const model = request.kind === 'message' ? request.model : undefined;
+		if (!runs.claim(conversationId, runId, now, trigger, message, model)) {
 			if (request.kind === 'message' && request.ifBusy === 'enqueue') {
 				const queued = randomUUID();
-				queue.add(conversationId, queued, request.message, now);
+				queue.add(conversationId, queued, request.message, now, request.model);
 				return { conversation: conversationId, queued };
 			}
 			if (request.kind === 'message' && request.ifBusy === 'interrupt' && this.registry.get(conversationId)) {
@@ -73,6 +75,8 @@ export class RunService {
 			request.kind === 'message'
 				? { kind: 'message', input: { id: runId, message: request.message } }
 				: { kind: 'resume', lostInput: await this.checkResumable(conversationId, runId) };
+		// A resume's model is set only once it is sure to go ahead, before its first step.
+		if (request.kind === 'resume' && request.model) conversations.setModel(conversationId, request.model);
 		return this.launch(conversationId, runId, input, now);
 	}
 
@@ -128,7 +132,7 @@ export class RunService {
 		const runId = randomUUID();
 		const now = this.parts.now();
 		const claimed = conversations.transaction(() => {
-			if (!runs.claim(conversationId, runId, now, 'message', next.message)) return false;
+			if (!runs.claim(conversationId, runId, now, 'message', next.message, next.model)) return false;
 			queue.delete(next.id);
 			return true;
 		});

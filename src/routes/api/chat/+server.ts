@@ -15,7 +15,10 @@ export const POST: RequestHandler = async ({ request }) => {
 			requireConversation(rt.conversations, parsed.conversation);
 			return jsonResponse(await rt.runService.cancelConversation(parsed.conversation));
 		}
-		const started = await rt.runService.start(parsed);
+		if (parsed.model) await rt.models.checkChoice(parsed.model);
+		// A new conversation keeps the model it starts with, even if DEFAULT_MODEL changes later.
+		const isNew = parsed.kind === 'message' && parsed.conversation === null;
+		const started = await rt.runService.start(isNew && !parsed.model ? { ...parsed, model: rt.models.defaultModel } : parsed);
 		return jsonResponse(started, 'queued' in started ? 202 : 200);
 	} catch (e) {
 		return errorResponse(e);

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { expandVars, readJsonConfig } from '../config-file';
+import { PROVIDER_NAME } from './model-id';
+
+/** An OpenAI-compatible server: LM Studio, llama.cpp's server, vLLM or a hosted API. */
+export type OpenAIEndpoint = {
+	name: string;
+	baseUrl: string;
+	apiKey?: string;
+	/** Where a person fixes its address and its key, for messages: settings or keys of models.json. */
+	urlSetting: string;
+	keySetting: string;
+};
+
+/** Names taken by the providers that settings configure: `ollama`, and `openai` (OPENAI_BASE_URL). */
+const RESERVED = new Set(['ollama', 'openai']);
+
+function modelsConfigSchema(vars: Record<string, string | undefined>) {
+	const expanded = z.string().transform((v) => expandVars(v, vars));
+	return z.record(
+		z
+			.string()
+			.regex(PROVIDER_NAME, 'provider names may hold letters, digits, _ and -')
+			.refine((name) => !RESERVED.has(name), 'this name is taken by a provider that settings configure'),
+		z.strictObject({
+			baseUrl: expanded.pipe(z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://127.0.0.1:1234/v1' })),
+			apiKey: expanded.optional()
+		})
+	);
+}
+
+/**
+ * `$CONFIG_DIR/models.json`: provider name → `{baseUrl, apiKey}`, parsed strictly like mcp.json,
+ * with `${NAME}` taken from the service's environment. No file: no extra providers.
+ */
+export async function loadModelsConfig(file: string, vars: Record<string, string | undefined>): Promise<OpenAIEndpoint[]> {
+	const config = await readJsonConfig(file, modelsConfigSchema(vars), 'model server configuration', { optional: true });
+	return Object.entries(config ?? {}).map(([name, entry]) => ({
+		name,
+		baseUrl: entry.baseUrl,
+		...(entry.apiKey ? { apiKey: entry.apiKey } : {}),
+		urlSetting: `"${name}".baseUrl in models.json`,
+		keySetting: `"${name}".apiKey in models.json`
+	}));
+}
