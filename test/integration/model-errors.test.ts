@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedOllama } from '../support/scripted-ollama';
+import { ScriptedOpenAI } from '../support/scripted-openai';
 import { answerScript } from '../support/scripts';
 import { Service } from '../support/service';
 import { followRun } from '../support/sse';
@@ -80,6 +81,99 @@ describe('an unreachable model', () => {
 			expect(body.checks.database.status).toBe('ok');
 		} finally {
 			await service.stop();
+		}
+	});
+});
+
+/** The same classes from an OpenAI-compatible server, told apart by the client's error type and the HTTP status. */
+describe('model failures from an OpenAI-compatible server', () => {
+	let openai: ScriptedOpenAI;
+	let service: Service;
+
+	beforeAll(async () => {
+		openai = await ScriptedOpenAI.start(answerScript('ok'), { apiKey: 'right-key' });
+		service = await Service.start({ env: openai.serviceEnv() });
+	});
+	afterAll(async () => {
+		await service.stop();
+		await openai.close();
+	});
+
+	const readyz = async () => {
+		const res = await service.fetch('/api/readyz');
+		return { status: res.status, body: await res.json() };
+	};
+
+	it('a key the server refuses: MODEL_AUTH_FAILED, naming the setting, and readyz says so', async () => {
+		expect((await readyz()).status).toBe(200);
+		openai.apiKey = 'rotated-key';
+		try {
+			const { last, record, detail } = await failedRun(service, 'hi');
+			expect(last).toMatchObject({ event: 'chat-error', data: { code: 'MODEL_AUTH_FAILED' } });
+			expect((last.data as { message: string }).message).toContain('set OPENAI_API_KEY');
+			expect(record.error.code).toBe('MODEL_AUTH_FAILED');
+			expect(detail.resumable).toBe(true);
+			const ready = await readyz();
+			expect(ready.status).toBe(503);
+			expect(ready.body.checks.model).toMatchObject({ status: 'error', message: expect.stringContaining('refused the API key') });
+			expect(ready.body.checks.providers.openai).toMatchObject({ status: 'error', kind: 'openai' });
+		} finally {
+			openai.apiKey = 'right-key';
+		}
+	});
+
+	it('a model the server does not serve: MODEL_UNAVAILABLE, resumable once it is loaded', async () => {
+		openai.models = ['another-model'];
+		try {
+			const { conversation, last, record } = await failedRun(service, 'hi');
+			expect(last).toMatchObject({ event: 'chat-error', data: { code: 'MODEL_UNAVAILABLE' } });
+			expect((last.data as { message: string }).message).toContain('"qwen3-8b" is not available on "openai"');
+			expect(record.error.code).toBe('MODEL_UNAVAILABLE');
+			expect((await readyz()).body.message).toContain('The model "qwen3-8b" is not served by "openai"');
+			openai.models = ['qwen3-8b'];
+			expect((await service.post('/api/chat', { conversation, resume: true })).status).toBe(200);
+			expect((await followRun(service.url, conversation)).at(-1)?.event).toBe('end');
+		} finally {
+			openai.models = ['qwen3-8b'];
+		}
+	});
+
+	it('a rate limit: MODEL_RATE_LIMITED with the Retry-After; out of quota says so', async () => {
+		openai.script = () => ({ httpError: { status: 429, error: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded', retryAfter: '7' } });
+		const limited = await failedRun(service, 'hi');
+		expect(limited.last).toMatchObject({ event: 'chat-error', data: { code: 'MODEL_RATE_LIMITED' } });
+		expect((limited.last.data as { message: string }).message).toContain('retry after 7 s');
+		openai.script = () => ({ httpError: { status: 429, error: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } });
+		const quota = await failedRun(service, 'hi');
+		expect(quota.record.error).toMatchObject({ code: 'MODEL_RATE_LIMITED', message: expect.stringContaining('out of quota') });
+	});
+
+	it('any other failure: AGENT_FAILURE with the server message and the tool-call advice', async () => {
+		openai.script = () => ({ httpError: { status: 500, error: 'tools param requires --jinja flag' } });
+		const { last, record } = await failedRun(service, 'boom');
+		expect(last).toMatchObject({ event: 'chat-error', data: { code: 'AGENT_FAILURE' } });
+		expect(record.error.message).toContain('500: tools param requires --jinja flag');
+		expect(record.error.message).toContain('--enable-auto-tool-choice');
+		openai.script = answerScript('ok');
+	});
+
+	it('a server that is gone: MODEL_UNREACHABLE naming its address, and readyz names it', async () => {
+		const gone = await ScriptedOpenAI.start(answerScript('never'));
+		const url = gone.url;
+		await gone.close();
+		const down = await Service.start({ env: { OPENAI_BASE_URL: url, DEFAULT_MODEL: 'openai/qwen3-8b' } });
+		try {
+			const { last, record } = await failedRun(down, 'hello?');
+			expect(last).toMatchObject({ event: 'chat-error', data: { code: 'MODEL_UNREACHABLE' } });
+			expect((last.data as { message: string }).message).toContain(`not reachable at ${url}`);
+			expect(record.error.code).toBe('MODEL_UNREACHABLE');
+			const ready = await down.fetch('/api/readyz');
+			expect(ready.status).toBe(503);
+			const body = await ready.json();
+			expect(body.message).toContain(`The model server "openai" is not reachable at ${url}`);
+			expect(Object.keys(body.checks.providers)).toEqual(['openai']);
+		} finally {
+			await down.stop();
 		}
 	});
 });

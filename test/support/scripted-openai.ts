@@ -14,15 +14,13 @@ import { checkHold, Holds, split, type Script, type ScriptedModelServer, type Sc
  * model, or whatever status a script asks for. Scripted like ScriptedOllama, from the same scripts.
  */
 
-export type OpenAIMessage = {
-	role: 'system' | 'developer' | 'user' | 'assistant' | 'tool';
-	content: string;
+export type OpenAIMessage = ScriptRequest['messages'][number] & {
 	tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
 	tool_call_id?: string;
 	reasoning_content?: string;
 };
 
-export type CompletionRequest = ScriptRequest & {
+export type CompletionRequest = Omit<ScriptRequest, 'messages'> & {
 	messages: OpenAIMessage[];
 	stream?: boolean;
 	stream_options?: { include_usage?: boolean };
