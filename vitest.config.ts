@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-// Three kinds of test, one command: unit (in-process, real SQLite files), integration (the built
-// service and MCP servers as child processes), e2e (the built app in Debian's Chromium).
+// Four kinds of test, one command: unit (pure modules, real SQLite files), core (the runtime in
+// process: RunService, recovery and the executor on a real database, MCP child and scripted model),
+// integration (the built service and MCP servers as child processes), e2e (the built app in
+// Debian's Chromium).
 export default defineConfig({
 	test: {
 		projects: [
@@ -10,6 +12,14 @@ export default defineConfig({
 					name: 'unit',
 					include: ['test/unit/**/*.test.ts'],
 					testTimeout: 30_000
+				}
+			},
+			{
+				test: {
+					name: 'core',
+					include: ['test/core/**/*.test.ts'],
+					testTimeout: 60_000,
+					hookTimeout: 60_000
 				}
 			},
 			{

@@ -1,6 +1,6 @@
 import type { ApiResult, ChatApi } from '../../src/lib/client/chat-api';
 import type { OpenRunStream, RunStreamHandlers } from '../../src/lib/client/run-stream';
-import type { ConversationDetail, ConversationSummary, MessageDto, Readiness, StreamEvent } from '../../src/lib/client/wire';
+import type { ConversationDetail, ConversationSummary, MessageDto, Readiness, StreamEvent } from '../../src/lib/protocol';
 
 /** Fakes for the client controller: an API whose answers a test sets or holds, and scripted streams. */
 
@@ -28,7 +28,7 @@ export function summary(id: string, extra: Partial<ConversationSummary> = {}): C
 }
 
 export function detail(id: string, messages: MessageDto[], extra: Partial<ConversationSummary> = {}, resumable = false): ConversationDetail {
-	return { conversation: summary(id, { messageCount: messages.length, ...extra }), messages, resumable };
+	return { conversation: summary(id, { messageCount: messages.length, ...extra }), messages, resumable, queue: [], approvals: [] };
 }
 
 export const READY: Readiness = {

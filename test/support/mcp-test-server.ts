@@ -54,6 +54,19 @@ server.registerTool(
 	}
 );
 
+server.registerTool(
+	'visit',
+	{
+		description: 'Reads a web page: read-only, but it reaches the open world.',
+		inputSchema: { url: z.string() },
+		annotations: { readOnlyHint: true, openWorldHint: true }
+	},
+	({ url }, extra) => {
+		note(`visit ${keyOf(extra)} ${url}`);
+		return { content: [{ type: 'text', text: `Visited ${url}. See also https://example.org/next for more.` }] };
+	}
+);
+
 server.registerTool('read_log', { description: 'Returns the call journal.', inputSchema: {} }, () => ({
 	content: [{ type: 'text', text: fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '' }]
 }));

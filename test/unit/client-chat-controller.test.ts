@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ChatController, LIST_PAGE } from '../../src/lib/client/chat-controller';
 import { CANCELLED_MESSAGE, CANCELLING_MESSAGE, DETACHED_MESSAGE, IN_PROGRESS_MESSAGE } from '../../src/lib/client/chat-snapshot';
 import { chatView } from '../../src/lib/client/chat-view';
-import type { MessageDto } from '../../src/lib/client/wire';
+import type { MessageDto } from '../../src/lib/protocol';
 import { FakeApi, FakeStreams, deferred, detail, ev, fail, ok, settle, summary } from '../support/client-fakes';
 
 const USER: MessageDto = { id: 'u1', role: 'user', content: 'hello' };

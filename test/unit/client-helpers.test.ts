@@ -3,7 +3,7 @@ import { IllegalTransitionError, canTransition, transition } from '../../src/lib
 import { codeSpans, readinessAdvice } from '../../src/lib/client/readiness-advice';
 import { relativeTime } from '../../src/lib/client/relative-time';
 import { isNearBottom } from '../../src/lib/client/scroll';
-import type { Readiness } from '../../src/lib/client/wire';
+import type { Readiness } from '../../src/lib/protocol';
 
 describe('chat status', () => {
 	it('allows the documented edges and throws on others', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyRunEvent, emptyLiveRun, settledLiveRun, type LiveRun } from '../../src/lib/client/live-run';
-import type { StreamEvent } from '../../src/lib/client/wire';
+import type { StreamEvent } from '../../src/lib/protocol';
 import { ev } from '../support/client-fakes';
 
 const apply = (events: StreamEvent[], from: LiveRun = emptyLiveRun()) => events.reduce(applyRunEvent, from);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyRunEvent, emptyLiveRun } from '../../src/lib/client/live-run';
 import { buildTranscript } from '../../src/lib/client/transcript';
-import type { MessageDto, StreamEvent } from '../../src/lib/client/wire';
+import type { MessageDto, StreamEvent } from '../../src/lib/protocol';
 import { ev } from '../support/client-fakes';
 
 const live = (events: StreamEvent[]) => events.reduce(applyRunEvent, emptyLiveRun());

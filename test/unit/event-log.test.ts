@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EventLog } from '../../src/lib/server/stream/event-log';
 import { formatSseFrame } from '../../src/lib/server/stream/sse-frame';
-import type { RunEvent } from '../../src/lib/server/stream/run-events';
+import type { RunEvent } from '../../src/lib/protocol';
 
 const token = (data: string): RunEvent => ({ event: 'token', data });
 const trace = (step: number): RunEvent => ({ event: 'trace', data: { step, name: 'x', node: 'agent', event: 'enter' } });

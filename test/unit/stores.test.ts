@@ -12,14 +12,21 @@ function open() {
 }
 
 describe('database', () => {
-	it('migrates once: user_version 3 and the app tables', () => {
+	it('migrates once: user_version 4 and the app tables', () => {
 		const { file, db } = open();
-		expect(db.pragma('user_version', { simple: true })).toBe(3);
+		expect(db.pragma('user_version', { simple: true })).toBe(4);
 		const tables = db.prepare("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name").all();
-		expect(tables).toEqual([{ name: 'conversations' }, { name: 'queued_messages' }, { name: 'runs' }, { name: 'tool_calls' }]);
+		expect(tables).toEqual([
+			{ name: 'allowed_tools' },
+			{ name: 'conversations' },
+			{ name: 'queued_messages' },
+			{ name: 'runs' },
+			{ name: 'tool_approvals' },
+			{ name: 'tool_calls' }
+		]);
 		db.close();
 		const again = openDatabase(file);
-		expect(again.pragma('user_version', { simple: true })).toBe(3);
+		expect(again.pragma('user_version', { simple: true })).toBe(4);
 		again.close();
 	});
 });

@@ -3,12 +3,9 @@
  * back as `{ ok: false, status, error }` with the server's code, `HTTP_<status>` when the body has
  * none, or `FETCH_ERROR` (status 0) when the server could not be reached.
  */
-import type { ConversationDetail, ConversationSummary, Readiness, RunRecord, WireError } from './wire';
+import type { ConversationDetail, ConversationPage, Readiness, RunRecord, WireError } from '../protocol';
 
 export type ApiResult<T> = { ok: true; value: T } | { ok: false; status: number; error: WireError };
-
-/** The most recently updated conversations, and whether older ones were left out. */
-export type ConversationPage = { conversations: ConversationSummary[]; hasMore: boolean };
 
 export type ChatApi = {
 	listConversations(limit: number): Promise<ApiResult<ConversationPage>>;

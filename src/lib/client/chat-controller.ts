@@ -21,7 +21,7 @@ import {
 import { isBusy, transition, type ChatStatus } from './chat-status';
 import { applyRunEvent, emptyLiveRun, settledLiveRun, type RunOutcome } from './live-run';
 import type { OpenRunStream, RunStreamHandle } from './run-stream';
-import { isTerminal, type ConversationDetail, type MessageDto, type Readiness, type StreamEvent, type WireError } from './wire';
+import { isTerminal, type ConversationDetail, type MessageDto, type Readiness, type StreamEvent, type WireError } from '../protocol';
 
 const MODEL_CODES = new Set(['MODEL_UNREACHABLE', 'MODEL_UNAVAILABLE']);
 /**

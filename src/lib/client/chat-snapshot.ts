@@ -4,7 +4,7 @@
  */
 import type { ChatStatus } from './chat-status';
 import type { LiveRun } from './live-run';
-import type { ConversationSummary, MessageDto, Readiness, WireError } from './wire';
+import type { ConversationSummary, MessageDto, Readiness, WireError } from '../protocol';
 
 export type Notice = { kind: 'detached' | 'cancelled' | 'info'; message: string };
 

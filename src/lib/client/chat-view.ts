@@ -6,7 +6,7 @@ import type { ChatSnapshot } from './chat-snapshot';
 import { isBusy } from './chat-status';
 import type { TimelineEntry } from './live-run';
 import { buildTranscript, type TranscriptItem } from './transcript';
-import type { ConversationSummary } from './wire';
+import type { ConversationSummary } from '../protocol';
 
 export type ChatView = {
 	transcript: TranscriptItem[];

@@ -5,7 +5,7 @@
  * skipped, so a stream that is replayed and then followed live adds each piece of text exactly once.
  * Every update returns a new object; nothing is mutated.
  */
-import { isTerminal, type StreamEvent, type TraceNote } from './wire';
+import { isTerminal, type StreamEvent, type TraceNote } from '../protocol';
 
 export type LiveToolCall = { id: string; name: string; args: unknown };
 
@@ -131,5 +131,8 @@ export function applyRunEvent(run: LiveRun, e: StreamEvent): LiveRun {
 			return applyTrace(advanced, e.data, key);
 		case 'warning':
 			return { ...advanced, warnings: [...advanced.warnings, e.data] };
+		case 'approval':
+			// The calls are the conversation's, shown from its detail, which the page reads after `end`.
+			return advanced;
 	}
 }

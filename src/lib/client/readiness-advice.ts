@@ -4,7 +4,7 @@
  * at http://127.0.0.1:11434: start it with `ollama serve`"); the advice adds the general fix, so
  * nothing here depends on the message's wording.
  */
-import type { Readiness } from './wire';
+import type { Readiness } from '../protocol';
 
 export type Advice = { key: string; title: string; detail: string; fix: string };
 

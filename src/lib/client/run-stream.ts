@@ -6,7 +6,7 @@
  * page rides out a server restart; it gives up only on a bad response, reported as `onFailed`.
  * The caller must `close()` on a terminal event, or the browser would reconnect to a finished run.
  */
-import { STREAM_EVENT_NAMES, parseStreamEvent, type StreamEvent } from './wire';
+import { STREAM_EVENT_NAMES, parseStreamEvent, type StreamEvent } from '../protocol';
 
 export type RunStreamHandlers = {
 	onEvent(event: StreamEvent): void;

@@ -8,7 +8,7 @@
  * durable, is that same step seen twice and is left out.
  */
 import type { LiveItem, LiveRun } from './live-run';
-import type { MessageDto } from './wire';
+import type { MessageDto } from '../protocol';
 
 export type ToolResult = { content: string; status: 'success' | 'error' };
 

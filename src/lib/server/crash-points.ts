@@ -6,6 +6,7 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph';
  */
 export const CRASH_POINTS = [
 	'after-run-insert',
+	'after-decision',
 	'mid-model-stream',
 	'before-tool-call',
 	'after-tool-side-effect',

@@ -1,36 +1,13 @@
+import { API_ERROR_STATUS, type ApiErrorCode, type RunFailureCode } from '../protocol';
+
 /**
- * The one closed set of error codes that crosses the wire, for HTTP bodies and SSE `chat-error`
- * events alike. Internal code throws `SophosError` with one of these; routes only translate.
+ * A request the runtime refuses. Routes translate it into its HTTP status and `{error}` body;
+ * nothing else reaches a client but a plain INTERNAL_ERROR (http/api-error.ts).
  */
-export const ERROR_CODES = {
-	BAD_REQUEST: 400,
-	NOT_FOUND: 404,
-	SESSION_IN_PROGRESS: 409,
-	RUN_NOT_RESUMABLE: 409,
-	MESSAGE_TOO_LARGE: 413,
-	PAYLOAD_TOO_LARGE: 413,
-	SHUTTING_DOWN: 503,
-	MODEL_UNREACHABLE: 502,
-	MODEL_UNAVAILABLE: 502,
-	/** The model server refused the API key (401/403). */
-	MODEL_AUTH_FAILED: 502,
-	/** The model server is rate limited or out of quota (429). */
-	MODEL_RATE_LIMITED: 429,
-	RECURSION_LIMIT: 500,
-	AGENT_FAILURE: 500,
-	OUTCOME_NOT_RECORDED: 500,
-	INTERNAL_ERROR: 500,
-	/** Interrupt causes, recorded on `interrupted` runs. */
-	SHUTDOWN: 503,
-	PROCESS_EXITED: 500
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_CODES;
-
-export class SophosError extends Error {
-	override name = 'SophosError';
+export class ApiError extends Error {
+	override name = 'ApiError';
 	constructor(
-		readonly code: ErrorCode,
+		readonly code: ApiErrorCode,
 		message: string,
 		options?: { cause?: unknown }
 	) {
@@ -38,12 +15,21 @@ export class SophosError extends Error {
 	}
 
 	get status(): number {
-		return ERROR_CODES[this.code];
+		return API_ERROR_STATUS[this.code];
 	}
 }
 
-export type WireError = { code: ErrorCode; message: string };
-
-export function isSophosError(e: unknown): e is SophosError {
-	return e instanceof SophosError;
+/**
+ * Why a run failed, given where the failure is still typed (a model call, the graph). The
+ * executor records its code as the run's outcome; it is never an HTTP answer.
+ */
+export class RunFailure extends Error {
+	override name = 'RunFailure';
+	constructor(
+		readonly code: RunFailureCode,
+		message: string,
+		options?: { cause?: unknown }
+	) {
+		super(message, options);
+	}
 }

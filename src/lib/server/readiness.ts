@@ -1,23 +1,7 @@
 import type Database from 'better-sqlite3';
+import type { Check, ProviderCheck, Readiness } from '../protocol';
 import type { ServerStatus } from './mcp/server-supervisor';
 import { parseModelId } from './models/model-id';
-import type { ProviderKind } from './models/model-provider';
-
-export type Check = { status: 'ok' | 'error' | 'starting'; message?: string };
-
-export type Readiness = {
-	status: 'ok' | 'error';
-	message?: string;
-	/** The model new conversations answer with, whose check is `checks.model`. */
-	defaultModel: string;
-	checks: {
-		database: Check;
-		model: Check;
-		/** Each configured model provider: could its models be listed. */
-		providers: Record<string, Check & { kind: ProviderKind }>;
-		mcp: Record<string, Check & { tools: number }>;
-	};
-};
 
 function checkDatabase(db: Database.Database): Check {
 	try {
@@ -34,7 +18,7 @@ function checkDatabase(db: Database.Database): Check {
  */
 export function checkReadiness(parts: {
 	db: Database.Database;
-	models: { model: Check; providers: Record<string, Check & { kind: ProviderKind }> };
+	models: { model: Check; providers: Record<string, ProviderCheck> };
 	defaultModel: string;
 	mcp: ServerStatus[];
 }): Readiness {

@@ -1,8 +1,11 @@
 import path from 'node:path';
 import fs from 'node:fs';
+import type { Readiness } from '../protocol';
 import type { Settings } from './settings';
+import { ApprovalExpiry } from './approvals/approval-expiry';
 import { openDatabase } from './db/database';
 import { commitDurably } from './db/durable-commit';
+import { deleteConversation } from './db/conversation-deletion';
 import { ConversationStore } from './db/conversation-store';
 import { MessageQueue } from './db/message-queue';
 import { RunStore } from './db/run-store';
@@ -11,20 +14,24 @@ import { readSystemPrompt } from './agent/system-prompt';
 import { ThreadReader } from './agent/thread-reader';
 import { createCrashInjector, crashBeforeCheckpoint } from './crash-points';
 import { EventLoopShare } from './event-loop-share';
-import { DeltaSqliteSaver, migrateCheckpointStore, pruneThreadCheckpoints } from './checkpoint';
+import { DeltaSqliteSaver, migrateCheckpointStore } from './checkpoint';
 import { loadMcpConfig } from './mcp/mcp-config';
 import { configuredProviders } from './models/configured-providers';
 import { ModelCatalog } from './models/model-catalog';
 import { loadModelsConfig } from './models/models-config';
 import { Toolbox } from './mcp/toolbox';
+import { AllowedTools } from './tools/allowed-tools';
+import { ApprovalJournal } from './tools/approval-journal';
 import { ToolJournal } from './tools/tool-journal';
 import { runToolStep } from './tools/tool-step';
-import { RunRegistry } from './runs/active-run';
-import { danglingToolCalls } from './runs/dangling-tool-calls';
-import { shouldAutoResume } from './runs/auto-resume';
+import { autoResume } from './runs/auto-resume';
+import { readThreadWork } from './runs/read-thread-work';
+import { RunRegistry } from './runs/run-registry';
 import { RunService } from './runs/run-service';
 import { recoverRuns } from './runs/run-recovery';
-import { checkReadiness, type Readiness } from './readiness';
+import { createThreadPruner } from './runs/thread-pruner';
+import type { ThreadWork } from './runs/thread-work';
+import { checkReadiness } from './readiness';
 
 export type Runtime = {
 	settings: Settings;
@@ -35,6 +42,11 @@ export type Runtime = {
 	runService: RunService;
 	toolbox: Toolbox;
 	models: ModelCatalog;
+	approvals: ApprovalJournal;
+	allowedTools: AllowedTools;
+	/** What is left to do on the conversation's thread (runs/thread-work.ts). */
+	threadWork: (conversationId: string) => Promise<ThreadWork>;
+	/** Refuses while a run holds the conversation (db/conversation-deletion.ts). */
 	deleteConversation: (id: string) => void;
 	readiness: () => Promise<Readiness>;
 	/** A request's turn of the event loop when it is busy (see EventLoopShare); undefined: go on now. */
@@ -53,7 +65,7 @@ function logLine(line: string, error?: unknown): void {
 /**
  * The composition root: opens and migrates the database, recovers runs left by a dead process,
  * builds the graph, starts the MCP servers and restarts what may be restarted, in this order, once,
- * before the port opens.
+ * before the port opens. It only wires: each decision lives in the module named beside it.
  */
 export async function startRuntime(settings: Settings, env: Record<string, string | undefined>): Promise<Runtime> {
 	const crash = createCrashInjector(settings.SOPHOS_CRASH_AT);
@@ -71,6 +83,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	const runs = new RunStore(db);
 	const queue = new MessageQueue(db);
 	const journal = new ToolJournal(db);
+	const approvals = new ApprovalJournal(db);
+	const allowedTools = new AllowedTools(db);
 	const registry = new RunRegistry();
 
 	fs.mkdirSync(path.dirname(settings.paths.memoryFile), { recursive: true });
@@ -83,6 +97,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		maxResultChars: settings.TOOL_RESULT_MAX_CHARS,
 		allow: settings.MCP_TOOLS_ALLOW,
 		deny: settings.MCP_TOOLS_DENY,
+		approval: settings.TOOL_APPROVAL,
 		log: logLine
 	});
 
@@ -90,7 +105,6 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	const loop = new EventLoopShare();
 	const endpoints = await loadModelsConfig(path.join(settings.paths.configDir, 'models.json'), env);
 	const models = new ModelCatalog(configuredProviders(settings, endpoints, loop.fetch), settings.defaultModel);
-	let runService!: RunService;
 	const graph = buildAgentGraph({
 		checkpointer,
 		model: (config) => {
@@ -99,40 +113,45 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		},
 		tools: () => toolbox.definitions(),
 		runTools: (messages, config) =>
-			runToolStep(messages, config, { toolbox, journal, policy: settings.UNFINISHED_TOOL_CALLS, crash, now }),
-		beginStep: async (config) => {
-			const wait = loop.turn();
-			if (wait) await wait;
-			runService.checkStop(config);
-		},
+			runToolStep(messages, config, {
+				toolbox,
+				journal,
+				approvals,
+				allowed: allowedTools,
+				policy: settings.UNFINISHED_TOOL_CALLS,
+				guard: settings.EXFILTRATION_GUARD,
+				approvalTimeoutMs: settings.APPROVAL_TIMEOUT_MS,
+				crash,
+				now
+			}),
+		turn: () => loop.turn(),
 		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md'))
 	});
 	const threads = new ThreadReader(graph, checkpointer);
 
-	const interrupted = await recoverRuns({ runs, conversations, threads, now });
+	const interrupted = await recoverRuns({ runs, threads, approvals, now });
 	if (interrupted.length) logLine(`Recovery: ${interrupted.length} run(s) left running were marked interrupted`);
 
 	await toolbox.start();
 
-	runService = new RunService({
+	const prune = createThreadPruner({ db, threads, runs, approvals, registry, retention: settings.CHECKPOINT_RETENTION });
+	let expiry: ApprovalExpiry | undefined;
+	const runService = new RunService({
 		graph,
 		threads,
 		runs,
+		approvals,
+		allowed: allowedTools,
+		durably: (fn) => commitDurably(db, fn),
 		conversations,
 		queue,
 		registry,
 		recursionLimit: settings.AGENT_RECURSION_LIMIT,
 		bufferLimit: settings.SSE_BUFFER_EVENTS,
 		unavailableServers: () => toolbox.status().flatMap((s) => (s.state === 'up' ? [] : [s.name])),
-		onRunSettled: async (conversationId) => {
-			const retention = settings.CHECKPOINT_RETENTION;
-			if (retention.kind !== 'latest') return;
-			// Only a finished thread: a resumable one needs its pending step's checkpoint and writes.
-			const { pending, lostInput } = await runService.pendingWork(conversationId);
-			if (pending.length === 0 && !lostInput && !registry.get(conversationId)) {
-				const pruned = pruneThreadCheckpoints(db, conversationId, retention.keep);
-				if (pruned.deletedCheckpoints) db.pragma('incremental_vacuum');
-			}
+		afterRun: async (conversationId) => {
+			expiry?.schedule();
+			await prune(conversationId);
 		},
 		turn: () => loop.turn(),
 		crash,
@@ -140,34 +159,12 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		log: logLine
 	});
 
-	if (settings.AUTO_RESUME) await autoResume(interrupted);
-	for (const id of queue.conversationsWaiting()) runService.startQueued(id);
-
-	async function autoResume(ids: string[]): Promise<void> {
-		const started: string[] = [];
-		for (const id of ids) {
-			const open = danglingToolCalls(await threads.messages(id));
-			const { pending, lostInput } = await runService.pendingWork(id);
-			const resume = shouldAutoResume({
-				pending: lostInput ? ['agent'] : pending,
-				openCalls: open.map((c) => ({
-					recorded: journal.get(id, c.id)?.outcome != null,
-					safeToRepeat: toolbox.resolve(c.name)?.safeToRepeat ?? false
-				})),
-				recentTriggers: runs.list(id).map((r) => r.trigger),
-				max: settings.AUTO_RESUME_MAX
-			});
-			if (!resume) continue;
-			try {
-				await runService.start({ kind: 'resume', conversation: id, trigger: 'auto-resume' });
-				started.push(id);
-			} catch (e) {
-				// One thread that cannot be resumed must not keep the service from starting.
-				logLine(`Auto-resume of ${id} failed; it stays interrupted`, e);
-			}
-		}
-		if (started.length) logLine(`Auto-resume: resumed ${started.length} interrupted run(s)`);
+	if (settings.AUTO_RESUME) {
+		await autoResume(interrupted, { runService, threads, runs, journal, approvals, toolbox, max: settings.AUTO_RESUME_MAX, log: logLine });
 	}
+	expiry = new ApprovalExpiry({ approvals, runService, now, log: logLine });
+	expiry.schedule();
+	for (const id of queue.conversationsWaiting()) runService.startQueued(id);
 
 	let closed: Promise<void> | null = null;
 	return {
@@ -179,19 +176,16 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		runService,
 		toolbox,
 		models,
-		deleteConversation(id) {
-			// One durable transaction: a crash cannot leave a deleted conversation's checkpoints behind,
-			// and a power cut cannot bring deleted messages back.
-			commitDurably(db, () => {
-				conversations.delete(id);
-				saver.deleteThreadSync(id);
-			});
-		},
+		approvals,
+		allowedTools,
+		threadWork: (id) => readThreadWork({ threads, runs, approvals }, id),
+		deleteConversation: (id) => deleteConversation({ db, conversations, runs, saver }, id),
 		turn: () => loop.turn(),
 		readiness: async () => checkReadiness({ db, models: await models.readiness(), defaultModel: models.defaultModel, mcp: toolbox.status() }),
 		close() {
 			closed ??= (async () => {
 				try {
+					expiry?.close();
 					await runService.stopAll(settings.SHUTDOWN_DRAIN_MS);
 				} finally {
 					try {

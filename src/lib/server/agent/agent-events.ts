@@ -1,15 +1,9 @@
 import { AIMessage, AIMessageChunk, type BaseMessage, ToolMessage } from '@langchain/core/messages';
+import type { TraceNote } from '../../protocol';
 import { messageText, reasoningOf } from './messages';
 
 /** Pure: turns LangGraph's `messages` stream into the run's token, reasoning and trace events. */
 
-export type TraceNote = {
-	step: number;
-	name: string;
-	node: string;
-	event: 'enter' | 'leave' | 'call' | 'result';
-	data?: Record<string, unknown>;
-};
 
 export type AgentEvent =
 	| { type: 'token'; text: string }

@@ -2,7 +2,7 @@ import { AIMessage, SystemMessage, type BaseMessage } from '@langchain/core/mess
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { type BaseCheckpointSaver, END, START, StateGraph } from '@langchain/langgraph';
+import { type BaseCheckpointSaver, END, GraphDrained, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 import { AgentState } from './agent-state';
 
 /** What an agent step needs of the model the run's conversation chose. */
@@ -23,17 +23,24 @@ export type AgentGraphParts = {
 	tools: () => Promise<StructuredToolInterface[]>;
 	/** Runs the tool calls of the last assistant message and returns their tool messages. */
 	runTools: (messages: BaseMessage[], config: RunnableConfig) => Promise<{ messages: BaseMessage[] }>;
-	/**
-	 * Awaited as each step begins, before its model or tool calls: the run waits its turn of the
-	 * event loop when it is busy, and a run being stopped throws here, at a step boundary, so the
-	 * thread keeps a clean checkpoint to resume from.
-	 */
-	beginStep: (config: RunnableConfig) => Promise<void>;
+	/** Undefined, or a promise of the step's turn of the event loop when it is busy (see EventLoopShare). */
+	turn: () => Promise<void> | undefined;
 	/** Re-read on every model call and never stored in the thread. */
 	systemPrompt: () => Promise<string>;
 };
 
 type State = typeof AgentState.State;
+
+/**
+ * As each step begins, before its model or tool calls. A run asked to drain while this step waited
+ * for its turn stops here, at the step boundary, as LangGraph's own loop would before the next
+ * superstep: the step has written nothing, so the thread's checkpoint still holds it to resume.
+ */
+async function beginStep(parts: AgentGraphParts, config: LangGraphRunnableConfig): Promise<void> {
+	const wait = parts.turn();
+	if (wait) await wait;
+	if (config.control?.drainRequested) throw new GraphDrained(config.control.drainReason);
+}
 
 function routeAfterAgent(state: State): 'tools' | typeof END {
 	const last = state.messages.at(-1);
@@ -42,9 +49,9 @@ function routeAfterAgent(state: State): 'tools' | typeof END {
 
 /** The agent ⇄ tools graph; the thread id is the conversation id. */
 export function buildAgentGraph(parts: AgentGraphParts) {
-	async function agent(state: State, config: RunnableConfig) {
+	async function agent(state: State, config: LangGraphRunnableConfig) {
 		const [tools, system] = await Promise.all([parts.tools(), parts.systemPrompt()]);
-		await parts.beginStep(config);
+		await beginStep(parts, config);
 		const step = parts.model(config);
 		const model = tools.length && step.chat.bindTools ? step.chat.bindTools(tools) : step.chat;
 		let response: BaseMessage;
@@ -56,8 +63,8 @@ export function buildAgentGraph(parts: AgentGraphParts) {
 		return { messages: [step.record(response)] };
 	}
 
-	async function tools(state: State, config: RunnableConfig) {
-		await parts.beginStep(config);
+	async function tools(state: State, config: LangGraphRunnableConfig) {
+		await beginStep(parts, config);
 		return parts.runTools(state.messages, config);
 	}
 

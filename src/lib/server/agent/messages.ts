@@ -1,22 +1,6 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+import type { MessageDto } from '../../protocol';
 import { modelCallOf } from '../models/model-call';
-import type { ModelUsage } from '../models/model-usage';
-
-export type ToolCallDto = { id?: string; name: string; args: Record<string, unknown> };
-
-export type MessageDto = {
-	id: string;
-	role: 'user' | 'assistant' | 'tool';
-	content: string;
-	reasoning?: string;
-	toolCalls?: ToolCallDto[];
-	/** The model that gave an assistant message (`<provider>/<model>`), and what its call used. */
-	model?: string;
-	usage?: ModelUsage;
-	name?: string;
-	toolCallId?: string;
-	status?: 'success' | 'error';
-};
 
 /** Flattens string or multi-part content to its text. */
 export function messageText(content: BaseMessage['content']): string {

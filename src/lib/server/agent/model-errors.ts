@@ -1,5 +1,5 @@
 import { GraphRecursionError } from '@langchain/langgraph';
-import { SophosError } from '../errors';
+import { RunFailure } from '../errors';
 
 /** Errno and undici codes that mean the model server could not be reached, or the connection broke. */
 const NETWORK_CODES = new Set([
@@ -30,15 +30,15 @@ export function networkErrorCode(e: unknown): string | undefined {
 }
 
 /** Maps whatever ended a run to the wire code recorded on it. */
-export function classifyRunError(e: unknown): SophosError {
-	if (e instanceof SophosError) return e;
+export function classifyRunError(e: unknown): RunFailure {
+	if (e instanceof RunFailure) return e;
 	if (e instanceof GraphRecursionError || (e as Error)?.name === 'GraphRecursionError') {
-		return new SophosError(
+		return new RunFailure(
 			'RECURSION_LIMIT',
 			'The agent reached its step limit (AGENT_RECURSION_LIMIT) without finishing.',
 			{ cause: e }
 		);
 	}
 	const message = e instanceof Error ? e.message : String(e);
-	return new SophosError('AGENT_FAILURE', message || 'Agent failed', { cause: e });
+	return new RunFailure('AGENT_FAILURE', message || 'Agent failed', { cause: e });
 }

@@ -1,7 +1,8 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type { AgentGraph } from './agent-graph';
-import { isShownMessage, toMessageDto, toMessageDtos, type MessageDto } from './messages';
+import type { MessageDto } from '../../protocol';
+import { isShownMessage, toMessageDto, toMessageDtos } from './messages';
 
 /**
  * `pending` is the steps a resume would run or complete. It is not LangGraph's `next`: a step whose

@@ -1,18 +1,5 @@
 import type Database from 'better-sqlite3';
-
-export type RunStatus = 'running' | 'interrupted' | 'completed' | 'failed' | 'cancelled';
-
-export type ConversationSummary = {
-	id: string;
-	title: string;
-	createdAt: string;
-	updatedAt: string;
-	messageCount: number;
-	/** The model its runs answer with (`<provider>/<model>`); null: DEFAULT_MODEL (a conversation from before models were chosen). */
-	model: string | null;
-	status: RunStatus | null;
-	error?: { code: string; message: string };
-};
+import type { ConversationPage, ConversationSummary, RunStatus } from '../../protocol';
 
 type SummaryRow = {
 	id: string;
@@ -91,7 +78,7 @@ export class ConversationStore {
 	}
 
 	/** The `limit` most recently updated, and whether there are more (the list's order, cut short). */
-	firstPage(limit: number): { conversations: ConversationSummary[]; hasMore: boolean } {
+	firstPage(limit: number): ConversationPage {
 		const rows = this.first.all(limit + 1);
 		return { conversations: rows.slice(0, limit).map(toSummary), hasMore: rows.length > limit };
 	}

@@ -1,12 +1,5 @@
 import type Database from 'better-sqlite3';
-
-export type QueuedMessage = {
-	id: string;
-	message: string;
-	createdAt: string;
-	/** The model it was sent with, set when it starts; absent: the conversation's. */
-	model?: string;
-};
+import type { QueuedMessage } from '../../protocol';
 
 /** Messages waiting for a conversation's active run to end (ifBusy "enqueue"), oldest first. */
 export class MessageQueue {

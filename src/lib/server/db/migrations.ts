@@ -54,6 +54,49 @@ const MIGRATIONS: readonly string[] = [
 	-- The user message of a message run, kept with the run so a crash before it reached the thread
 	-- loses nothing: it is sent again on resume. In the thread, that message's id is the run's id.
 	ALTER TABLE runs ADD COLUMN input TEXT;`,
+	`-- Runs that pause for a person: status 'waiting', and the 'approval' runs that carry out their
+	-- decisions. SQLite cannot change a CHECK constraint, so the table is rebuilt, rows in order.
+	CREATE TABLE runs_with_approvals (
+		id TEXT PRIMARY KEY,
+		conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+		status TEXT NOT NULL CHECK (status IN ('running', 'interrupted', 'completed', 'failed', 'cancelled', 'waiting')),
+		error_code TEXT,
+		error_message TEXT,
+		started_at TEXT NOT NULL,
+		finished_at TEXT,
+		trigger TEXT NOT NULL DEFAULT 'message' CHECK (trigger IN ('message', 'resume', 'auto-resume', 'approval')),
+		input TEXT
+	);
+	INSERT INTO runs_with_approvals (id, conversation_id, status, error_code, error_message, started_at, finished_at, trigger, input)
+		SELECT id, conversation_id, status, error_code, error_message, started_at, finished_at, trigger, input FROM runs ORDER BY rowid;
+	DROP TABLE runs;
+	ALTER TABLE runs_with_approvals RENAME TO runs;
+	CREATE INDEX runs_by_conversation ON runs(conversation_id, started_at);
+	CREATE UNIQUE INDEX one_running_run ON runs(conversation_id) WHERE status = 'running';
+	-- A tool call that waits for a person, and what they decided: written when the step pauses,
+	-- decided before the run that acts on it starts (approvals/, tools/approval-journal.ts).
+	CREATE TABLE tool_approvals (
+		thread_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+		tool_call_id TEXT NOT NULL,
+		run_id TEXT NOT NULL,
+		tool TEXT NOT NULL,
+		args TEXT NOT NULL,
+		reason_kind TEXT NOT NULL CHECK (reason_kind IN ('policy', 'composed-url', 'uncertain')),
+		reason TEXT NOT NULL,
+		requested_at TEXT NOT NULL,
+		expires_at TEXT NOT NULL,
+		decision TEXT CHECK (decision IN ('approve', 'deny', 'edit')),
+		decided_args TEXT,
+		decision_reason TEXT,
+		decided_at TEXT,
+		PRIMARY KEY (thread_id, tool_call_id)
+	);
+	CREATE INDEX tool_approvals_undecided ON tool_approvals(expires_at) WHERE decision IS NULL;
+	-- "Always allow this tool", until revoked.
+	CREATE TABLE allowed_tools (
+		tool TEXT PRIMARY KEY,
+		since TEXT NOT NULL
+	);`,
 	`-- The model a conversation answers with (<provider>/<model>), set by the run that chose it and kept
 	-- for later turns until another is chosen. NULL for conversations from before: they take DEFAULT_MODEL.
 	ALTER TABLE conversations ADD COLUMN model TEXT;

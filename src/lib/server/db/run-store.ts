@@ -1,22 +1,10 @@
 import type Database from 'better-sqlite3';
-import type { RunStatus } from './conversation-store';
-
-export type RunTrigger = 'message' | 'resume' | 'auto-resume';
-
-export type RunRecord = {
-	id: string;
-	status: RunStatus;
-	trigger: RunTrigger;
-	/** The user message of a message run. */
-	input: string | null;
-	error: { code: string; message: string } | null;
-	startedAt: string;
-	finishedAt: string | null;
-};
+import type { InterruptCause, RunFailureCode, RunRecord, RunStatus, RunTrigger } from '../../protocol';
 
 export type RunOutcome = {
 	status: Exclude<RunStatus, 'running'>;
-	error?: { code: string; message: string };
+	/** Why a run failed, or what interrupted it. */
+	error?: { code: RunFailureCode | InterruptCause; message: string };
 	messageCount: number;
 };
 

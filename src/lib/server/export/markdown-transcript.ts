@@ -1,5 +1,4 @@
-import type { MessageDto } from '../agent/messages';
-import type { ConversationSummary } from '../db/conversation-store';
+import type { ConversationSummary, MessageDto } from '../../protocol';
 
 /** Pure: a conversation as a Markdown transcript, in the reference's layout. */
 

@@ -1,4 +1,4 @@
-import { SophosError, isSophosError } from '../errors';
+import { ApiError } from '../errors';
 
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
 	return new Response(JSON.stringify(body), {
@@ -7,10 +7,10 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
 	});
 }
 
-/** Our errors keep their code; anything else is logged whole and reaches the client as a plain 500. */
+/** A refusal keeps its code; anything else is logged whole and reaches the client as a plain 500. */
 export function errorResponse(e: unknown): Response {
-	const error = isSophosError(e) ? e : new SophosError('INTERNAL_ERROR', 'Internal error');
-	if (!isSophosError(e)) console.error('Unexpected error', e);
+	const error = e instanceof ApiError ? e : new ApiError('INTERNAL_ERROR', 'Internal error');
+	if (!(e instanceof ApiError)) console.error('Unexpected error', e);
 	// A refused upload may still be arriving: its connection cannot carry another request.
 	const headers: Record<string, string> = error.code === 'PAYLOAD_TOO_LARGE' ? { Connection: 'close' } : {};
 	return jsonResponse({ error: { code: error.code, message: error.message } }, error.status, headers);

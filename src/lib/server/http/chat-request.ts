@@ -1,9 +1,12 @@
 import { z } from 'zod';
-import { SophosError } from '../errors';
+import { DecisionSchema } from '../../protocol';
+import { ApiError } from '../errors';
 import type { StartRequest } from '../runs/run-service';
 import { parseModelId } from '../models/model-id';
 import { parseUuid } from './uuid';
 
+/** More calls than one step may hold (tools/tool-step.ts) is never a real submission. */
+const MAX_DECISIONS = 100;
 /** Longest model id accepted: far past any real name, short enough to quote back in an error. */
 const MODEL_ID_MAX = 256;
 
@@ -13,6 +16,8 @@ export const ChatRequestSchema = z.strictObject({
 	resume: z.boolean().optional(),
 	cancel: z.boolean().optional(),
 	ifBusy: z.enum(['reject', 'enqueue', 'interrupt']).optional(),
+	/** Decides every call a waiting conversation paused on, and continues it. */
+	decisions: z.array(DecisionSchema).min(1).max(MAX_DECISIONS).optional(),
 	model: z
 		.string()
 		.max(MODEL_ID_MAX)
@@ -25,36 +30,47 @@ export type ChatRequest = StartRequest | { kind: 'cancel'; conversation: string 
 /** POST /api/chat's body, checked in the reference's order, as a typed request. */
 export function parseChatRequest(body: unknown, maxMessageChars: number): ChatRequest {
 	if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-		throw new SophosError('BAD_REQUEST', 'Request body must be a JSON object');
+		throw new ApiError('BAD_REQUEST', 'Request body must be a JSON object');
 	}
 	const parsed = ChatRequestSchema.safeParse(body);
 	if (!parsed.success) {
 		const issue = parsed.error.issues[0]!;
 		const field = issue.path.join('.') || (issue as { keys?: string[] }).keys?.join(', ') || 'body';
-		throw new SophosError('BAD_REQUEST', `Invalid field "${field}": ${issue.message}`);
+		throw new ApiError('BAD_REQUEST', `Invalid field "${field}": ${issue.message}`);
 	}
-	const { message = '', conversation, resume, cancel, ifBusy, model } = parsed.data;
+	const { message = '', conversation, resume, cancel, ifBusy, decisions, model } = parsed.data;
 	const choice = model === undefined ? {} : { model };
-	if (cancel) {
-		if (model !== undefined) throw new SophosError('BAD_REQUEST', 'A model is chosen with a message or a resume, not a cancel');
+	if (decisions) {
+		if (parsed.data.message !== undefined || resume || cancel || ifBusy || model !== undefined) {
+			throw new ApiError('BAD_REQUEST', '"decisions" goes with "conversation" alone');
+		}
 		const id = parseUuid(conversation);
 		if (conversation === undefined || conversation === null) {
-			throw new SophosError('BAD_REQUEST', 'A conversation is required to cancel');
+			throw new ApiError('BAD_REQUEST', 'A conversation is required to decide');
 		}
-		if (!id) throw new SophosError('BAD_REQUEST', 'Invalid Conversation ID');
+		if (!id) throw new ApiError('BAD_REQUEST', 'Invalid Conversation ID');
+		return { kind: 'decide', conversation: id, decisions };
+	}
+	if (cancel) {
+		if (model !== undefined) throw new ApiError('BAD_REQUEST', 'A model is chosen with a message or a resume, not a cancel');
+		const id = parseUuid(conversation);
+		if (conversation === undefined || conversation === null) {
+			throw new ApiError('BAD_REQUEST', 'A conversation is required to cancel');
+		}
+		if (!id) throw new ApiError('BAD_REQUEST', 'Invalid Conversation ID');
 		return { kind: 'cancel', conversation: id };
 	}
 	const text = message.trim();
-	if (!resume && !text) throw new SophosError('BAD_REQUEST', 'Message is required');
+	if (!resume && !text) throw new ApiError('BAD_REQUEST', 'Message is required');
 	if (text.length > maxMessageChars) {
-		throw new SophosError('MESSAGE_TOO_LARGE', `Message must be at most ${maxMessageChars} characters`);
+		throw new ApiError('MESSAGE_TOO_LARGE', `Message must be at most ${maxMessageChars} characters`);
 	}
 	if (conversation === undefined || conversation === null) {
-		if (resume) throw new SophosError('BAD_REQUEST', 'A conversation is required to resume');
+		if (resume) throw new ApiError('BAD_REQUEST', 'A conversation is required to resume');
 		return { kind: 'message', conversation: null, message: text, ...(ifBusy ? { ifBusy } : {}), ...choice };
 	}
 	const id = parseUuid(conversation);
-	if (!id) throw new SophosError('BAD_REQUEST', 'Invalid Conversation ID');
+	if (!id) throw new ApiError('BAD_REQUEST', 'Invalid Conversation ID');
 	return resume
 		? { kind: 'resume', conversation: id, ...choice }
 		: { kind: 'message', conversation: id, message: text, ...(ifBusy ? { ifBusy } : {}), ...choice };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SophosError } from '../errors';
+import { ApiError } from '../errors';
 
 /** The most conversations one page may ask for; without `limit` the whole list is returned. */
 export const MAX_LIST_LIMIT = 1000;
@@ -14,10 +14,10 @@ const LimitSchema = z
 export function parseListLimit(params: URLSearchParams): number | undefined {
 	const values = params.getAll('limit');
 	if (values.length === 0) return undefined;
-	if (values.length > 1) throw new SophosError('BAD_REQUEST', 'Invalid query "limit": give it once');
+	if (values.length > 1) throw new ApiError('BAD_REQUEST', 'Invalid query "limit": give it once');
 	const parsed = LimitSchema.safeParse(values[0]);
 	if (!parsed.success) {
-		throw new SophosError('BAD_REQUEST', `Invalid query "limit": a whole number from 1 to ${MAX_LIST_LIMIT}`);
+		throw new ApiError('BAD_REQUEST', `Invalid query "limit": a whole number from 1 to ${MAX_LIST_LIMIT}`);
 	}
 	return parsed.data;
 }

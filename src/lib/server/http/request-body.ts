@@ -1,4 +1,4 @@
-import { SophosError } from '../errors';
+import { ApiError } from '../errors';
 
 /** 1 MiB: far above any message (MAX_MESSAGE_CHARS) yet small enough to refuse before reading. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -21,7 +21,7 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): Pro
  * or lies, while counting the stream, so an oversized body is never held whole.
  */
 export async function readJsonBody(request: Request, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
-	const tooLarge = () => new SophosError('PAYLOAD_TOO_LARGE', `Request body must be at most ${maxBytes} bytes`);
+	const tooLarge = () => new ApiError('PAYLOAD_TOO_LARGE', `Request body must be at most ${maxBytes} bytes`);
 	const declared = Number(request.headers.get('content-length'));
 	if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
 	const chunks: Uint8Array[] = [];
@@ -43,6 +43,6 @@ export async function readJsonBody(request: Request, maxBytes = MAX_BODY_BYTES):
 	try {
 		return JSON.parse(text);
 	} catch {
-		throw new SophosError('BAD_REQUEST', 'Request body must be JSON');
+		throw new ApiError('BAD_REQUEST', 'Request body must be JSON');
 	}
 }

@@ -11,6 +11,14 @@ import { expandVars, readJsonConfig } from '../config-file';
  */
 const SafeToRepeatSchema = z.union([z.boolean(), z.record(z.string(), z.boolean())]).optional();
 
+const ApprovalModeSchema = z.enum(['auto', 'ask', 'deny']);
+/**
+ * Whether a call of a server's tools runs at once (`auto`), waits for a person (`ask`) or is never
+ * offered to the model (`deny`): one mode for every tool, or per tool name; unlisted tools follow
+ * TOOL_APPROVAL (approvals/approval-policy.ts).
+ */
+const ApprovalSchema = z.union([ApprovalModeSchema, z.record(z.string(), ApprovalModeSchema)]).optional();
+
 const StdioServerSchema = z
 	.strictObject({
 		type: z.literal('stdio').optional(),
@@ -19,7 +27,8 @@ const StdioServerSchema = z
 		args: z.array(z.string()).default([]),
 		env: z.record(z.string(), z.string()).optional(),
 		cwd: z.string().optional(),
-		safeToRepeat: SafeToRepeatSchema
+		safeToRepeat: SafeToRepeatSchema,
+		approval: ApprovalSchema
 	});
 
 const HttpServerSchema = z
@@ -28,7 +37,8 @@ const HttpServerSchema = z
 		transport: z.enum(['http', 'sse']).optional(),
 		url: z.url({ protocol: /^https?$/ }),
 		headers: z.record(z.string(), z.string()).optional(),
-		safeToRepeat: SafeToRepeatSchema
+		safeToRepeat: SafeToRepeatSchema,
+		approval: ApprovalSchema
 	});
 
 export const McpServerConfigSchema = z.union([StdioServerSchema, HttpServerSchema]);

@@ -3,6 +3,7 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { isStdio, type McpServerConfig } from './mcp-config';
+import { ToolServerDown } from './transport-errors';
 
 export type ServerState = 'starting' | 'up' | 'down' | 'closed';
 
@@ -73,7 +74,7 @@ export class ServerSupervisor {
 		args: Record<string, unknown>,
 		options: { signal?: AbortSignal; timeoutMs: number; meta: Record<string, unknown> }
 	): Promise<CallToolResult> {
-		if (this.state !== 'up' || !this.sdk) throw new Error(`MCP server "${this.name}" is not connected`);
+		if (this.state !== 'up' || !this.sdk) throw new ToolServerDown(`MCP server "${this.name}" is not connected`);
 		return (await this.sdk.callTool({ name: tool, arguments: args, _meta: options.meta }, undefined, {
 			signal: options.signal,
 			timeout: options.timeoutMs

@@ -1,9 +1,11 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { resolveApproval, type ApprovalMode, type DefaultApproval } from '../approvals/approval-policy';
 import type { McpConfig } from './mcp-config';
 import { ServerSupervisor, type ServerStatus } from './server-supervisor';
 import { createToolFilter } from './tool-filter';
 import { toToolOutcome, type ToolOutcome } from './tool-result';
+import { isTransportGone } from './transport-errors';
 
 export type ToolboxOptions = {
 	/** Per call (MCP_TOOL_TIMEOUT_MS); on expiry the server gets `notifications/cancelled`. */
@@ -12,6 +14,8 @@ export type ToolboxOptions = {
 	maxResultChars: number;
 	allow?: string[];
 	deny?: string[];
+	/** TOOL_APPROVAL: the mode of tools that mcp.json says nothing about (default `writes`). */
+	approval?: DefaultApproval;
 	log?: (line: string) => void;
 };
 
@@ -22,9 +26,11 @@ export type ResolvedTool = {
 	tool: string;
 	/** From the server's annotations (readOnlyHint or idempotentHint), unless config overrides. */
 	safeToRepeat: boolean;
+	/** `auto` or `ask`: a `deny` tool is never offered nor resolved. */
+	approval: Exclude<ApprovalMode, 'deny'>;
+	/** openWorldHint: the tool reaches outside (the web), so what it is sent can leave the machine. */
+	openWorld: boolean;
 };
-
-const GONE = /not connected|connection closed|transport.*closed|EPIPE|ECONNRESET|ECONNREFUSED/i;
 
 /**
  * The agent's tools: every configured MCP server under its own supervisor. A server that is down
@@ -50,7 +56,7 @@ export class Toolbox {
 	/** The tools to offer the model now, starting servers that are due a restart. */
 	async definitions(): Promise<StructuredToolInterface[]> {
 		const perServer = await Promise.all(this.servers.map((s) => s.currentTools()));
-		return perServer.flat().filter((t) => this.offered(t.name));
+		return perServer.flat().filter((t) => this.resolve(t.name) !== undefined);
 	}
 
 	resolve(name: string): ResolvedTool | undefined {
@@ -62,7 +68,14 @@ export class Toolbox {
 		const override = this.config[server.name]?.safeToRepeat;
 		const configured = typeof override === 'object' ? override[tool] : override;
 		const declared = annotations ? annotations.readOnlyHint === true || annotations.idempotentHint === true : false;
-		return { name, server, tool, safeToRepeat: configured ?? declared };
+		const approval = resolveApproval({
+			setting: this.config[server.name]?.approval,
+			tool,
+			readOnly: annotations?.readOnlyHint === true,
+			fallback: this.options.approval ?? 'writes'
+		});
+		if (approval === 'deny') return undefined;
+		return { name, server, tool, safeToRepeat: configured ?? declared, approval, openWorld: annotations?.openWorldHint === true };
 	}
 
 	/** Calls a resolved tool; failures of the call itself come back as an error outcome for the model. */
@@ -85,7 +98,7 @@ export class Toolbox {
 			if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
 				return { status: 'error', text: `The tool ${target.name} timed out after ${toolTimeoutMs} ms and was cancelled.` };
 			}
-			if (GONE.test(message)) {
+			if (isTransportGone(e)) {
 				target.server.markDown(message);
 				return {
 					status: 'error',

@@ -1,6 +1,6 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { z } from 'zod';
-import { ModelUsageSchema } from './model-usage';
+import { ModelUsageSchema } from '../../protocol';
 
 /**
  * What the thread keeps with each answer about the call that gave it: the model (`<provider>/<model>`),

@@ -1,20 +1,15 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import type { ModelStep } from '../agent/agent-graph';
-import { SophosError } from '../errors';
+import { ApiError, RunFailure } from '../errors';
+import type { StartRequest } from '../runs/run-service';
 import { recordModelCall } from './model-call';
 import { modelId, parseModelId } from './model-id';
-import type { ModelProvider, ProviderKind } from './model-provider';
-
-export type ModelEntry = { id: string; provider: string; name: string };
-
-export type ProviderStatus = { name: string; kind: ProviderKind; status: 'ok' | 'error'; message?: string };
-
-/** GET /api/models: the models of every provider that answered, and how each provider is. */
-export type ModelList = { default: string; models: ModelEntry[]; providers: ProviderStatus[] };
+import type { ModelList, ProviderCheck, ProviderKind } from '../../protocol';
+import type { ModelProvider } from './model-provider';
 
 export type ModelCheck = { status: 'ok' | 'error'; message?: string };
 
-type Listing = { provider: ModelProvider; names: string[] } | { provider: ModelProvider; error: SophosError };
+type Listing = { provider: ModelProvider; names: string[] } | { provider: ModelProvider; error: RunFailure };
 
 /** How many names a refusal quotes: enough to spot a typo, short enough to read. */
 const NAMES_QUOTED = 10;
@@ -41,7 +36,7 @@ export class ModelCatalog {
 		const ref = parseModelId(id);
 		const provider = ref && this.providers.get(ref.provider);
 		if (!ref || !provider) {
-			throw new SophosError('MODEL_UNAVAILABLE', `The model "${id}" names no configured provider (configured: ${this.names()}); choose another model.`);
+			throw new RunFailure('MODEL_UNAVAILABLE', `The model "${id}" names no configured provider (configured: ${this.names()}); choose another model.`);
 		}
 		return { provider, model: ref.model };
 	}
@@ -75,6 +70,19 @@ export class ModelCatalog {
 	}
 
 	/**
+	 * Checks the model a start request chose (see checkChoice); a new conversation that chose none
+	 * gets the default, and keeps it even if DEFAULT_MODEL changes later.
+	 */
+	async choose(request: StartRequest): Promise<StartRequest> {
+		if (request.kind === 'decide') return request;
+		if (request.model !== undefined) {
+			await this.checkChoice(request.model);
+			return request;
+		}
+		return request.kind === 'message' && request.conversation === null ? { ...request, model: this.defaultModel } : request;
+	}
+
+	/**
 	 * A model a request chose: BAD_REQUEST, naming the choice, unless its provider is configured
 	 * and lists it. A provider that cannot be asked now gets the benefit of the doubt: the run then
 	 * fails with MODEL_UNREACHABLE, which says what to do, and can be resumed.
@@ -83,16 +91,16 @@ export class ModelCatalog {
 		const ref = parseModelId(id);
 		const provider = ref && this.providers.get(ref.provider);
 		if (!ref || !provider) {
-			throw new SophosError('BAD_REQUEST', `Unknown model "${id}": no provider "${ref?.provider ?? id}" is configured (configured: ${this.names()})`);
+			throw new ApiError('BAD_REQUEST', `Unknown model "${id}": no provider "${ref?.provider ?? id}" is configured (configured: ${this.names()})`);
 		}
 		const listing = await this.listOne(provider);
 		if ('error' in listing || provider.serves(listing.names, ref.model)) return;
 		const names = listing.names.slice(0, NAMES_QUOTED).join(', ') + (listing.names.length > NAMES_QUOTED ? ', …' : '');
-		throw new SophosError('BAD_REQUEST', `Unknown model "${id}": "${provider.name}" serves ${names || 'no models'} (see GET /api/models)`);
+		throw new ApiError('BAD_REQUEST', `Unknown model "${id}": "${provider.name}" serves ${names || 'no models'} (see GET /api/models)`);
 	}
 
 	/** The default model's check (is its provider up, does it serve the model) and each provider's. */
-	async readiness(): Promise<{ model: ModelCheck; providers: Record<string, ModelCheck & { kind: ProviderKind }> }> {
+	async readiness(): Promise<{ model: ModelCheck; providers: Record<string, ProviderCheck> }> {
 		const listings = await this.listAll();
 		const { provider, model } = this.resolve(this.defaultModel);
 		const own = listings.find((l) => l.provider === provider)!;

@@ -1,10 +1,11 @@
 import { ChatOllama } from '@langchain/ollama';
 import type { BaseMessage } from '@langchain/core/messages';
 import { z } from 'zod';
-import { SophosError } from '../errors';
+import { RunFailure } from '../errors';
 import { networkErrorCode } from '../agent/model-errors';
 import type { ModelProvider } from './model-provider';
-import { definedUsage, tokensPerSecond, type ModelUsage } from './model-usage';
+import type { ModelUsage } from '../../protocol';
+import { definedUsage, tokensPerSecond } from './model-usage';
 
 const LIST_TIMEOUT_MS = 3000;
 
@@ -58,9 +59,9 @@ export class OllamaProvider implements ModelProvider {
 		} catch (e) {
 			throw this.unreachable(e);
 		}
-		if (!res.ok) throw new SophosError('AGENT_FAILURE', `Ollama at ${host} answered ${res.status}`);
+		if (!res.ok) throw new RunFailure('AGENT_FAILURE', `Ollama at ${host} answered ${res.status}`);
 		const tags = TagsSchema.safeParse(await res.json().catch(() => null));
-		if (!tags.success) throw new SophosError('AGENT_FAILURE', `Ollama at ${host} sent a model list that is not one`);
+		if (!tags.success) throw new RunFailure('AGENT_FAILURE', `Ollama at ${host} sent a model list that is not one`);
 		return [...new Set(tags.data.models.flatMap((m) => [m.name, m.model].filter((n): n is string => !!n).map(canonical)))];
 	}
 
@@ -68,23 +69,23 @@ export class OllamaProvider implements ModelProvider {
 		return modelIsListed(listed, model);
 	}
 
-	notServed(model: string): SophosError {
-		return new SophosError('MODEL_UNAVAILABLE', `Model "${model}" is not pulled on ${this.options.host}: run \`ollama pull ${model}\``);
+	notServed(model: string): RunFailure {
+		return new RunFailure('MODEL_UNAVAILABLE', `Model "${model}" is not pulled on ${this.options.host}: run \`ollama pull ${model}\``);
 	}
 
-	classifyError(e: unknown, model: string): SophosError {
-		if (e instanceof SophosError) return e;
+	classifyError(e: unknown, model: string): RunFailure {
+		if (e instanceof RunFailure) return e;
 		const status = statusOf(e);
 		const why = e instanceof Error ? e.message : String(e);
 		if (status === 404) return withCause(this.notServed(model), e);
 		if (status === 401 || status === 403) {
-			return new SophosError('MODEL_AUTH_FAILED', `Ollama at ${this.options.host} refused the request (${status}): sign in with \`ollama signin\` for its cloud models.`, { cause: e });
+			return new RunFailure('MODEL_AUTH_FAILED', `Ollama at ${this.options.host} refused the request (${status}): sign in with \`ollama signin\` for its cloud models.`, { cause: e });
 		}
 		if (status === 429) {
-			return new SophosError('MODEL_RATE_LIMITED', `Ollama at ${this.options.host} is rate limited (429): wait, then resume the run.`, { cause: e });
+			return new RunFailure('MODEL_RATE_LIMITED', `Ollama at ${this.options.host} is rate limited (429): wait, then resume the run.`, { cause: e });
 		}
 		if (status === undefined && networkErrorCode(e)) return this.unreachable(e);
-		return new SophosError('AGENT_FAILURE', `The model call failed: ${why}`, { cause: e });
+		return new RunFailure('AGENT_FAILURE', `The model call failed: ${why}`, { cause: e });
 	}
 
 	usageOf(answer: BaseMessage): ModelUsage | undefined {
@@ -101,12 +102,12 @@ export class OllamaProvider implements ModelProvider {
 		});
 	}
 
-	private unreachable(e: unknown): SophosError {
+	private unreachable(e: unknown): RunFailure {
 		const code = networkErrorCode(e) ?? (e instanceof Error ? e.name : 'no answer');
-		return new SophosError('MODEL_UNREACHABLE', `Ollama is not reachable at ${this.options.host} (${code}): start it with \`ollama serve\``, { cause: e });
+		return new RunFailure('MODEL_UNREACHABLE', `Ollama is not reachable at ${this.options.host} (${code}): start it with \`ollama serve\``, { cause: e });
 	}
 }
 
-function withCause(error: SophosError, cause: unknown): SophosError {
-	return new SophosError(error.code, error.message, { cause });
+function withCause(error: RunFailure, cause: unknown): RunFailure {
+	return new RunFailure(error.code, error.message, { cause });
 }

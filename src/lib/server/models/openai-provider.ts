@@ -1,11 +1,12 @@
 import type { AIMessage, BaseMessage } from '@langchain/core/messages';
 import { OpenAIClient } from '@langchain/openai';
 import { z } from 'zod';
-import { SophosError } from '../errors';
+import { RunFailure } from '../errors';
 import { networkErrorCode } from '../agent/model-errors';
 import type { ModelProvider } from './model-provider';
 import type { OpenAIEndpoint } from './models-config';
-import { definedUsage, tokensPerSecond, type ModelUsage } from './model-usage';
+import type { ModelUsage } from '../../protocol';
+import { definedUsage, tokensPerSecond } from './model-usage';
 import { OpenAICompatibleChatModel } from './openai-chat-model';
 
 const LIST_TIMEOUT_MS = 3000;
@@ -76,7 +77,7 @@ export class OpenAIProvider implements ModelProvider {
 			for await (const m of client.models.list()) if (typeof m?.id === 'string') ids.push(m.id);
 		} catch (e) {
 			if (e instanceof OpenAIClient.NotFoundError) {
-				throw new SophosError(
+				throw new RunFailure(
 					'MODEL_UNAVAILABLE',
 					`Nothing lists models at ${this.endpoint.baseUrl}/models (${serverMessage(e)}): check ${this.endpoint.urlSetting}, which usually ends in /v1.`,
 					{ cause: e }
@@ -91,30 +92,30 @@ export class OpenAIProvider implements ModelProvider {
 		return listed.includes(model);
 	}
 
-	notServed(model: string): SophosError {
-		return new SophosError(
+	notServed(model: string): RunFailure {
+		return new RunFailure(
 			'MODEL_UNAVAILABLE',
 			`The model "${model}" is not served by "${this.name}" at ${this.endpoint.baseUrl}: load it in the server, or choose one that GET /api/models lists.`
 		);
 	}
 
-	classifyError(e: unknown, model: string): SophosError {
-		if (e instanceof SophosError) return e;
+	classifyError(e: unknown, model: string): RunFailure {
+		if (e instanceof RunFailure) return e;
 		const { name } = this;
 		const { baseUrl, urlSetting, keySetting } = this.endpoint;
 		if (isTimeout(e)) {
 			const code = networkErrorCode(e) ?? (e as Error).name;
-			return new SophosError(
+			return new RunFailure(
 				'MODEL_UNREACHABLE',
 				`The model server "${name}" is not reachable at ${baseUrl} (${code}): start it (LM Studio's server, llama-server, vllm serve), or fix ${urlSetting}.`,
 				{ cause: e }
 			);
 		}
 		if (e instanceof OpenAIClient.AuthenticationError || e instanceof OpenAIClient.PermissionDeniedError) {
-			return new SophosError('MODEL_AUTH_FAILED', `The model server "${name}" at ${baseUrl} refused the API key (${serverMessage(e)}): set ${keySetting}.`, { cause: e });
+			return new RunFailure('MODEL_AUTH_FAILED', `The model server "${name}" at ${baseUrl} refused the API key (${serverMessage(e)}): set ${keySetting}.`, { cause: e });
 		}
 		if (e instanceof OpenAIClient.NotFoundError) {
-			return new SophosError(
+			return new RunFailure(
 				'MODEL_UNAVAILABLE',
 				`The model "${model}" is not available on "${name}" at ${baseUrl} (${serverMessage(e)}): load it in the server, or choose one that GET /api/models lists.`,
 				{ cause: e }
@@ -126,7 +127,7 @@ export class OpenAIProvider implements ModelProvider {
 				e.code === 'insufficient_quota'
 					? `The model server "${name}" is out of quota (${serverMessage(e)}): check the account's plan and billing, then resume the run.`
 					: `The model server "${name}" is rate limited (${serverMessage(e)})${retryAfter ? `, retry after ${retryAfter} s` : ''}: wait, then resume the run.`;
-			return new SophosError('MODEL_RATE_LIMITED', message, { cause: e });
+			return new RunFailure('MODEL_RATE_LIMITED', message, { cause: e });
 		}
 		if (e instanceof OpenAIClient.APIError && e.status !== undefined) {
 			// Tool calls are what most often trips a local server that was started without them.
@@ -134,10 +135,10 @@ export class OpenAIProvider implements ModelProvider {
 				e.status === 400 || e.status === 500
 					? " If tool calls are the cause: llama.cpp's llama-server needs --jinja; vLLM needs --enable-auto-tool-choice and --tool-call-parser."
 					: '';
-			return new SophosError('AGENT_FAILURE', `The model call to "${name}" failed (${serverMessage(e)}).${hint}`, { cause: e });
+			return new RunFailure('AGENT_FAILURE', `The model call to "${name}" failed (${serverMessage(e)}).${hint}`, { cause: e });
 		}
 		const why = e instanceof Error ? e.message : String(e);
-		return new SophosError('AGENT_FAILURE', `The model call to "${name}" failed: ${why}`, { cause: e });
+		return new RunFailure('AGENT_FAILURE', `The model call to "${name}" failed: ${why}`, { cause: e });
 	}
 
 	usageOf(answer: BaseMessage): ModelUsage | undefined {

@@ -1,3 +1,4 @@
+import { RunControl } from '@langchain/langgraph';
 import { EventLog } from '../stream/event-log';
 
 /**
@@ -6,19 +7,24 @@ import { EventLog } from '../stream/event-log';
  */
 export type UserInput = { id: string; message: string };
 
-export type RunInput = { kind: 'message'; input: UserInput } | { kind: 'resume'; lostInput: UserInput | null };
+/** A decided run continues a thread that paused for a person; the decisions are in the journal. */
+export type RunInput =
+	| { kind: 'message'; input: UserInput }
+	| { kind: 'resume'; lostInput: UserInput | null }
+	| { kind: 'decided' };
 
 /** Why a run was stopped from outside; it decides the status the run ends in. */
 export type StopReason = 'cancel' | 'shutdown';
 
-/** Thrown by a node that starts after its run was asked to stop: the stop lands on a step boundary. */
-export class RunStopped extends Error {
-	override name = 'RunStopped';
-}
-
-/** A run executing in this process: its event log, its abort signal and the promise that owns it. */
+/**
+ * A run executing in this process: its event log and the two ways it is stopped, both its own.
+ * A drain (`requestStop`) is LangGraph's RunControl, honoured at the next step boundary so the
+ * thread keeps a clean checkpoint; an abort also cancels the model request and tool calls in flight.
+ */
 export class ActiveRun {
 	readonly log: EventLog;
+	/** Handed to the graph with the run's config; the graph's nodes and its loop both read it. */
+	readonly control = new RunControl();
 	private readonly controller = new AbortController();
 	private reason: StopReason | null = null;
 	done: Promise<void> = Promise.resolve();
@@ -42,6 +48,7 @@ export class ActiveRun {
 	/** Asks the run to stop at its next step boundary; the first reason given is the one kept. */
 	requestStop(reason: StopReason): void {
 		this.reason ??= reason;
+		this.control.requestDrain(this.reason);
 	}
 
 	/** Stops the run now: the model request and tool calls in flight are aborted (MCP calls cancelled). */
@@ -51,30 +58,7 @@ export class ActiveRun {
 	}
 }
 
-/** Active runs by conversation and by id. Only the run that holds an entry may remove it. */
-export class RunRegistry {
-	private readonly byConversation = new Map<string, ActiveRun>();
-	private readonly byId = new Map<string, ActiveRun>();
-
-	add(run: ActiveRun): void {
-		this.byConversation.set(run.conversationId, run);
-		this.byId.set(run.id, run);
-	}
-
-	get(conversationId: string): ActiveRun | undefined {
-		return this.byConversation.get(conversationId);
-	}
-
-	getById(runId: string): ActiveRun | undefined {
-		return this.byId.get(runId);
-	}
-
-	remove(run: ActiveRun): void {
-		if (this.byConversation.get(run.conversationId) === run) this.byConversation.delete(run.conversationId);
-		this.byId.delete(run.id);
-	}
-
-	all(): ActiveRun[] {
-		return [...this.byId.values()];
-	}
+/** The reason an aborted run's signal carries, so what it cut short can tell a stop from a failure. */
+export class RunStopped extends Error {
+	override name = 'RunStopped';
 }

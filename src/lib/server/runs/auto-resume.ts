@@ -1,13 +1,23 @@
-import type { RunTrigger } from '../db/run-store';
+import type { RunTrigger } from '../../protocol';
+import type { ThreadReader } from '../agent/thread-reader';
+import type { RunStore } from '../db/run-store';
+import type { Toolbox } from '../mcp/toolbox';
+import type { ApprovalJournal } from '../tools/approval-journal';
+import type { ToolJournal } from '../tools/tool-journal';
+import { danglingToolCalls } from './dangling-tool-calls';
+import { readThreadWork } from './read-thread-work';
+import type { RunService } from './run-service';
+import { stepsToResume } from './thread-work';
 
-/** Pure: whether an interrupted thread is resumed at start (AUTO_RESUME=true). */
+/** Auto-resume (AUTO_RESUME=true): which interrupted threads are resumed at start, and resuming them. */
 
 export type PendingCall = { recorded: boolean; safeToRepeat: boolean };
 
 /**
- * Only a pending step that is safe to repeat: a model call (no side effects), or tool calls each of
- * which either has a recorded outcome or may be repeated. `recentTriggers` are the thread's runs,
- * newest first: auto-resumes in a row beyond `max` mean the thread keeps dying, so it waits for a person.
+ * Pure. Only a pending step that is safe to repeat: a model call (no side effects), or tool calls
+ * each of which either has a recorded outcome or may be repeated. `recentTriggers` are the thread's
+ * runs, newest first: auto-resumes in a row beyond `max` mean the thread keeps dying, so it waits
+ * for a person.
  */
 export function shouldAutoResume(input: {
 	pending: string[];
@@ -20,4 +30,44 @@ export function shouldAutoResume(input: {
 	if ((inARow === -1 ? input.recentTriggers.length : inARow) >= input.max) return false;
 	if (input.pending.every((n) => n === 'agent')) return true;
 	return input.pending.every((n) => n === 'agent' || n === 'tools') && input.openCalls.every((c) => c.recorded || c.safeToRepeat);
+}
+
+export type AutoResumeParts = {
+	runService: RunService;
+	threads: ThreadReader;
+	runs: RunStore;
+	journal: ToolJournal;
+	approvals: ApprovalJournal;
+	toolbox: Pick<Toolbox, 'resolve'>;
+	/** AUTO_RESUME_MAX */
+	max: number;
+	log: (line: string, error?: unknown) => void;
+};
+
+/**
+ * Resumes each interrupted thread that `shouldAutoResume` allows. A thread that fails to resume is
+ * logged and stays interrupted: one bad thread must not keep the service from starting.
+ */
+export async function autoResume(conversationIds: readonly string[], parts: AutoResumeParts): Promise<void> {
+	let started = 0;
+	for (const id of conversationIds) {
+		const open = danglingToolCalls(await parts.threads.messages(id));
+		const resume = shouldAutoResume({
+			pending: stepsToResume(await readThreadWork(parts, id)),
+			openCalls: open.map((c) => ({
+				recorded: parts.journal.get(id, c.id)?.outcome != null,
+				safeToRepeat: parts.toolbox.resolve(c.name)?.safeToRepeat ?? false
+			})),
+			recentTriggers: parts.runs.list(id).map((r) => r.trigger),
+			max: parts.max
+		});
+		if (!resume) continue;
+		try {
+			await parts.runService.start({ kind: 'resume', conversation: id, trigger: 'auto-resume' });
+			started++;
+		} catch (e) {
+			parts.log(`Auto-resume of ${id} failed; it stays interrupted`, e);
+		}
+	}
+	if (started) parts.log(`Auto-resume: resumed ${started} interrupted run(s)`);
 }

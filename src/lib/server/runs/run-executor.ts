@@ -1,11 +1,13 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { Command } from '@langchain/langgraph';
 import { agentEvents, type AgentEvent } from '../agent/agent-events';
 import type { AgentGraph } from '../agent/agent-graph';
 import { classifyRunError } from '../agent/model-errors';
 import type { ThreadReader } from '../agent/thread-reader';
+import { OUTCOME_NOT_RECORDED, type RunEvent } from '../../protocol';
 import type { CrashInjector } from '../crash-points';
 import type { RunStore, RunOutcome } from '../db/run-store';
-import type { RunEvent } from '../stream/run-events';
+import type { ApprovalJournal } from '../tools/approval-journal';
 import type { ActiveRun, RunInput, UserInput } from './active-run';
 import { danglingToolCalls } from './dangling-tool-calls';
 
@@ -13,6 +15,7 @@ export type ExecutorParts = {
 	graph: AgentGraph;
 	threads: ThreadReader;
 	runs: RunStore;
+	approvals: ApprovalJournal;
 	recursionLimit: number;
 	/** Servers whose tools this run will not have, announced as a `warning` event. */
 	unavailableServers: () => string[];
@@ -36,17 +39,28 @@ function toRunEvent(e: AgentEvent): RunEvent {
 
 const threadConfig = (run: ActiveRun) => ({ configurable: { thread_id: run.conversationId, run_id: run.id } });
 
-/** A new message after an unfinished tools step closes the calls left open, so the history stays valid. */
+const MOVED_ON = 'the conversation moved on';
+
+/**
+ * A new message after an unfinished tools step closes the calls left open, so the history stays
+ * valid; calls that waited for a person are denied as the conversation having moved on.
+ */
 async function messageInput(run: ActiveRun, input: UserInput, parts: ExecutorParts) {
 	const open = danglingToolCalls(await parts.threads.messages(run.conversationId));
 	if (open.length) {
 		const closing = open.map(
-			(call) =>
-				new ToolMessage({ content: 'Not run: the conversation moved on.', name: call.name, tool_call_id: call.id, status: 'error' })
+			(call) => new ToolMessage({ content: `Not run: ${MOVED_ON}.`, name: call.name, tool_call_id: call.id, status: 'error' })
 		);
 		await parts.graph.updateState(threadConfig(run), { messages: closing }, 'tools');
 	}
+	parts.approvals.denyPending(run.conversationId, MOVED_ON, parts.now());
 	return { messages: [new HumanMessage({ content: input.message, id: input.id })] };
+}
+
+async function graphInput(run: ActiveRun, input: RunInput, parts: ExecutorParts) {
+	if (input.kind === 'decided') return new Command<{ decided: true }, Record<string, never>, 'tools'>({ resume: { decided: true } });
+	const userInput = input.kind === 'message' ? input.input : input.lostInput;
+	return userInput ? messageInput(run, userInput, parts) : null;
 }
 
 /** Streams the run; returns the answer text of the agent step in progress when it stopped. */
@@ -60,14 +74,13 @@ async function streamRun(run: ActiveRun, input: RunInput, parts: ExecutorParts, 
 	}
 	const wait = parts.turn();
 	if (wait) await wait;
-	const userInput = input.kind === 'message' ? input.input : input.lostInput;
-	const graphInput = userInput ? await messageInput(run, userInput, parts) : null;
-	const stream = (await parts.graph.stream(graphInput, {
+	const stream = (await parts.graph.stream(await graphInput(run, input, parts), {
 		...threadConfig(run),
 		streamMode: 'messages',
 		durability: 'sync',
 		recursionLimit: parts.recursionLimit,
-		signal: run.signal
+		signal: run.signal,
+		control: run.control
 	})) as unknown as AsyncIterable<[BaseMessage, Record<string, unknown>]>;
 	for await (const event of agentEvents(stream)) {
 		if (event.type === 'trace' && event.note.event === 'enter') partial.text = '';
@@ -86,8 +99,8 @@ async function keepPartialAnswer(run: ActiveRun, text: string, parts: ExecutorPa
 	await parts.graph.updateState(threadConfig(run), { messages: [message] }, 'agent');
 }
 
-function outcomeOf(run: ActiveRun, error: unknown): Omit<RunOutcome, 'messageCount'> {
-	if (error === undefined) return { status: 'completed' };
+function outcomeOf(run: ActiveRun, error: unknown, waiting: boolean): Omit<RunOutcome, 'messageCount'> {
+	if (error === undefined) return { status: waiting ? 'waiting' : 'completed' };
 	if (run.stopReason === 'cancel') return { status: 'cancelled' };
 	if (run.stopReason === 'shutdown') {
 		return { status: 'interrupted', error: { code: 'SHUTDOWN', message: 'The service shut down during this run; resume it to continue.' } };
@@ -110,7 +123,8 @@ export async function executeRun(run: ActiveRun, input: RunInput, parts: Executo
 		failure = e ?? new Error('unknown failure');
 		if (!run.stopReason) parts.log(`Run ${run.id} failed`, e);
 	}
-	const outcome = outcomeOf(run, failure);
+	const approvals = failure === undefined ? parts.approvals.pending(run.conversationId) : [];
+	const outcome = outcomeOf(run, failure, approvals.length > 0);
 	let recorded = false;
 	try {
 		if (outcome.status === 'cancelled') await keepPartialAnswer(run, partial.text, parts);
@@ -120,17 +134,23 @@ export async function executeRun(run: ActiveRun, input: RunInput, parts: Executo
 	} catch (e) {
 		parts.log(`Run ${run.id}: recording its outcome failed`, e);
 	}
+	if (recorded && outcome.status === 'waiting') {
+		run.log.publish({ event: 'approval', data: { conversation: run.conversationId, run: run.id, approvals } });
+	}
+	run.log.publish(terminalEvent(run, outcome, recorded));
+}
+
+function terminalEvent(run: ActiveRun, outcome: Omit<RunOutcome, 'messageCount'>, recorded: boolean): RunEvent {
 	const ids = { conversation: run.conversationId, run: run.id };
 	if (!recorded) {
-		run.log.publish({
+		return {
 			event: 'chat-error',
-			data: { code: 'OUTCOME_NOT_RECORDED', message: 'The run ended but its outcome could not be recorded.', ...ids }
-		});
-	} else if (outcome.status === 'failed' && outcome.error) {
-		const code = outcome.error.code as Extract<RunEvent, { event: 'chat-error' }>['data']['code'];
-		run.log.publish({ event: 'chat-error', data: { code, message: outcome.error.message, ...ids } });
-	} else {
-		const cause = outcome.error?.code as Extract<RunEvent, { event: 'end' }>['data']['cause'];
-		run.log.publish({ event: 'end', data: { ...ids, status: outcome.status, ...(cause ? { cause } : {}) } });
+			data: { code: OUTCOME_NOT_RECORDED, message: 'The run ended but its outcome could not be recorded.', ...ids }
+		};
 	}
+	if (outcome.status === 'failed' && outcome.error) {
+		return { event: 'chat-error', data: { code: outcome.error.code, message: outcome.error.message, ...ids } };
+	}
+	const cause = outcome.error?.code;
+	return { event: 'end', data: { ...ids, status: outcome.status, ...(cause ? { cause } : {}) } };
 }

@@ -1,37 +1,35 @@
 import type { ThreadReader } from '../agent/thread-reader';
-import type { ConversationStore } from '../db/conversation-store';
-import type { RunStore } from '../db/run-store';
+import type { RunOutcome } from '../db/run-store';
+import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
+import type { ThreadWork } from './thread-work';
+
+const INTERRUPTED = { code: 'PROCESS_EXITED', message: 'The service stopped during this run; resume it to continue.' } as const;
+
+function recoveredOutcome(work: ThreadWork, messageCount: number): RunOutcome {
+	switch (work.kind) {
+		case 'finished':
+			return { status: 'completed', messageCount };
+		case 'waiting':
+			return { status: 'waiting', messageCount };
+		case 'unfinished':
+			return { status: 'interrupted', error: INTERRUPTED, messageCount };
+	}
+}
 
 /**
  * Start-up recovery, before any run starts: each run still `running` was owned by a process that
  * died. One whose thread had already finished (the crash fell between the final checkpoint and
- * recording the outcome) is `completed`; the rest are `interrupted`. Message counts are recomputed
- * from the threads. Returns the interrupted runs' conversations.
+ * recording the outcome) is `completed`, one that had paused for a person `waiting`; the rest are
+ * `interrupted`. Message counts are recomputed from the threads. Returns the interrupted runs'
+ * conversations.
  */
-export async function recoverRuns(parts: {
-	runs: RunStore;
-	conversations: ConversationStore;
-	threads: ThreadReader;
-	now: () => string;
-}): Promise<string[]> {
+export async function recoverRuns(parts: ThreadWorkSources & { threads: ThreadReader; now: () => string }): Promise<string[]> {
 	const interrupted: string[] = [];
 	for (const { id, conversationId } of parts.runs.listRunning()) {
-		const { messages, pending } = await parts.threads.state(conversationId);
-		const input = parts.runs.get(id)?.input;
-		const inputLost = input != null && !messages.some((m) => m.id === id);
-		const finished = pending.length === 0 && !inputLost;
-		parts.runs.finish(
-			id,
-			finished
-				? { status: 'completed', messageCount: messages.length }
-				: {
-						status: 'interrupted',
-						error: { code: 'PROCESS_EXITED', message: 'The service stopped during this run; resume it to continue.' },
-						messageCount: messages.length
-					},
-			parts.now()
-		);
-		if (!finished) interrupted.push(conversationId);
+		const work = await readThreadWork(parts, conversationId, { id, input: parts.runs.get(id)?.input ?? null });
+		const messageCount = await parts.threads.messageCount(conversationId);
+		parts.runs.finish(id, recoveredOutcome(work, messageCount), parts.now());
+		if (work.kind === 'unfinished') interrupted.push(conversationId);
 	}
 	return interrupted;
 }

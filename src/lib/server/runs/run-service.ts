@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { RunnableConfig } from '@langchain/core/runnables';
-import type { ThreadReader } from '../agent/thread-reader';
-import type { ConversationStore, RunStatus } from '../db/conversation-store';
+import type { CancelResult, Decision, RunTrigger, StartResult } from '../../protocol';
+import { checkDecisions } from '../approvals/decision-check';
+import type { ConversationStore } from '../db/conversation-store';
 import type { MessageQueue } from '../db/message-queue';
-import type { RunTrigger } from '../db/run-store';
-import { SophosError } from '../errors';
-import { ActiveRun, type RunInput, RunRegistry, RunStopped, type UserInput } from './active-run';
+import type { AllowedTools } from '../tools/allowed-tools';
+import { ApiError } from '../errors';
+import { ActiveRun, type RunInput, type UserInput } from './active-run';
+import { readThreadWork } from './read-thread-work';
+import type { RunRegistry } from './run-registry';
 import { executeRun, type ExecutorParts } from './run-executor';
 
 export type IfBusy = 'reject' | 'enqueue' | 'interrupt';
@@ -13,23 +15,25 @@ export type IfBusy = 'reject' | 'enqueue' | 'interrupt';
 /** `model`: the `<provider>/<model>` the conversation answers with from this run on, checked by the caller. */
 export type StartRequest =
 	| { kind: 'message'; conversation: string | null; message: string; ifBusy?: IfBusy; model?: string }
-	| { kind: 'resume'; conversation: string; trigger?: Extract<RunTrigger, 'resume' | 'auto-resume'>; model?: string };
-
-export type StartResult = { conversation: string; run: string } | { conversation: string; queued: string };
+	| { kind: 'resume'; conversation: string; trigger?: Extract<RunTrigger, 'resume' | 'auto-resume'>; model?: string }
+	| { kind: 'decide'; conversation: string; decisions: Decision[] };
 
 export type RunServiceParts = ExecutorParts & {
 	/** Told when a run has ended and left the registry (retention prunes here); errors are logged. */
-	onRunSettled: (conversationId: string) => Promise<void>;
+	afterRun: (conversationId: string) => Promise<void>;
 	conversations: ConversationStore;
 	queue: MessageQueue;
-	threads: ThreadReader;
 	registry: RunRegistry;
+	allowed: AllowedTools;
+	/** Runs `fn` in a transaction fsync'd on commit (db/durable-commit.ts). */
+	durably: <T>(fn: () => T) => T;
 	bufferLimit: number;
 };
 
 /** Where a run starts, is cancelled, and where the process stops them all. */
 export class RunService {
 	private closing = false;
+	private stopped: Promise<void> | null = null;
 
 	constructor(private readonly parts: RunServiceParts) {}
 
@@ -55,7 +59,8 @@ export class RunService {
 			return this.launch(conversationId, runId, { kind: 'message', input: { id: runId, message: request.message } }, now);
 		}
 		const conversationId = request.conversation!;
-		if (!conversations.exists(conversationId)) throw new SophosError('NOT_FOUND', 'Conversation Not Found');
+		if (!conversations.exists(conversationId)) throw new ApiError('NOT_FOUND', 'Conversation Not Found');
+		if (request.kind === 'decide') return this.decide(conversationId, runId, request.decisions, now);
 		const trigger = request.kind === 'resume' ? (request.trigger ?? 'resume') : 'message';
 		const message = request.kind === 'message' ? request.message : null;
 		const model = request.kind === 'message' ? request.model : undefined;
@@ -69,7 +74,7 @@ export class RunService {
 				await this.cancelConversation(conversationId);
 				return this.start({ ...request, ifBusy: 'reject' });
 			}
-			throw new SophosError('SESSION_IN_PROGRESS', 'Previous request still in progress');
+			throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
 		}
 		const input: RunInput =
 			request.kind === 'message'
@@ -81,36 +86,36 @@ export class RunService {
 	}
 
 	/** Cancels a run: harmless when it has already ended, and its one recorded outcome is returned. */
-	async cancel(runId: string): Promise<{ conversation: string; run: string; status: RunStatus }> {
+	async cancel(runId: string): Promise<CancelResult> {
 		const active = this.registry.getById(runId);
 		if (active) {
 			active.abort('cancel');
 			await active.done;
 		}
 		const record = this.parts.runs.get(runId);
-		if (!record) throw new SophosError('NOT_FOUND', 'Run Not Found');
+		if (!record) throw new ApiError('NOT_FOUND', 'Run Not Found');
 		return { conversation: record.conversationId, run: runId, status: record.status };
 	}
 
 	/** Cancels the conversation's active run, if any; answers with its latest run either way. */
-	async cancelConversation(conversationId: string): Promise<{ conversation: string; run: string | null; status: RunStatus | null }> {
+	async cancelConversation(conversationId: string): Promise<CancelResult> {
 		const active = this.registry.get(conversationId);
 		if (active) return this.cancel(active.id);
 		const latest = this.parts.runs.list(conversationId)[0];
 		return { conversation: conversationId, run: latest?.id ?? null, status: latest?.status ?? null };
 	}
 
-	/** Thrown into a node as its step begins when its run has been asked to stop. */
-	checkStop(config: RunnableConfig): void {
-		const run = this.registry.getById(String(config.configurable?.run_id));
-		if (run?.stopReason) throw new RunStopped(`run stopped before a step: ${run.stopReason}`);
+	/**
+	 * Drain, once however often it is called: refuses new runs, lets runs in flight reach their
+	 * next step boundary for up to `drainMs`, then aborts the rest; resolves once every run has
+	 * recorded its outcome.
+	 */
+	stopAll(drainMs: number): Promise<void> {
+		this.stopped ??= this.drain(drainMs);
+		return this.stopped;
 	}
 
-	/**
-	 * Drain: refuses new runs, lets runs in flight reach their next step boundary for up to
-	 * `drainMs`, then aborts the rest; resolves once every run has recorded its outcome.
-	 */
-	async stopAll(drainMs: number): Promise<void> {
+	private async drain(drainMs: number): Promise<void> {
 		this.closing = true;
 		const active = this.registry.all();
 		for (const run of active) run.requestStop('shutdown');
@@ -141,46 +146,52 @@ export class RunService {
 
 	private launch(conversationId: string, runId: string, input: RunInput, now: string): StartResult {
 		this.parts.crash('after-run-insert');
-		if (input.kind === 'resume') this.parts.runs.touchConversation(conversationId, now);
+		if (input.kind !== 'message') this.parts.runs.touchConversation(conversationId, now);
 		const run = new ActiveRun(runId, conversationId, this.parts.bufferLimit);
 		this.registry.add(run);
 		run.done = executeRun(run, input, this.parts).finally(async () => {
 			this.registry.remove(run);
-			await this.parts.onRunSettled(conversationId).catch((e) => this.parts.log(`After run ${runId}`, e));
+			await this.parts.afterRun(conversationId).catch((e) => this.parts.log(`After run ${runId}`, e));
 			this.startQueued(conversationId);
 		});
 		return { conversation: conversationId, run: runId };
 	}
 
 	/**
-	 * What is left to do on a thread: its pending steps, and a user message that a crash kept from
-	 * reaching it (its run was recorded, its input checkpoint was not).
+	 * Claims the run that carries out a person's decisions and records them, in one durable commit:
+	 * a decision is kept before anything acts on it, and a refused submission changes nothing.
 	 */
-	async pendingWork(conversationId: string): Promise<{ pending: string[]; lostInput: UserInput | null }> {
-		const { messages, pending } = await this.parts.threads.state(conversationId);
-		const latest = this.parts.runs.list(conversationId).find((r) => r.status !== 'running');
-		const lost = latest?.input != null && !messages.some((m) => m.id === latest.id);
-		return { pending, lostInput: lost ? { id: latest.id, message: latest.input! } : null };
+	private decide(conversationId: string, runId: string, decisions: Decision[], now: string): StartResult {
+		const { runs, approvals, allowed } = this.parts;
+		this.parts.durably(() => {
+			if (!runs.claim(conversationId, runId, now, 'approval', null)) {
+				throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
+			}
+			const checked = checkDecisions(approvals.pending(conversationId), decisions);
+			approvals.record(conversationId, checked, now);
+			for (const d of checked) if (d.remember) allowed.allow(d.tool, now);
+		});
+		this.parts.crash('after-decision');
+		return this.launch(conversationId, runId, { kind: 'decided' }, now);
 	}
 
 	/** Releases the claim and refuses when there is nothing to resume. */
 	private async checkResumable(conversationId: string, runId: string): Promise<UserInput | null> {
-		let work: { pending: string[]; lostInput: UserInput | null };
 		try {
-			work = await this.pendingWork(conversationId);
+			const work = await readThreadWork(this.parts, conversationId);
 			this.refuseIfClosing();
+			if (work.kind === 'finished') throw new ApiError('RUN_NOT_RESUMABLE', 'Nothing to resume: the last run finished');
+			if (work.kind === 'waiting') {
+				throw new ApiError('APPROVAL_REQUIRED', 'This conversation waits for a decision on its tool calls: send "decisions"');
+			}
+			return work.lostInput;
 		} catch (e) {
 			this.parts.runs.releaseClaim(runId);
 			throw e;
 		}
-		if (work.pending.length === 0 && !work.lostInput) {
-			this.parts.runs.releaseClaim(runId);
-			throw new SophosError('RUN_NOT_RESUMABLE', 'Nothing to resume: the last run finished');
-		}
-		return work.lostInput;
 	}
 
 	private refuseIfClosing(): void {
-		if (this.closing) throw new SophosError('SHUTTING_DOWN', 'The service is shutting down; try again shortly.');
+		if (this.closing) throw new ApiError('SHUTTING_DOWN', 'The service is shutting down; try again shortly.');
 	}
 }

@@ -1,5 +1,5 @@
 import { formatSseFrame } from './sse-frame';
-import { isTerminal, type RunEvent } from './run-events';
+import { isTerminal, type RunEvent } from '../../protocol';
 
 /**
  * A run's numbered events, kept for replay to late subscribers (`Last-Event-ID`) and fanned out to

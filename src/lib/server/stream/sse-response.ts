@@ -1,15 +1,17 @@
+import { isTerminal, type WireEvent } from '../../protocol';
 import { SSE_HEADERS, SSE_RETRY, formatSseFrame } from './sse-frame';
-import { isTerminal } from './run-events';
 import type { EventLog } from './event-log';
 
 /** Comments would do, but the reference's clients listen for a `ping` event; it has no id. */
 const PING_MS = 15_000;
 
+const PING_FRAME = formatSseFrame('ping' satisfies WireEvent['event'], '');
+
 const encoder = new TextEncoder();
 
 /** A response holding one event and no id: the durable answer when no run is live. */
-export function singleEventResponse(event: string, data: unknown): Response {
-	return new Response(SSE_RETRY + formatSseFrame(event, data), { headers: SSE_HEADERS });
+export function singleEventResponse(e: Exclude<WireEvent, { event: 'ping' }>): Response {
+	return new Response(SSE_RETRY + formatSseFrame(e.event, e.data), { headers: SSE_HEADERS });
 }
 
 /** Replays the log after `lastEventId`, then follows it live until its terminal event. */
@@ -29,7 +31,7 @@ export function liveEventResponse(log: EventLog, lastEventId: number, signal: Ab
 				controller.close();
 				return;
 			}
-			const ping = setInterval(() => send(formatSseFrame('ping', '')), PING_MS);
+			const ping = setInterval(() => send(PING_FRAME), PING_MS);
 			ping.unref();
 			cleanup = () => {
 				if (!open) return;

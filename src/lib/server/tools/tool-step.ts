@@ -1,77 +1,134 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
+import { interrupt } from '@langchain/langgraph';
+import { messageText } from '../agent/messages';
+import { deniedMessage, planCall, type CallPlan } from '../approvals/approval-gate';
+import { composedUrls } from '../approvals/exfiltration-guard';
 import type { CrashInjector } from '../crash-points';
 import type { Toolbox } from '../mcp/toolbox';
 import type { ToolOutcome } from '../mcp/tool-result';
-import { decideToolCall, mayRepeat, uncertainCallMessage, type UnfinishedCallPolicy } from './repeat-policy';
+import type { AllowedTools } from './allowed-tools';
+import type { ApprovalJournal } from './approval-journal';
+import { mayRepeat, uncertainCallMessage, type UnfinishedCallPolicy } from './repeat-policy';
 import type { ToolJournal } from './tool-journal';
 
 export type ToolStepParts = {
 	toolbox: Toolbox;
 	journal: ToolJournal;
+	approvals: ApprovalJournal;
+	allowed: AllowedTools;
 	policy: UnfinishedCallPolicy;
+	/** EXFILTRATION_GUARD */
+	guard: boolean;
+	/** APPROVAL_TIMEOUT_MS */
+	approvalTimeoutMs: number;
 	crash: CrashInjector;
 	now: () => string;
 };
 
-type ToolCall = NonNullable<AIMessage['tool_calls']>[number];
+type ToolCall = NonNullable<AIMessage['tool_calls']>[number] & { id: string };
+
+type ReadyPlan = Exclude<CallPlan, { kind: 'ask' }>;
+
+type At = { threadId: string; runId: string; step: number; signal?: AbortSignal };
 
 const argsHash = (args: unknown) => createHash('sha256').update(JSON.stringify(args)).digest('hex');
 
 const CANCELLED = 'The call was cancelled before it finished; it may or may not have taken effect.';
+
+/** What the person wrote and what tools returned: where a URL the model may use can come from. */
+function knownTexts(messages: readonly BaseMessage[]): string[] {
+	return messages.flatMap((m) => (HumanMessage.isInstance(m) || ToolMessage.isInstance(m) ? [messageText(m.content)] : []));
+}
 
 /**
  * The tools step: the calls of the last assistant message, one at a time, each through the journal,
  * so a step repeated after a crash skips the calls that finished and reports or repeats (by policy)
  * the one that was in flight. Every call carries `_meta.idempotencyKey` = "<thread>:<tool_call_id>",
  * the same on every attempt, so a server can deduplicate.
+ *
+ * When any call needs a person's decision, none of the step's calls runs: the requests are
+ * journalled and the step pauses with LangGraph's interrupt(). The run that carries out the
+ * decisions runs this step again, finds every call decided in the journal and goes on.
  */
 export async function runToolStep(messages: BaseMessage[], config: RunnableConfig, parts: ToolStepParts) {
 	const last = messages.at(-1);
-	const calls = last && AIMessage.isInstance(last) ? (last.tool_calls ?? []) : [];
+	const calls = (last && AIMessage.isInstance(last) ? (last.tool_calls ?? []) : []).map((c) => ({ ...c, id: c.id ?? randomUUID() }));
 	await parts.toolbox.definitions();
-	const threadId = String(config.configurable?.thread_id);
-	const runId = String(config.configurable?.run_id ?? '');
-	const step = Number(config.metadata?.langgraph_step ?? -1);
+	const at: At = {
+		threadId: String(config.configurable?.thread_id),
+		runId: String(config.configurable?.run_id ?? ''),
+		step: Number(config.metadata?.langgraph_step ?? -1),
+		signal: config.signal
+	};
+	const known = parts.guard ? knownTexts(messages) : [];
+	const plans = calls.map((call) => plan(call, at, known, parts));
+	const asks = calls.flatMap((call, i) => {
+		const p = plans[i]!;
+		return p.kind === 'ask' ? [{ toolCallId: call.id, tool: call.name, args: call.args, reason: p.reason }] : [];
+	});
+	if (asks.length) {
+		const now = parts.now();
+		const expiresAt = new Date(Date.parse(now) + parts.approvalTimeoutMs).toISOString();
+		parts.approvals.request(at.threadId, at.runId, asks, now, expiresAt);
+		// In a run resumed with Command, interrupt() first hands back that run's resume value instead
+		// of pausing; decisions are read from the journal, so a call still undecided pauses again.
+		for (;;) interrupt({ approvals: asks.map((a) => a.toolCallId) });
+	}
+	const ready = plans.filter((p): p is ReadyPlan => p.kind !== 'ask');
 	const results: ToolMessage[] = [];
-	for (const call of calls) {
-		const id = call.id ?? randomUUID();
-		const outcome = await runCall({ ...call, id }, { threadId, runId, step, signal: config.signal }, parts);
-		results.push(new ToolMessage({ content: outcome.text, name: call.name, tool_call_id: id, status: outcome.status }));
+	for (const [i, call] of calls.entries()) {
+		const outcome = await runCall(call, ready[i]!, at, parts);
+		results.push(new ToolMessage({ content: outcome.text, name: call.name, tool_call_id: call.id, status: outcome.status }));
 	}
 	return { messages: results };
 }
 
-async function runCall(
-	call: ToolCall & { id: string },
-	at: { threadId: string; runId: string; step: number; signal?: AbortSignal },
-	parts: ToolStepParts
-): Promise<ToolOutcome> {
+function plan(call: ToolCall, at: At, known: readonly string[], parts: ToolStepParts): CallPlan {
+	const target = parts.toolbox.resolve(call.name);
+	return planCall({
+		args: call.args,
+		entry: parts.journal.get(at.threadId, call.id),
+		decision: parts.approvals.decision(at.threadId, call.id),
+		tool: target && { name: call.name, approval: target.approval, openWorld: target.openWorld, safeToRepeat: target.safeToRepeat },
+		allowed: parts.allowed.has(call.name),
+		unfinished: parts.policy,
+		composed: parts.guard && target?.openWorld ? composedUrls(call.args, known) : []
+	});
+}
+
+async function runCall(call: ToolCall, plan: ReadyPlan, at: At, parts: ToolStepParts): Promise<ToolOutcome> {
 	const { journal, toolbox, now } = parts;
-	const target = toolbox.resolve(call.name);
-	const decision = decideToolCall(journal.get(at.threadId, call.id), target?.safeToRepeat ?? false, parts.policy);
-	if (decision.action === 'reuse') {
-		const { outcome, result } = decision.recorded;
-		return { status: outcome === 'success' ? 'success' : 'error', text: result };
+	if (plan.kind === 'reuse') {
+		return { status: plan.recorded.outcome === 'success' ? 'success' : 'error', text: plan.recorded.result };
 	}
-	const idempotencyKey = `${at.threadId}:${call.id}`;
 	const record = (outcome: ToolOutcome) => {
 		journal.recordOutcome(at.threadId, call.id, { outcome: outcome.status, result: outcome.text }, now());
 		return outcome;
 	};
-	if (decision.action === 'report-uncertain') return record({ status: 'error', text: uncertainCallMessage(call.name) });
-
-	journal.recordIntent(
-		{ threadId: at.threadId, toolCallId: call.id, runId: at.runId, step: at.step, tool: call.name, argsHash: argsHash(call.args), idempotencyKey },
-		now(),
-		!mayRepeat(target?.safeToRepeat ?? false, parts.policy)
-	);
+	const target = toolbox.resolve(call.name);
+	const idempotencyKey = `${at.threadId}:${call.id}`;
+	const intent = () =>
+		journal.recordIntent(
+			{ threadId: at.threadId, toolCallId: call.id, runId: at.runId, step: at.step, tool: call.name, argsHash: argsHash(call.args), idempotencyKey },
+			now(),
+			!mayRepeat(target?.safeToRepeat ?? false, parts.policy)
+		);
+	if (plan.kind === 'report-uncertain') {
+		const why = plan.reason ? ` The person said: ${plan.reason}` : '';
+		return record({ status: 'error', text: uncertainCallMessage(call.name) + why });
+	}
+	if (plan.kind === 'denied') {
+		intent();
+		return record({ status: 'error', text: deniedMessage(plan.reason) });
+	}
+	intent();
 	if (!target) return record({ status: 'error', text: `The tool ${call.name} is not available.` });
 	parts.crash('before-tool-call');
 	let outcome: ToolOutcome;
 	try {
-		outcome = await toolbox.call(target, call.args, { signal: at.signal, idempotencyKey });
+		outcome = await toolbox.call(target, plan.args, { signal: at.signal, idempotencyKey });
 	} catch (e) {
 		journal.recordOutcome(at.threadId, call.id, { outcome: 'cancelled', result: CANCELLED }, now());
 		throw e;

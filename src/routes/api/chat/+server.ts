@@ -15,10 +15,7 @@ export const POST: RequestHandler = async ({ request }) => {
 			requireConversation(rt.conversations, parsed.conversation);
 			return jsonResponse(await rt.runService.cancelConversation(parsed.conversation));
 		}
-		if (parsed.model) await rt.models.checkChoice(parsed.model);
-		// A new conversation keeps the model it starts with, even if DEFAULT_MODEL changes later.
-		const isNew = parsed.kind === 'message' && parsed.conversation === null;
-		const started = await rt.runService.start(isNew && !parsed.model ? { ...parsed, model: rt.models.defaultModel } : parsed);
+		const started = await rt.runService.start(await rt.models.choose(parsed));
 		return jsonResponse(started, 'queued' in started ? 202 : 200);
 	} catch (e) {
 		return errorResponse(e);
@@ -28,12 +25,15 @@ export const POST: RequestHandler = async ({ request }) => {
 export const GET: RequestHandler = ({ url, request }) => {
 	const rt = runtime();
 	const id = parseUuid(url.searchParams.get('conversation'));
-	if (!id) return singleEventResponse('chat-error', { code: 'BAD_REQUEST', message: 'Invalid Conversation ID' });
+	if (!id) return singleEventResponse({ event: 'chat-error', data: { code: 'BAD_REQUEST', message: 'Invalid Conversation ID' } });
 	const run = rt.runService.registry.get(id);
 	if (run) return liveEventResponse(run.log, parseLastEventId(request.headers.get('last-event-id')), request.signal);
 	const conversation = rt.conversations.get(id);
 	if (!conversation) {
-		return singleEventResponse('chat-error', { code: 'NOT_FOUND', message: 'Conversation Not Found', conversation: id });
+		return singleEventResponse({
+			event: 'chat-error',
+			data: { code: 'NOT_FOUND', message: 'Conversation Not Found', conversation: id }
+		});
 	}
-	return singleEventResponse('end', { conversation: id, status: conversation.status });
+	return singleEventResponse({ event: 'end', data: { conversation: id, status: conversation.status } });
 };

@@ -2,13 +2,13 @@ import type { RequestHandler } from './$types';
 import { runtime } from '$lib/server/runtime-instance';
 import { errorResponse, jsonResponse } from '$lib/server/http/api-error';
 import { parseUuid } from '$lib/server/http/uuid';
-import { SophosError } from '$lib/server/errors';
+import { ApiError } from '$lib/server/errors';
 
 /** Answers once the run has recorded its outcome: `cancelled`, or how it ended if it beat the cancel. */
 export const POST: RequestHandler = async ({ params }) => {
 	try {
 		const id = parseUuid(params.runId);
-		if (!id) throw new SophosError('BAD_REQUEST', 'Invalid Run ID');
+		if (!id) throw new ApiError('BAD_REQUEST', 'Invalid Run ID');
 		return jsonResponse(await runtime().runService.cancel(id));
 	} catch (e) {
 		return errorResponse(e);

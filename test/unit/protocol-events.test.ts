@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseStreamEvent } from '../../src/lib/client/wire';
+import { parseStreamEvent } from '../../src/lib/protocol';
 
 describe('parseStreamEvent', () => {
 	it('reads each event kind the server sends, with its id', () => {

@@ -1,0 +1,50 @@
+/**
+ * Pure. The closed sets of codes that cross the wire, in two families: API errors, answered by a
+ * route with their HTTP status, and run outcomes, recorded on a run and sent as its terminal event.
+ */
+
+/** What a route answers when it refuses a request, with the HTTP status each code carries. */
+export const API_ERROR_STATUS = {
+	BAD_REQUEST: 400,
+	NOT_FOUND: 404,
+	SESSION_IN_PROGRESS: 409,
+	RUN_NOT_RESUMABLE: 409,
+	/** A resume of a conversation that waits for decisions on its tool calls. */
+	APPROVAL_REQUIRED: 409,
+	/** Decisions for a conversation that waits for none. */
+	NOT_WAITING: 409,
+	MESSAGE_TOO_LARGE: 413,
+	PAYLOAD_TOO_LARGE: 413,
+	INTERNAL_ERROR: 500,
+	SHUTTING_DOWN: 503
+} as const;
+
+export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
+
+/**
+ * Why a run `failed`: recorded on the run and sent as its `chat-error` event. MODEL_AUTH_FAILED:
+ * the model server refused the API key (401/403); MODEL_RATE_LIMITED: it is rate limited or out of
+ * quota (429). Both leave the step pending, so the run resumes once fixed.
+ */
+export const RUN_FAILURE_CODES = [
+	'MODEL_UNREACHABLE',
+	'MODEL_UNAVAILABLE',
+	'MODEL_AUTH_FAILED',
+	'MODEL_RATE_LIMITED',
+	'RECURSION_LIMIT',
+	'AGENT_FAILURE'
+] as const;
+export type RunFailureCode = (typeof RUN_FAILURE_CODES)[number];
+
+/** Why a run was `interrupted`: recorded on the run and sent as the `cause` of its `end` event. */
+export const INTERRUPT_CAUSES = ['SHUTDOWN', 'PROCESS_EXITED'] as const;
+export type InterruptCause = (typeof INTERRUPT_CAUSES)[number];
+
+/** The run ended but writing its outcome failed: the stream says so, since the ledger cannot. */
+export const OUTCOME_NOT_RECORDED = 'OUTCOME_NOT_RECORDED';
+
+/** Codes a `chat-error` event carries: a run's failure, or a refusal sent as a single event. */
+export type StreamErrorCode = RunFailureCode | typeof OUTCOME_NOT_RECORDED | ApiErrorCode;
+
+/** An error as both families send it: in an HTTP body as `{error: WireError}`, on a run as `error`. */
+export type WireError = { code: string; message: string };

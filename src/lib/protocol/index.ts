@@ -1,0 +1,5 @@
+/** Pure. The wire contract shared by server and browser: statuses, error codes, events, bodies. */
+export * from './run-status';
+export * from './error-codes';
+export * from './events';
+export * from './dtos';

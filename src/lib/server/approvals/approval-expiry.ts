@@ -1,0 +1,58 @@
+import type { ApprovalJournal } from '../tools/approval-journal';
+import type { RunService } from '../runs/run-service';
+
+/** setTimeout's longest delay; a later expiry is re-armed from there. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export const NOT_APPROVED_IN_TIME = 'not approved in time';
+
+/**
+ * APPROVAL_TIMEOUT_MS: a call nobody decided in time is denied ("not approved in time") and the
+ * model answers, through the same decision path a person uses. One timer, for the next expiry;
+ * `schedule()` is called at start and after every run, since only a run can add a waiting call.
+ */
+export class ApprovalExpiry {
+	private timer: NodeJS.Timeout | undefined;
+	private closed = false;
+
+	constructor(
+		private readonly parts: {
+			approvals: ApprovalJournal;
+			runService: Pick<RunService, 'start'>;
+			now: () => string;
+			log: (line: string, error?: unknown) => void;
+		}
+	) {}
+
+	schedule(): void {
+		clearTimeout(this.timer);
+		const next = this.parts.approvals.nextExpiryAt();
+		if (this.closed || next === null) return;
+		const delay = Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(next) - Date.parse(this.parts.now())));
+		this.timer = setTimeout(() => void this.expire(), delay);
+		this.timer.unref();
+	}
+
+	close(): void {
+		this.closed = true;
+		clearTimeout(this.timer);
+	}
+
+	private async expire(): Promise<void> {
+		const { approvals, runService, now, log } = this.parts;
+		for (const conversation of approvals.expiredThreads(now())) {
+			const decisions = approvals.pending(conversation).map((p) => ({
+				toolCallId: p.toolCallId,
+				action: 'deny' as const,
+				reason: NOT_APPROVED_IN_TIME
+			}));
+			try {
+				await runService.start({ kind: 'decide', conversation, decisions });
+			} catch (e) {
+				// A run holds the conversation: a new message, which closes the calls itself.
+				log(`Approval timeout of ${conversation} left to the run that holds it`, e);
+			}
+		}
+		this.schedule();
+	}
+}

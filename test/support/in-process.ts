@@ -1,0 +1,35 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { startRuntime, type Runtime } from '../../src/lib/server/runtime';
+import { parseSettings } from '../../src/lib/server/settings';
+import { ROOT, tempDir } from './service';
+
+/**
+ * The runtime in this process, as the composition root builds it for the service: a real SQLite
+ * file in `dataDir` (kept across restarts), the misbehaving test MCP server as a child, and the
+ * scripted model at `ollamaUrl`. Tests then call RunService, recovery and the executor directly.
+ */
+export async function startInProcess(options: {
+	ollamaUrl: string;
+	dataDir?: string;
+	env?: Record<string, string>;
+}): Promise<{ runtime: Runtime; dataDir: string; calls: () => string[] }> {
+	const dataDir = options.dataDir ?? tempDir('sophos-core-');
+	const configDir = path.join(dataDir, 'config');
+	const log = path.join(dataDir, 'calls.log');
+	fs.mkdirSync(configDir, { recursive: true });
+	const test = { command: 'node', args: ['--import', 'tsx', path.join(ROOT, 'test/support/mcp-test-server.ts')], env: { TEST_MCP_LOG: log } };
+	fs.writeFileSync(path.join(configDir, 'mcp.json'), JSON.stringify({ test }));
+	fs.copyFileSync(path.join(ROOT, 'config/system.md'), path.join(configDir, 'system.md'));
+	const env = {
+		PATH: process.env.PATH,
+		OLLAMA_HOST: options.ollamaUrl,
+		DATABASE_PATH: path.join(dataDir, 'sophos.db'),
+		MEMORY_FILE_PATH: path.join(dataDir, 'memory.jsonl'),
+		CONFIG_DIR: configDir,
+		...options.env
+	};
+	const runtime = await startRuntime(parseSettings(env), env);
+	const calls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : []);
+	return { runtime, dataDir, calls };
+}

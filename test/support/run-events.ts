@@ -1,0 +1,44 @@
+import { expect } from 'vitest';
+import { parseStreamEvent, type StartResult, type StreamEvent } from '../../src/lib/protocol';
+import type { Runtime } from '../../src/lib/server/runtime';
+
+/** In-process helpers over a run's event log. */
+
+/** Every frame the run's log held, parsed with the browser's parser: what a page would see. */
+export async function eventsOfRun(runtime: Runtime, runId: string): Promise<StreamEvent[]> {
+	const run = runtime.runService.registry.getById(runId)!;
+	const live: string[] = [];
+	const { missed } = run.log.follow(0, (frame) => live.push(frame));
+	await run.done;
+	return [...missed, ...live].map((frame) => {
+		const field = (name: string) => new RegExp(`^${name}: (.*)$`, 'm').exec(frame)?.[1] ?? '';
+		const event = parseStreamEvent(field('event'), field('data'), field('id'));
+		expect(event, frame).not.toBeNull();
+		return event!;
+	});
+}
+
+/** Resolves once the run's log holds `count` tokens: the model's chunks have reached the run. */
+export function tokensPublished(runtime: Runtime, runId: string, count: number): Promise<void> {
+	const log = runtime.runService.registry.getById(runId)!.log;
+	let seen = 0;
+	return new Promise((resolve) => {
+		const { missed, detach } = log.follow(0, (_frame, event) => {
+			if (event.event === 'token' && ++seen === count) {
+				detach();
+				resolve();
+			}
+		});
+		seen = missed.filter((frame) => frame.includes('event: token')).length;
+		if (seen >= count) {
+			detach();
+			resolve();
+		}
+	});
+}
+
+export const startedRun = (result: StartResult) => {
+	if (!('run' in result)) throw new Error('expected a run, got a queued message');
+	return result;
+};
+
