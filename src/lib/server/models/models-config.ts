@@ -17,16 +17,21 @@ const RESERVED = new Set(['ollama', 'openai']);
 
 function modelsConfigSchema(vars: Record<string, string | undefined>) {
 	const expanded = z.string().transform((v) => expandVars(v, vars));
-	return z.record(
-		z
-			.string()
-			.regex(PROVIDER_NAME, 'provider names may hold letters, digits, _ and -')
-			.refine((name) => !RESERVED.has(name), 'this name is taken by a provider that settings configure'),
-		z.strictObject({
-			baseUrl: expanded.pipe(z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://127.0.0.1:1234/v1' })),
-			apiKey: expanded.optional()
-		})
-	);
+	return z
+		.record(
+			z.string(),
+			z.strictObject({
+				baseUrl: expanded.pipe(z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://127.0.0.1:1234/v1' })),
+				apiKey: expanded.optional()
+			})
+		)
+		.superRefine((config, ctx) => {
+			// Checked here rather than as the record's key schema, whose issue would not say why.
+			for (const name of Object.keys(config)) {
+				if (!PROVIDER_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'provider names may hold letters, digits, _ and -' });
+				else if (RESERVED.has(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'this name is taken by a provider that settings configure' });
+			}
+		});
 }
 
 /**
