@@ -20,7 +20,10 @@ function fake(name: string, models: string[] | 'down', kind: 'ollama' | 'openai'
 		serves: (listed, model) => listed.includes(model),
 		notServed: (model) => new RunFailure('MODEL_UNAVAILABLE', `${name} does not serve ${model}`),
 		classifyError: (e) => (e instanceof RunFailure ? e : new RunFailure('AGENT_FAILURE', String(e))),
-		usageOf: (answer) => (answer.response_metadata?.tokens ? { outputTokens: answer.response_metadata.tokens as number } : undefined)
+		usageOf: (answer) => {
+			const tokens = (answer.response_metadata as { tokens?: number }).tokens;
+			return tokens === undefined ? undefined : { outputTokens: tokens };
+		}
 	};
 }
 

@@ -1,6 +1,7 @@
 import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
-import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { BaseCallbackHandler, type HandleLLMNewTokenCallbackFields, type NewTokenIndices } from '@langchain/core/callbacks/base';
+import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
+import type { Runnable } from '@langchain/core/runnables';
 import { tool } from '@langchain/core/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -14,12 +15,13 @@ class Chunks extends BaseCallbackHandler {
 	name = 'chunks';
 	lc_prefer_streaming = true;
 	readonly chunks: AIMessageChunk[] = [];
-	override handleLLMNewToken(_t: string, _i: unknown, _r: string, _p?: string, _tags?: string[], fields?: { chunk?: { message: AIMessageChunk } }) {
-		if (fields?.chunk) this.chunks.push(fields.chunk.message);
+	override handleLLMNewToken(_t: string, _i: NewTokenIndices, _r: string, _p?: string, _tags?: string[], fields?: HandleLLMNewTokenCallbackFields) {
+		const message = (fields?.chunk as { message?: AIMessageChunk } | undefined)?.message;
+		if (message) this.chunks.push(message);
 	}
 }
 
-async function call(model: BaseChatModel, messages: BaseMessage[]) {
+async function call(model: Runnable<BaseLanguageModelInput, AIMessageChunk>, messages: BaseMessage[]) {
 	const handler = new Chunks();
 	const answer = (await model.invoke(messages, { callbacks: [handler] })) as AIMessage;
 	return { answer, chunks: handler.chunks };
