@@ -1,6 +1,6 @@
 import type { ApiResult, ChatApi } from '../../src/lib/client/chat-api';
 import type { OpenRunStream, RunStreamHandlers } from '../../src/lib/client/run-stream';
-import type { ConversationDetail, ConversationSummary, MessageDto, Readiness, StreamEvent } from '../../src/lib/protocol';
+import type { ConversationDetail, ConversationSummary, MessageDto, ModelList, Readiness, StreamEvent } from '../../src/lib/protocol';
 
 /** Fakes for the client controller: an API whose answers a test sets or holds, and scripted streams. */
 
@@ -37,6 +37,18 @@ export const READY: Readiness = {
 	checks: { database: { status: 'ok' }, model: { status: 'ok' }, providers: { ollama: { status: 'ok', kind: 'ollama' } }, mcp: {} }
 };
 
+export const MODELS: ModelList = {
+	default: 'ollama/qwen3',
+	models: [
+		{ id: 'ollama/qwen3', provider: 'ollama', name: 'qwen3' },
+		{ id: 'openai/qwen3-8b', provider: 'openai', name: 'qwen3-8b' }
+	],
+	providers: [
+		{ name: 'ollama', kind: 'ollama', status: 'ok' },
+		{ name: 'openai', kind: 'openai', status: 'ok' }
+	]
+};
+
 type Calls = { [K in keyof ChatApi]: Parameters<ChatApi[K]>[] };
 
 /** Every method answers from `answers`, which a test may replace; every call is recorded. */
@@ -48,7 +60,8 @@ export class FakeApi implements ChatApi {
 		startRun: [],
 		cancelRun: [],
 		deleteConversation: [],
-		readiness: []
+		readiness: [],
+		listModels: []
 	};
 	conversations: ConversationSummary[] = [];
 	details = new Map<string, ConversationDetail>();
@@ -62,7 +75,8 @@ export class FakeApi implements ChatApi {
 		startRun: (body) => ok({ conversation: body.conversation ?? 'new-conversation', run: 'run-1' }),
 		cancelRun: () => fail(404, 'HTTP_404', 'Not Found'),
 		deleteConversation: () => ok(null),
-		readiness: () => ok(READY)
+		readiness: () => ok(READY),
+		listModels: () => ok(MODELS)
 	};
 
 	listConversations = (limit: number) => this.answer('listConversations', limit);
@@ -72,6 +86,7 @@ export class FakeApi implements ChatApi {
 	cancelRun = (runId: string) => this.answer('cancelRun', runId);
 	deleteConversation = (id: string) => this.answer('deleteConversation', id);
 	readiness = () => this.answer('readiness');
+	listModels = () => this.answer('listModels');
 
 	private async answer<K extends keyof ChatApi>(name: K, ...args: Parameters<ChatApi[K]>): Promise<Awaited<ReturnType<ChatApi[K]>>> {
 		(this.calls[name] as unknown[]).push(args);

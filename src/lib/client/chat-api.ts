@@ -3,7 +3,7 @@
  * back as `{ ok: false, status, error }` with the server's code, `HTTP_<status>` when the body has
  * none, or `FETCH_ERROR` (status 0) when the server could not be reached.
  */
-import type { ConversationDetail, ConversationPage, Readiness, RunRecord, WireError } from '../protocol';
+import { ModelListSchema, type ConversationDetail, type ConversationPage, type ModelList, type Readiness, type RunRecord, type WireError } from '../protocol';
 
 export type ApiResult<T> = { ok: true; value: T } | { ok: false; status: number; error: WireError };
 
@@ -11,9 +11,12 @@ export type ChatApi = {
 	listConversations(limit: number): Promise<ApiResult<ConversationPage>>;
 	getConversation(id: string): Promise<ApiResult<ConversationDetail>>;
 	listRuns(id: string): Promise<ApiResult<RunRecord[]>>;
-	startRun(body: { message: string; conversation: string | null } | { conversation: string; resume: true }): Promise<
+	/** `model`: a model the reader chose, sent only when it differs from the conversation's. */
+	startRun(body: { message: string; conversation: string | null; model?: string } | { conversation: string; resume: true }): Promise<
 		ApiResult<{ conversation: string; run: string }>
 	>;
+	/** GET /api/models; null when the body is not a model list. */
+	listModels(): Promise<ApiResult<ModelList | null>>;
 	/** POST /api/runs/:id/cancel: 404 or 405 means this server has no cancel endpoint. */
 	cancelRun(runId: string): Promise<ApiResult<unknown>>;
 	deleteConversation(id: string): Promise<ApiResult<null>>;
@@ -65,6 +68,11 @@ export function httpChatApi(fetchImpl: Fetch = (...args) => fetch(...args)): Cha
 		getConversation: (id) => call(fetchImpl, `/api/conversations/${enc(id)}`, {}, (b) => b as ConversationDetail),
 		listRuns: (id) => call(fetchImpl, `/api/conversations/${enc(id)}/runs`, {}, (b) => (b as { runs: RunRecord[] }).runs ?? []),
 		startRun: (body) => call(fetchImpl, '/api/chat', json(body), (b) => b as { conversation: string; run: string }),
+		listModels: () =>
+			call(fetchImpl, '/api/models', {}, (b) => {
+				const list = ModelListSchema.safeParse(b);
+				return list.success ? list.data : null;
+			}),
 		cancelRun: (runId) => call(fetchImpl, `/api/runs/${enc(runId)}/cancel`, json({}), (b) => b),
 		deleteConversation: (id) => call(fetchImpl, `/api/conversations/${enc(id)}`, { method: 'DELETE' }, () => null),
 		// 503 carries the same body as 200: which check is down is the point of asking.

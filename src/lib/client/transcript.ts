@@ -8,7 +8,7 @@
  * durable, is that same step seen twice and is left out.
  */
 import type { LiveItem, LiveRun } from './live-run';
-import type { MessageDto } from '../protocol';
+import type { MessageDto, ModelUsage } from '../protocol';
 
 export type ToolResult = { content: string; status: 'success' | 'error' };
 
@@ -16,7 +16,17 @@ export type ToolCard = { key: string; id: string; name: string; args: unknown; r
 
 export type TranscriptItem =
 	| { kind: 'user'; key: string; text: string }
-	| { kind: 'assistant'; key: string; text: string; reasoning: string; tools: ToolCard[]; live: boolean }
+	| {
+			kind: 'assistant';
+			key: string;
+			text: string;
+			reasoning: string;
+			tools: ToolCard[];
+			live: boolean;
+			/** Which model gave it and what its call used: known once the answer is durable. */
+			model?: string;
+			usage?: ModelUsage;
+	  }
 	/** A result whose call is not in view (never expected, but never hidden either). */
 	| { kind: 'tool'; key: string; name: string; result: ToolResult };
 
@@ -59,7 +69,16 @@ export function buildTranscript(base: readonly MessageDto[], live: LiveRun | nul
 			else if (m.role === 'assistant') {
 				const tools = (m.toolCalls ?? []).map((c, i): ToolCard => ({ key: `${key}/${c.id ?? i}`, id: c.id ?? '', name: c.name, args: c.args, result: null }));
 				tools.forEach((t) => t.id && cards.set(t.id, t));
-				items.push({ kind: 'assistant', key, text: m.content, reasoning: m.reasoning ?? '', tools, live: false });
+				items.push({
+					kind: 'assistant',
+					key,
+					text: m.content,
+					reasoning: m.reasoning ?? '',
+					tools,
+					live: false,
+					...(m.model ? { model: m.model } : {}),
+					...(m.usage ? { usage: m.usage } : {})
+				});
 			} else {
 				const result: ToolResult = { content: m.content, status: m.status === 'error' ? 'error' : 'success' };
 				const card = m.toolCallId ? cards.get(m.toolCallId) : undefined;
