@@ -101,7 +101,7 @@ describe('approvals, in process', () => {
 			{ toolCallId: a!.toolCallId, status: 'error', content: 'Not run: the person denied this call (not that one).' },
 			{ toolCallId: b!.toolCallId, status: 'success', content: 'saved c' }
 		]);
-		expect(runtime.approvals.decision(first.conversation, b!.toolCallId)).toEqual({ action: 'edit', args: { item: 'c' } });
+		expect(runtime.approvals.decision(first.conversation, b!.toolCallId, 0)).toEqual({ action: 'edit', args: { item: 'c' } });
 		const ai = (await runtime.threads.state(first.conversation)).messages.find((m) => m.toolCalls);
 		expect(ai?.toolCalls?.[1]?.args).toEqual({ item: 'b' });
 	});
@@ -112,7 +112,7 @@ describe('approvals, in process', () => {
 		const first = await send(runtime, 'save a');
 		const [waited] = runtime.approvals.pending(first.conversation);
 		const second = await send(runtime, 'never mind, save a anyway', first.conversation);
-		expect(runtime.approvals.decision(first.conversation, waited!.toolCallId)).toEqual({ action: 'deny', reason: 'the conversation moved on' });
+		expect(runtime.approvals.decision(first.conversation, waited!.toolCallId, 0)).toEqual({ action: 'deny', reason: 'the conversation moved on' });
 		expect(runtime.approvals.pending(first.conversation).map((p) => p.toolCallId)).not.toContain(waited!.toolCallId);
 		expect((await toolMessages(runtime, first.conversation))[0]).toMatchObject({ status: 'error', content: 'Not run: the conversation moved on.' });
 		expect(last(second.events)).toMatchObject({ event: 'end', data: { status: 'waiting' } });

@@ -63,6 +63,17 @@ const CASES: Record<string, { reply: ScriptedReply; visible?: string }> = {
 			]
 		}
 	},
+	// A deletion waits for a person: the approval card shows the tool's arguments as the model wrote them.
+	'html-in-approval': {
+		reply: {
+			toolCalls: [
+				{
+					name: 'memory__delete_entities',
+					arguments: { entityNames: [`<img src=x onerror="${SET('approval-img')}">`, `<script>${SET('approval-script')}</script>`] }
+				}
+			]
+		}
+	},
 	title: { reply: { content: 'A title made of HTML.' } }
 };
 
@@ -129,7 +140,17 @@ describe('untrusted output renders inert', () => {
 
 		// Everywhere untrusted text lands: answers, thinking, tool arguments and results, titles.
 		const found = await page.evaluate(() => {
-			const untrusted = ['assistant-message', 'thinking-text', 'tool-args', 'tool-message', 'user-message', 'conversation-title', 'current-title'];
+			const untrusted = [
+				'assistant-message',
+				'thinking-text',
+				'tool-args',
+				'tool-message',
+				'approval-tool',
+				'approval-args',
+				'user-message',
+				'conversation-title',
+				'current-title'
+			];
 			const roots = untrusted.flatMap((id) => [...document.querySelectorAll(`[data-testid="${id}"]`)]);
 			const all = roots.flatMap((root) => [root, ...root.querySelectorAll('*')]);
 			const banned = all.filter((el) => /^(img|image|script|iframe|frame|object|embed|svg|math|style|video|audio|source|form|input|button|link|meta|base)$/i.test(el.tagName));
@@ -154,6 +175,10 @@ describe('untrusted output renders inert', () => {
 		if (name === 'html-in-tool-results') {
 			expect(await page.getByTestId('tool-message').textContent()).toContain('<img src=x onerror=');
 			expect(await page.getByTestId('tool-args').textContent()).toContain('<script>');
+		}
+		if (name === 'html-in-approval') {
+			expect(await page.getByTestId('approval-args').textContent()).toContain('<img src=x onerror=');
+			expect(await page.getByTestId('approval-args').textContent()).toContain('<script>');
 		}
 		if (name === 'html-in-thinking') {
 			expect(await page.getByTestId('thinking-text').textContent()).toContain('<img src=x onerror=');

@@ -1,6 +1,6 @@
 import type { ApiResult, ChatApi } from '../../src/lib/client/chat-api';
 import type { OpenRunStream, RunStreamHandlers } from '../../src/lib/client/run-stream';
-import type { ConversationDetail, ConversationSummary, MessageDto, ModelList, Readiness, StreamEvent } from '../../src/lib/protocol';
+import type { AllowedTool, ConversationDetail, ConversationSummary, MessageDto, ModelList, PendingApproval, Readiness, StreamEvent } from '../../src/lib/protocol';
 
 /** Fakes for the client controller: an API whose answers a test sets or holds, and scripted streams. */
 
@@ -29,6 +29,23 @@ export function summary(id: string, extra: Partial<ConversationSummary> = {}): C
 
 export function detail(id: string, messages: MessageDto[], extra: Partial<ConversationSummary> = {}, resumable = false): ConversationDetail {
 	return { conversation: summary(id, { messageCount: messages.length, ...extra }), messages, resumable, queue: [], approvals: [] };
+}
+
+/** A call that waits for a decision, as the detail and the `approval` event carry it. */
+export function pending(toolCallId: string, tool = 'test__effect', args: Record<string, unknown> = { item: 'a' }): PendingApproval {
+	return {
+		toolCallId,
+		tool,
+		args,
+		reason: { kind: 'policy', message: `${tool} may change something outside this conversation.` },
+		requestedAt: '2026-11-01T10:00:00.000Z',
+		expiresAt: '2026-11-02T10:00:00.000Z'
+	};
+}
+
+/** A conversation whose last run ended `waiting` on `approvals`. */
+export function waitingDetail(id: string, messages: MessageDto[], approvals: PendingApproval[]): ConversationDetail {
+	return { ...detail(id, messages, { status: 'waiting' }), approvals };
 }
 
 export const READY: Readiness = {
@@ -61,9 +78,12 @@ export class FakeApi implements ChatApi {
 		cancelRun: [],
 		deleteConversation: [],
 		readiness: [],
+		listAllowedTools: [],
+		revokeAllowedTool: [],
 		listModels: []
 	};
 	conversations: ConversationSummary[] = [];
+	allowed: AllowedTool[] = [];
 	details = new Map<string, ConversationDetail>();
 	answers: { [K in keyof ChatApi]: (...args: Parameters<ChatApi[K]>) => ReturnType<ChatApi[K]> | Awaited<ReturnType<ChatApi[K]>> } = {
 		listConversations: (limit) => ok({ conversations: this.conversations.slice(0, limit), hasMore: this.conversations.length > limit }),
@@ -76,6 +96,12 @@ export class FakeApi implements ChatApi {
 		cancelRun: () => fail(404, 'HTTP_404', 'Not Found'),
 		deleteConversation: () => ok(null),
 		readiness: () => ok(READY),
+		listAllowedTools: () => ok([...this.allowed]),
+		revokeAllowedTool: (tool) => {
+			const before = this.allowed.length;
+			this.allowed = this.allowed.filter((t) => t.tool !== tool);
+			return this.allowed.length < before ? ok(null) : fail(404, 'NOT_FOUND', `The tool "${tool}" is not always allowed`);
+		},
 		listModels: () => ok(MODELS)
 	};
 
@@ -86,6 +112,8 @@ export class FakeApi implements ChatApi {
 	cancelRun = (runId: string) => this.answer('cancelRun', runId);
 	deleteConversation = (id: string) => this.answer('deleteConversation', id);
 	readiness = () => this.answer('readiness');
+	listAllowedTools = () => this.answer('listAllowedTools');
+	revokeAllowedTool = (tool: string) => this.answer('revokeAllowedTool', tool);
 	listModels = () => this.answer('listModels');
 
 	private async answer<K extends keyof ChatApi>(name: K, ...args: Parameters<ChatApi[K]>): Promise<Awaited<ReturnType<ChatApi[K]>>> {
@@ -133,7 +161,12 @@ export const ev = {
 		id,
 		data: { step, name, node: 'tools', event: 'result', data: { name, tool_call_id: callId, status, result } }
 	}),
-	end: (id: number | null, status: 'completed' | 'interrupted' | 'cancelled' | 'failed' | null = 'completed', conversation = 'c1'): StreamEvent => ({
+	approval: (id: number, approvals: PendingApproval[], conversation = 'c1'): StreamEvent => ({
+		event: 'approval',
+		id,
+		data: { conversation, run: 'run-1', approvals }
+	}),
+	end: (id: number | null, status: 'completed' | 'interrupted' | 'cancelled' | 'failed' | 'waiting' | null = 'completed', conversation = 'c1'): StreamEvent => ({
 		event: 'end',
 		id,
 		data: { conversation, status, ...(id === null ? {} : { run: 'run-1' }) }

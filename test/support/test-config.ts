@@ -2,12 +2,25 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, tempDir } from './service';
 
-/** The default MCP config plus the misbehaving test server, whose calls are journalled in `log`. */
-export function testMcpConfig(): { configDir: string; log: string; calls: () => string[] } {
+/**
+ * The default MCP config plus the misbehaving test server, whose calls are journalled in `log`.
+ * Its tools run without asking unless `approval` says otherwise (undefined: TOOL_APPROVAL decides,
+ * so its `effect` write waits for a person).
+ */
+export function testMcpConfig(options: { approval?: 'auto' | 'ask' } = { approval: 'auto' }): {
+	configDir: string;
+	log: string;
+	calls: () => string[];
+} {
 	const configDir = tempDir('sophos-config-');
 	const log = path.join(configDir, 'calls.log');
 	const base = JSON.parse(fs.readFileSync(path.join(ROOT, 'config/mcp.json'), 'utf8'));
-	const test = { command: 'node', args: ['--import', 'tsx', 'test/support/mcp-test-server.ts'], env: { TEST_MCP_LOG: log } };
+	const test = {
+		command: 'node',
+		args: ['--import', 'tsx', 'test/support/mcp-test-server.ts'],
+		env: { TEST_MCP_LOG: log },
+		...(options.approval ? { approval: options.approval } : {})
+	};
 	fs.writeFileSync(path.join(configDir, 'mcp.json'), JSON.stringify({ ...base, test }));
 	fs.copyFileSync(path.join(ROOT, 'config/system.md'), path.join(configDir, 'system.md'));
 	return {

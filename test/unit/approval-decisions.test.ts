@@ -44,11 +44,11 @@ describe('planCall', () => {
 		['runs an approved call', { decision: { action: 'approve' } }, { kind: 'call', args: { to: 'a' } }],
 		['runs an edited call with the person\'s arguments', { decision: { action: 'edit', args: { to: 'b' } } }, { kind: 'call', args: { to: 'b' } }],
 		['runs nothing for a denied call', { decision: { action: 'deny', reason: 'no' } }, { kind: 'denied', reason: 'no' }],
-		['reuses a recorded outcome, whatever was decided', { entry: { outcome: 'success', result: 'ok' }, decision: { action: 'deny' } }, { kind: 'reuse', recorded: { outcome: 'success', result: 'ok' } }],
-		['never asks twice about a call that was attempted', { entry: { outcome: null, result: null } }, { kind: 'report-uncertain' }],
-		['under UNFINISHED_TOOL_CALLS=ask, asks about a call a crash left unknown', { entry: { outcome: null, result: null }, unfinished: 'ask' }, { kind: 'ask', reason: { kind: 'uncertain' } }],
-		['approving an uncertain call runs it again', { entry: { outcome: null, result: null }, decision: { action: 'approve' } }, { kind: 'call' }],
-		['denying an uncertain call tells the model it may have happened', { entry: { outcome: null, result: null }, decision: { action: 'deny', reason: 'check first' } }, { kind: 'report-uncertain', reason: 'check first' }]
+		['reuses a recorded outcome, whatever was decided', { entry: { outcome: 'success', result: 'ok', attempts: 1 }, decision: { action: 'deny' } }, { kind: 'reuse', recorded: { outcome: 'success', result: 'ok' } }],
+		['never asks twice about a call that was attempted', { entry: { outcome: null, result: null, attempts: 1 } }, { kind: 'report-uncertain' }],
+		['under UNFINISHED_TOOL_CALLS=ask, asks about a call a crash left unknown', { entry: { outcome: null, result: null, attempts: 1 }, unfinished: 'ask' }, { kind: 'ask', reason: { kind: 'uncertain' } }],
+		['approving an uncertain call runs it again', { entry: { outcome: null, result: null, attempts: 1 }, decision: { action: 'approve' } }, { kind: 'call' }],
+		['denying an uncertain call tells the model it may have happened', { entry: { outcome: null, result: null, attempts: 1 }, decision: { action: 'deny', reason: 'check first' } }, { kind: 'report-uncertain', reason: 'check first' }]
 	])('%s', (_name, input, expected) => {
 		expect(planCall({ ...base, ...input })).toMatchObject(expected as object);
 	});

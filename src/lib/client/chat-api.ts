@@ -3,7 +3,19 @@
  * back as `{ ok: false, status, error }` with the server's code, `HTTP_<status>` when the body has
  * none, or `FETCH_ERROR` (status 0) when the server could not be reached.
  */
-import { ModelListSchema, type ConversationDetail, type ConversationPage, type ModelList, type Readiness, type RunRecord, type WireError } from '../protocol';
+import { z } from '../protocol/zod';
+import {
+	AllowedToolSchema,
+	ModelListSchema,
+	type AllowedTool,
+	type ConversationDetail,
+	type ConversationPage,
+	type Decision,
+	type ModelList,
+	type Readiness,
+	type RunRecord,
+	type WireError
+} from '../protocol';
 
 export type ApiResult<T> = { ok: true; value: T } | { ok: false; status: number; error: WireError };
 
@@ -11,17 +23,26 @@ export type ChatApi = {
 	listConversations(limit: number): Promise<ApiResult<ConversationPage>>;
 	getConversation(id: string): Promise<ApiResult<ConversationDetail>>;
 	listRuns(id: string): Promise<ApiResult<RunRecord[]>>;
-	/** `model`: a model the reader chose, sent only when it differs from the conversation's. */
-	startRun(body: { message: string; conversation: string | null; model?: string } | { conversation: string; resume: true }): Promise<
-		ApiResult<{ conversation: string; run: string }>
-	>;
+	/** `model` (with a message): a model the reader chose, sent only when it differs from the conversation's. */
+	startRun(body: StartBody): Promise<ApiResult<{ conversation: string; run: string }>>;
 	/** GET /api/models; null when the body is not a model list. */
 	listModels(): Promise<ApiResult<ModelList | null>>;
 	/** POST /api/runs/:id/cancel: 404 or 405 means this server has no cancel endpoint. */
 	cancelRun(runId: string): Promise<ApiResult<unknown>>;
 	deleteConversation(id: string): Promise<ApiResult<null>>;
 	readiness(): Promise<ApiResult<Readiness>>;
+	listAllowedTools(): Promise<ApiResult<AllowedTool[]>>;
+	/** DELETE /api/allowed-tools/<tool>: 404 when the tool is not (or no longer) always allowed. */
+	revokeAllowedTool(tool: string): Promise<ApiResult<null>>;
 };
+
+/** POST /api/chat's bodies that start a run: a message, a resume, or the decisions on waiting calls. */
+export type StartBody =
+	| { message: string; conversation: string | null; model?: string }
+	| { conversation: string; resume: true }
+	| { conversation: string; decisions: Decision[] };
+
+const AllowedListSchema = z.object({ allowed: z.array(AllowedToolSchema) });
 
 type Fetch = typeof fetch;
 
@@ -76,6 +97,13 @@ export function httpChatApi(fetchImpl: Fetch = (...args) => fetch(...args)): Cha
 		cancelRun: (runId) => call(fetchImpl, `/api/runs/${enc(runId)}/cancel`, json({}), (b) => b),
 		deleteConversation: (id) => call(fetchImpl, `/api/conversations/${enc(id)}`, { method: 'DELETE' }, () => null),
 		// 503 carries the same body as 200: which check is down is the point of asking.
-		readiness: () => call(fetchImpl, '/api/readyz', {}, (b) => b as Readiness, [503])
+		readiness: () => call(fetchImpl, '/api/readyz', {}, (b) => b as Readiness, [503]),
+		listAllowedTools: async () => {
+			const res = await call(fetchImpl, '/api/allowed-tools', {}, (b) => AllowedListSchema.safeParse(b));
+			if (!res.ok) return res;
+			if (!res.value.success) return { ok: false, status: 200, error: { code: 'BAD_RESPONSE', message: 'The server sent a list this page cannot read.' } };
+			return { ok: true, value: res.value.data.allowed };
+		},
+		revokeAllowedTool: (tool) => call(fetchImpl, `/api/allowed-tools/${enc(tool)}`, { method: 'DELETE' }, () => null)
 	};
 }

@@ -1,17 +1,20 @@
 /**
  * The chat page's state machine, free of any framework: conversations, the open conversation's
- * durable messages, the run being followed (applied event by event, by id), stop, resume and
- * delete. It talks to the server only through `ChatApi` and `OpenRunStream`, so tests drive it
- * with fakes and no browser. Listeners get a fresh immutable snapshot after every change.
+ * durable messages, the run being followed (applied event by event, by id), stop, resume, the
+ * decisions on tool calls that wait for a person, and delete. It talks to the server only through
+ * `ChatApi` and `OpenRunStream`, so tests drive it with fakes and no browser. Listeners get a
+ * fresh immutable snapshot after every change.
  *
  * Navigation (select, new chat) and every newly followed run bump an epoch; an answer that arrives
  * for an older epoch is dropped, so a slow response never paints one conversation's messages into
  * another, nor a finished run's reload over the next run's first message.
  */
-import type { ChatApi } from './chat-api';
+import type { ApiResult, ChatApi, StartBody } from './chat-api';
 import {
 	CANCELLED_MESSAGE,
 	CANCELLING_MESSAGE,
+	DECIDED_ELSEWHERE_MESSAGE,
+	DECIDING_ELSEWHERE_MESSAGE,
 	DETACHED_MESSAGE,
 	INITIAL_SNAPSHOT,
 	IN_PROGRESS_MESSAGE,
@@ -23,37 +26,35 @@ import { isBusy, transition, type ChatStatus } from './chat-status';
 import { currentModel, modelToSend } from './model-choice';
 import { applyRunEvent, emptyLiveRun, settledLiveRun, type RunOutcome } from './live-run';
 import type { OpenRunStream, RunStreamHandle } from './run-stream';
-import { isTerminal, type ConversationDetail, type MessageDto, type Readiness, type StreamEvent, type WireError } from '../protocol';
+import { ConversationList } from './conversation-list';
+import { SnapshotStore } from './snapshot-store';
+import {
+	isTerminal,
+	type ConversationDetail,
+	type Decision,
+	type MessageDto,
+	type Readiness,
+	type StreamEvent,
+	type WireError
+} from '../protocol';
 
 const MODEL_CODES = new Set(['MODEL_UNREACHABLE', 'MODEL_UNAVAILABLE', 'MODEL_AUTH_FAILED', 'MODEL_RATE_LIMITED']);
-/**
- * Conversations the sidebar asks for at a time. The list is fetched again after every run, so
- * with thousands of conversations a page keeps that cheap; "Show more" adds another page.
- */
-export const LIST_PAGE = 100;
+
+export { LIST_PAGE } from './conversation-list';
 
 function isReadiness(v: unknown): v is Readiness {
 	return typeof v === 'object' && v !== null && 'status' in v && 'checks' in v;
 }
 
-export class ChatController {
-	private state: ChatSnapshot = INITIAL_SNAPSHOT;
-	private readonly listeners = new Set<(s: ChatSnapshot) => void>();
+export class ChatController extends SnapshotStore<ChatSnapshot> {
 	private stream: RunStreamHandle | null = null;
 	private epoch = 0;
-	private listRequest = 0;
-	private listLimit = LIST_PAGE;
 	private localMessages = 0;
+	private readonly list: ConversationList;
 
-	constructor(private readonly deps: { api: ChatApi; openStream: OpenRunStream }) {}
-
-	get snapshot(): ChatSnapshot {
-		return this.state;
-	}
-
-	subscribe(listener: (s: ChatSnapshot) => void): () => void {
-		this.listeners.add(listener);
-		return () => this.listeners.delete(listener);
+	constructor(private readonly deps: { api: ChatApi; openStream: OpenRunStream }) {
+		super(INITIAL_SNAPSHOT);
+		this.list = new ConversationList(deps.api, () => this.state, (patch) => this.set(patch));
 	}
 
 	/** First load: the list and readiness, then `preferred` (from the URL) or the newest conversation. */
@@ -124,22 +125,34 @@ export class ChatController {
 
 	async resume(): Promise<void> {
 		const id = this.state.conversationId;
-		if (!id || this.state.status !== 'idle' || !this.state.resumable) return;
-		const epoch = this.epoch;
-		this.set({ error: null, notice: null });
-		this.to('sending');
-		const res = await this.deps.api.startRun({ conversation: id, resume: true });
-		if (epoch !== this.epoch) return;
-		if (res.ok) {
-			this.set({ runId: res.value.run });
-			this.attach(id);
-			void this.refreshList();
-		} else if (res.error.code === 'SESSION_IN_PROGRESS') {
-			this.attach(id);
-		} else {
-			this.set({ error: res.error, resumable: res.error.code === 'RUN_NOT_RESUMABLE' ? false : this.state.resumable });
-			this.to('idle');
-		}
+		if (!id || this.state.status !== 'idle' || !this.state.resumable || this.state.approvals.length > 0) return;
+		await this.startAndFollow(id, { conversation: id, resume: true }, async ({ error }, epoch) => {
+			this.set({ error, resumable: error.code === 'RUN_NOT_RESUMABLE' ? false : this.state.resumable });
+			// It paused for a person since the page loaded (a crash left a call's outcome unknown): show the card.
+			if (error.code === 'APPROVAL_REQUIRED') await this.loadDetail(id, epoch, { storedError: false });
+		});
+	}
+
+	/**
+	 * Decides every waiting call at once and follows the run that carries the decisions out. False
+	 * when no run started: the card keeps what the person chose. A refusal of the decisions (4xx)
+	 * means the calls changed since the page read them, most often because another tab or the
+	 * approval timeout decided first, so the conversation is read again.
+	 */
+	async decide(decisions: Decision[]): Promise<boolean> {
+		const id = this.state.conversationId;
+		if (!id || this.state.status !== 'idle' || this.state.approvals.length === 0) return false;
+		return this.startAndFollow(
+			id,
+			{ conversation: id, decisions },
+			async ({ status, error }, epoch) => {
+				this.set(error.code === 'NOT_WAITING' ? { notice: { kind: 'info', message: DECIDED_ELSEWHERE_MESSAGE } } : { error });
+				if (status < 400 || status >= 500) return;
+				const detail = await this.loadDetail(id, epoch, { storedError: false });
+				if (detail?.conversation.status === 'running' && epoch === this.epoch && this.state.status === 'idle') this.attach(id);
+			},
+			DECIDING_ELSEWHERE_MESSAGE
+		);
 	}
 
 	/**
@@ -194,22 +207,13 @@ export class ChatController {
 		return null;
 	}
 
-	async refreshList(): Promise<void> {
-		const request = ++this.listRequest;
-		const res = await this.deps.api.listConversations(this.listLimit);
-		if (request !== this.listRequest) return;
-		if (res.ok) {
-			const { conversations, hasMore } = res.value;
-			this.set({ conversations, hasMoreConversations: hasMore, listState: 'ready' });
-		} else if (this.state.listState !== 'ready') {
-			this.set({ listState: 'error', error: { code: 'LOAD_CONVERSATIONS_ERROR', message: `Failed to load conversations (${res.error.message})` } });
-		}
+	refreshList(): Promise<void> {
+		return this.list.refresh();
 	}
 
 	/** Lists another page of older conversations. */
-	async showMoreConversations(): Promise<void> {
-		this.listLimit = this.state.conversations.length + LIST_PAGE;
-		await this.refreshList();
+	showMoreConversations(): Promise<void> {
+		return this.list.showMore();
 	}
 
 	/** Readiness and the model list together: a provider that came back brings its models. */
@@ -235,12 +239,38 @@ export class ChatController {
 
 	dispose(): void {
 		this.navigate();
-		this.listeners.clear();
+		this.unsubscribeAll();
 	}
 
-	private set(patch: Partial<ChatSnapshot>): void {
-		this.state = { ...this.state, ...patch };
-		for (const listener of this.listeners) listener(this.state);
+	/**
+	 * Starts a run on the open conversation and follows it. A run already going on (409) is
+	 * followed instead, with `busyNotice`; every other refusal goes to `refused`.
+	 */
+	private async startAndFollow(
+		id: string,
+		body: StartBody,
+		refused: (res: Extract<ApiResult<unknown>, { ok: false }>, epoch: number) => Promise<void>,
+		busyNotice?: string
+	): Promise<boolean> {
+		const epoch = this.epoch;
+		this.set({ error: null, notice: null });
+		this.to('sending');
+		const res = await this.deps.api.startRun(body);
+		if (epoch !== this.epoch) return false;
+		if (res.ok) {
+			this.set({ runId: res.value.run });
+			this.attach(id);
+			void this.refreshList();
+			return true;
+		}
+		if (res.error.code === 'SESSION_IN_PROGRESS') {
+			this.attach(id);
+			if (busyNotice) this.set({ notice: { kind: 'info', message: busyNotice } });
+			return false;
+		}
+		this.to('idle');
+		await refused(res, epoch);
+		return false;
 	}
 
 	private to(status: ChatStatus): void {
@@ -256,6 +286,7 @@ export class ChatController {
 			live: null,
 			runId: null,
 			resumable: false,
+			approvals: [],
 			error: null,
 			notice: null,
 			connection: null,
@@ -281,7 +312,7 @@ export class ChatController {
 	private attach(id: string): void {
 		this.closeStream();
 		this.epoch++;
-		this.set({ live: emptyLiveRun(), connection: 'connecting', resumable: false, notice: null, error: null, lastRunUsage: null });
+		this.set({ live: emptyLiveRun(), connection: 'connecting', resumable: false, approvals: [], notice: null, error: null, lastRunUsage: null });
 		if (this.state.status !== 'streaming') this.to('streaming');
 		const handle: RunStreamHandle = this.deps.openStream(id, {
 			onEvent: (e) => this.stream === handle && this.onEvent(id, e),
@@ -298,6 +329,8 @@ export class ChatController {
 	}
 
 	private onEvent(id: string, e: StreamEvent): void {
+		// The card can show at once; the detail read after `end` is what stays.
+		if (e.event === 'approval' && e.data.conversation === id) this.set({ approvals: e.data.approvals });
 		const before = this.state.live ?? emptyLiveRun();
 		const live = applyRunEvent(before, e);
 		if (live === before) return;
@@ -350,6 +383,7 @@ export class ChatController {
 		this.set({
 			base: detail.messages,
 			resumable: detail.resumable,
+			approvals: detail.approvals,
 			live: this.state.live && !isBusy(this.state.status) ? settledLiveRun(this.state.live) : this.state.live,
 			conversations: this.state.conversations.map((c) => (c.id === summary.id ? summary : c)),
 			loadedSummary: summary,

@@ -4,7 +4,7 @@
  */
 import type { ChatStatus } from './chat-status';
 import type { LiveRun } from './live-run';
-import type { ConversationSummary, MessageDto, ModelList, Readiness, RunUsage, WireError } from '../protocol';
+import type { ConversationSummary, MessageDto, ModelList, PendingApproval, Readiness, RunUsage, WireError } from '../protocol';
 
 export type Notice = { kind: 'detached' | 'cancelled' | 'info'; message: string };
 
@@ -30,6 +30,11 @@ export type ChatSnapshot = {
 	live: LiveRun | null;
 	runId: string | null;
 	resumable: boolean;
+	/**
+	 * The calls the open conversation waits on a person's decision for: from its detail, or from
+	 * the run's `approval` event until the detail is read again after `end`.
+	 */
+	approvals: PendingApproval[];
 	error: WireError | null;
 	notice: Notice | null;
 	readiness: Readiness | null;
@@ -55,6 +60,11 @@ export const CANCELLED_MESSAGE = 'You stopped this run. What it did before stopp
 export const IN_PROGRESS_MESSAGE =
 	'A run is still going on in this conversation, so your message was not sent. Showing that run; send again when it ends.';
 
+export const DECIDED_ELSEWHERE_MESSAGE =
+	'These calls were already decided, perhaps in another tab. Showing the conversation as it is now.';
+export const DECIDING_ELSEWHERE_MESSAGE =
+	'These calls were already decided, perhaps in another tab. Showing the run that carries the decisions out.';
+
 export const INITIAL_SNAPSHOT: ChatSnapshot = {
 	status: 'idle',
 	started: false,
@@ -69,6 +79,7 @@ export const INITIAL_SNAPSHOT: ChatSnapshot = {
 	live: null,
 	runId: null,
 	resumable: false,
+	approvals: [],
 	error: null,
 	notice: null,
 	readiness: null,

@@ -1,10 +1,13 @@
 /**
  * Pure. What the chat page is doing, as a closed union with its legal transitions.
  *
- *   idle ──send/resume──▶ sending ──200──▶ streaming ──terminal event──▶ idle
- *     │                      └──refused──▶ idle (error shown, input restored)
+ *   idle ──send/resume/decide──▶ sending ──200──▶ streaming ──terminal event──▶ idle
+ *     │                             └──refused──▶ idle (error shown, input restored)
  *     ├──select──▶ loading ──detail──▶ idle, or streaming when the run is live
  *     └──follow (attach)──▶ streaming ──Stop──▶ stopping ──cancelled / detached──▶ idle
+ *
+ * `decide` submits the decisions on the calls a conversation waits on (it is idle while it waits:
+ * the run that paused has ended `waiting`); the run that carries them out is followed like any.
  *
  * Selecting another conversation or starting a new chat is legal from every state: it abandons
  * whatever was in flight (stale answers are dropped by the controller's navigation epoch).

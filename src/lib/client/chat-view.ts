@@ -16,7 +16,12 @@ export type ChatView = {
 	busy: boolean;
 	/** Until the run's first visible output (thinking, text or a tool call). */
 	pending: boolean;
+	/** Never while calls wait for a decision: only the decisions (or a new message) move it on. */
 	showResume: boolean;
+	/** Ids of the tool calls that wait for a decision, so their cards say so. */
+	awaiting: ReadonlySet<string>;
+	/** The approval card's buttons act: nothing is being started or followed. */
+	canDecide: boolean;
 	timeline: TimelineEntry[];
 	/** What the run the timeline shows used in all, once it has ended. */
 	runUsage: RunUsage | null;
@@ -32,7 +37,9 @@ export function chatView(s: ChatSnapshot): ChatView {
 		current: currentSummary(s),
 		busy,
 		pending: busy && !s.live?.hasOutput,
-		showResume: s.resumable && !busy && s.status !== 'loading',
+		showResume: s.resumable && !busy && s.status !== 'loading' && s.approvals.length === 0,
+		awaiting: new Set(s.approvals.map((a) => a.toolCallId)),
+		canDecide: s.status === 'idle',
 		timeline: s.live?.timeline ?? [],
 		runUsage: s.lastRunUsage,
 		warnings: s.live?.warnings ?? [],

@@ -3,6 +3,7 @@
  * view from it. Snapshots are taken at most once per task, so a replay of many events (a reload
  * mid-run) renders once instead of once per event.
  */
+import { AllowedToolsList, type AllowedToolsSnapshot } from './allowed-tools';
 import { ChatController } from './chat-controller';
 import type { ChatSnapshot } from './chat-snapshot';
 import { chatView, type ChatView } from './chat-view';
@@ -13,15 +14,21 @@ const CLOCK_MS = 30_000;
 
 export class Chat {
 	readonly controller: ChatController;
+	readonly allowedTools: AllowedToolsList;
 	snapshot: ChatSnapshot;
+	allowed: AllowedToolsSnapshot;
 	readonly view: ChatView;
 	/** Ticks so relative times ("5 min ago") stay true. */
 	now = $state(Date.now());
 	private scheduled = false;
 
 	constructor(controller?: ChatController) {
-		this.controller = controller ?? new ChatController({ api: httpChatApi(), openStream: eventSourceRunStream });
+		const api = httpChatApi();
+		this.controller = controller ?? new ChatController({ api, openStream: eventSourceRunStream });
+		this.allowedTools = new AllowedToolsList(api);
 		this.snapshot = $state.raw(this.controller.snapshot);
+		this.allowed = $state.raw(this.allowedTools.snapshot);
+		this.allowedTools.subscribe((s) => (this.allowed = s));
 		this.view = $derived(chatView(this.snapshot));
 		this.controller.subscribe(() => {
 			if (this.scheduled) return;

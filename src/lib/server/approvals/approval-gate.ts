@@ -12,12 +12,13 @@ export type CallPlan =
 	| { kind: 'reuse'; recorded: JournalOutcome }
 	| { kind: 'report-uncertain'; reason?: string }
 	| { kind: 'denied'; reason?: string }
-	| { kind: 'ask'; reason: ApprovalReason };
+	| { kind: 'ask'; reason: ApprovalReason; attempt: number };
 
 export type GateInput = {
 	args: Record<string, unknown>;
 	/** The journal's row for the call: none before its first attempt. */
-	entry: { outcome: JournalOutcome['outcome'] | null; result: string | null } | undefined;
+	entry: { outcome: JournalOutcome['outcome'] | null; result: string | null; attempts: number } | undefined;
+	/** The person's answer to the question asked before the call's next attempt, if any. */
 	decision: RecordedDecision | undefined;
 	/** Undefined: the tool is not offered (unknown, filtered or denied); the call fails as unavailable. */
 	tool: { name: string; approval: 'auto' | 'ask'; openWorld: boolean; safeToRepeat: boolean } | undefined;
@@ -43,6 +44,7 @@ export function planCall(input: GateInput): CallPlan {
 		if (repeat.action === 'ask-uncertain') {
 			return {
 				kind: 'ask',
+				attempt: entry.attempts,
 				reason: {
 					kind: 'uncertain',
 					message: 'A crash left unknown whether this call took effect. Approve runs it again; deny tells the model it may have happened.'
@@ -55,6 +57,7 @@ export function planCall(input: GateInput): CallPlan {
 	if (tool.openWorld && input.composed.length) {
 		return {
 			kind: 'ask',
+			attempt: 0,
 			reason: {
 				kind: 'composed-url',
 				message: `The model wrote ${input.composed.join(', ')} itself: it is in none of your messages nor any earlier result, so it could carry data out.`
@@ -62,7 +65,7 @@ export function planCall(input: GateInput): CallPlan {
 		};
 	}
 	if (tool.approval === 'ask' && !input.allowed) {
-		return { kind: 'ask', reason: { kind: 'policy', message: `${tool.name} may change something outside this conversation.` } };
+		return { kind: 'ask', attempt: 0, reason: { kind: 'policy', message: `${tool.name} may change something outside this conversation.` } };
 	}
 	return { kind: 'call', args: input.args };
 }

@@ -75,9 +75,12 @@ const MIGRATIONS: readonly string[] = [
 	CREATE UNIQUE INDEX one_running_run ON runs(conversation_id) WHERE status = 'running';
 	-- A tool call that waits for a person, and what they decided: written when the step pauses,
 	-- decided before the run that acts on it starts (approvals/, tools/approval-journal.ts).
+	-- attempt: the call's attempts so far (tool_calls.attempts): 0 before it first ran, more when a
+	-- crash left an attempt's outcome unknown and the person is asked whether to run it again.
 	CREATE TABLE tool_approvals (
 		thread_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
 		tool_call_id TEXT NOT NULL,
+		attempt INTEGER NOT NULL,
 		run_id TEXT NOT NULL,
 		tool TEXT NOT NULL,
 		args TEXT NOT NULL,
@@ -89,7 +92,7 @@ const MIGRATIONS: readonly string[] = [
 		decided_args TEXT,
 		decision_reason TEXT,
 		decided_at TEXT,
-		PRIMARY KEY (thread_id, tool_call_id)
+		PRIMARY KEY (thread_id, tool_call_id, attempt)
 	);
 	CREATE INDEX tool_approvals_undecided ON tool_approvals(expires_at) WHERE decision IS NULL;
 	-- "Always allow this tool", until revoked.

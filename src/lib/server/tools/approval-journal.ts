@@ -12,6 +12,8 @@ export type RecordedDecision = {
 
 export type ApprovalRequest = {
 	toolCallId: string;
+	/** The call's attempts so far (ToolJournal): a decision answers one attempt's question. */
+	attempt: number;
 	tool: string;
 	args: Record<string, unknown>;
 	reason: ApprovalReason;
@@ -48,13 +50,15 @@ export class ApprovalJournal {
 		// OR IGNORE: a step that is run again (a resume, a crash) asks for the same call once.
 		this.insert = db.prepare(
 			`INSERT OR IGNORE INTO tool_approvals
-			 (thread_id, tool_call_id, run_id, tool, args, reason_kind, reason, requested_at, expires_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+			 (thread_id, tool_call_id, attempt, run_id, tool, args, reason_kind, reason, requested_at, expires_at)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 		);
 		this.undecided = db.prepare<[string], Row>(
 			`SELECT * FROM tool_approvals WHERE thread_id = ? AND decision IS NULL ORDER BY requested_at, rowid`
 		);
-		this.byCall = db.prepare<[string, string], Row>('SELECT * FROM tool_approvals WHERE thread_id = ? AND tool_call_id = ?');
+		this.byCall = db.prepare<[string, string, number], Row>(
+			'SELECT * FROM tool_approvals WHERE thread_id = ? AND tool_call_id = ? AND attempt = ?'
+		);
 		this.decide = db.prepare(
 			`UPDATE tool_approvals SET decision = ?, decided_args = ?, decision_reason = ?, decided_at = ?
 			 WHERE thread_id = ? AND tool_call_id = ? AND decision IS NULL`
@@ -71,7 +75,7 @@ export class ApprovalJournal {
 	request(threadId: string, runId: string, requests: readonly ApprovalRequest[], now: string, expiresAt: string): void {
 		commitDurably(this.db, () => {
 			for (const r of requests) {
-				this.insert.run(threadId, r.toolCallId, runId, r.tool, JSON.stringify(r.args), r.reason.kind, r.reason.message, now, expiresAt);
+				this.insert.run(threadId, r.toolCallId, r.attempt, runId, r.tool, JSON.stringify(r.args), r.reason.kind, r.reason.message, now, expiresAt);
 			}
 		});
 	}
@@ -88,8 +92,9 @@ export class ApprovalJournal {
 		}));
 	}
 
-	decision(threadId: string, toolCallId: string): RecordedDecision | undefined {
-		const row = this.byCall.get(threadId, toolCallId);
+	/** The decision on the question asked before attempt `attempt` + 1 of the call, if made. */
+	decision(threadId: string, toolCallId: string, attempt: number): RecordedDecision | undefined {
+		const row = this.byCall.get(threadId, toolCallId, attempt);
 		if (!row?.decision) return undefined;
 		return {
 			action: row.decision,

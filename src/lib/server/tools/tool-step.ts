@@ -66,7 +66,7 @@ export async function runToolStep(messages: BaseMessage[], config: RunnableConfi
 	const plans = calls.map((call) => plan(call, at, known, parts));
 	const asks = calls.flatMap((call, i) => {
 		const p = plans[i]!;
-		return p.kind === 'ask' ? [{ toolCallId: call.id, tool: call.name, args: call.args, reason: p.reason }] : [];
+		return p.kind === 'ask' ? [{ toolCallId: call.id, attempt: p.attempt, tool: call.name, args: call.args, reason: p.reason }] : [];
 	});
 	if (asks.length) {
 		const now = parts.now();
@@ -87,10 +87,11 @@ export async function runToolStep(messages: BaseMessage[], config: RunnableConfi
 
 function plan(call: ToolCall, at: At, known: readonly string[], parts: ToolStepParts): CallPlan {
 	const target = parts.toolbox.resolve(call.name);
+	const entry = parts.journal.get(at.threadId, call.id);
 	return planCall({
 		args: call.args,
-		entry: parts.journal.get(at.threadId, call.id),
-		decision: parts.approvals.decision(at.threadId, call.id),
+		entry,
+		decision: parts.approvals.decision(at.threadId, call.id, entry?.attempts ?? 0),
 		tool: target && { name: call.name, approval: target.approval, openWorld: target.openWorld, safeToRepeat: target.safeToRepeat },
 		allowed: parts.allowed.has(call.name),
 		unfinished: parts.policy,
