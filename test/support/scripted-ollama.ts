@@ -1,6 +1,6 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { checkHold, Holds, split, type Script, type ScriptedModelServer } from './model-script';
+import type http from 'node:http';
+import { checkHold, split, type Script, type ScriptedModelServer } from './model-script';
+import { ScriptedHttpServer } from './scripted-server';
 
 /**
  * A stand-in for Ollama that speaks its HTTP protocol (POST /api/chat as NDJSON or one JSON body,
@@ -28,27 +28,24 @@ export type ChatRequest = {
 
 export type { Script, ScriptedReply } from './model-script';
 
-export class ScriptedOllama implements ScriptedModelServer {
+export class ScriptedOllama extends ScriptedHttpServer implements ScriptedModelServer {
 	readonly requests: ChatRequest[] = [];
-	private readonly holds = new Holds();
 
 	private constructor(
-		private readonly server: http.Server,
-		public script: Script,
+		script: Script,
 		public models: string[]
-	) {}
+	) {
+		super(script);
+	}
 
 	static async start(script: Script, models = ['qwen3:latest']): Promise<ScriptedOllama> {
-		let instance!: ScriptedOllama;
-		const server = http.createServer((req, res) => void instance.handle(req, res));
-		instance = new ScriptedOllama(server, script, models);
-		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const instance = new ScriptedOllama(script, models);
+		await instance.listen();
 		return instance;
 	}
 
 	get url(): string {
-		const { port } = this.server.address() as AddressInfo;
-		return `http://127.0.0.1:${port}`;
+		return this.origin;
 	}
 
 	get defaultModel(): string {
@@ -59,25 +56,8 @@ export class ScriptedOllama implements ScriptedModelServer {
 		return { OLLAMA_HOST: this.url };
 	}
 
-	/** Resolves when a reply with this hold has streamed up to it. */
-	held(name: string): Promise<void> {
-		return this.holds.held(name);
-	}
-
-	release(name: string): void {
-		this.holds.release(name);
-	}
-
-	async close(): Promise<void> {
-		this.holds.releaseAll();
-		this.server.closeAllConnections();
-		await new Promise<void>((resolve) => this.server.close(() => resolve()));
-	}
-
-	private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-		const chunks: Buffer[] = [];
-		for await (const c of req) chunks.push(c as Buffer);
-		const body = Buffer.concat(chunks).toString('utf8');
+	protected async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+		const body = await ScriptedHttpServer.body(req);
 		if (req.method === 'GET' && req.url === '/api/tags') return this.json(res, 200, this.tags());
 		if (req.method === 'GET' && req.url === '/api/version') return this.json(res, 200, { version: '0.12.6' });
 		if (req.method === 'POST' && req.url === '/api/chat') return this.chat(JSON.parse(body) as ChatRequest, res);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { checkHold, Holds, split, type Script, type ScriptedModelServer, type ScriptRequest } from './model-script';
+import type http from 'node:http';
+import { checkHold, split, type Script, type ScriptedModelServer, type ScriptRequest } from './model-script';
+import { ScriptedHttpServer } from './scripted-server';
 
 /**
  * A stand-in for an OpenAI-compatible server (LM Studio, llama.cpp's llama-server, vLLM, a hosted
@@ -38,32 +38,29 @@ function text(content: unknown): string {
 	return content.map((p) => (typeof p?.text === 'string' ? p.text : '')).join('');
 }
 
-export class ScriptedOpenAI implements ScriptedModelServer {
+export class ScriptedOpenAI extends ScriptedHttpServer implements ScriptedModelServer {
 	readonly requests: CompletionRequest[] = [];
 	/** Authorization headers as sent, one per request of any kind. */
 	readonly authorizations: (string | undefined)[] = [];
 	reasoningField: ReasoningField = 'reasoning_content';
-	private readonly holds = new Holds();
 
 	private constructor(
-		private readonly server: http.Server,
-		public script: Script,
+		script: Script,
 		public models: string[],
 		/** When set, every request must carry `Authorization: Bearer <apiKey>`. */
 		public apiKey: string | undefined
-	) {}
+	) {
+		super(script);
+	}
 
 	static async start(script: Script, options: { models?: string[]; apiKey?: string } = {}): Promise<ScriptedOpenAI> {
-		let instance!: ScriptedOpenAI;
-		const server = http.createServer((req, res) => void instance.handle(req, res));
-		instance = new ScriptedOpenAI(server, script, options.models ?? ['qwen3-8b'], options.apiKey);
-		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const instance = new ScriptedOpenAI(script, options.models ?? ['qwen3-8b'], options.apiKey);
+		await instance.listen();
 		return instance;
 	}
 
 	get url(): string {
-		const { port } = this.server.address() as AddressInfo;
-		return `http://127.0.0.1:${port}/v1`;
+		return `${this.origin}/v1`;
 	}
 
 	get defaultModel(): string {
@@ -74,23 +71,8 @@ export class ScriptedOpenAI implements ScriptedModelServer {
 		return { OPENAI_BASE_URL: this.url, DEFAULT_MODEL: this.defaultModel, ...(this.apiKey ? { OPENAI_API_KEY: this.apiKey } : {}) };
 	}
 
-	held(name: string): Promise<void> {
-		return this.holds.held(name);
-	}
-
-	release(name: string): void {
-		this.holds.release(name);
-	}
-
-	async close(): Promise<void> {
-		this.holds.releaseAll();
-		this.server.closeAllConnections();
-		await new Promise<void>((resolve) => this.server.close(() => resolve()));
-	}
-
-	private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-		const chunks: Buffer[] = [];
-		for await (const c of req) chunks.push(c as Buffer);
+	protected async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+		const body = await ScriptedHttpServer.body(req);
 		this.authorizations.push(req.headers.authorization);
 		if (this.apiKey && req.headers.authorization !== `Bearer ${this.apiKey}`) {
 			return this.error(res, { status: 401, error: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' });
@@ -100,7 +82,7 @@ export class ScriptedOpenAI implements ScriptedModelServer {
 			return this.json(res, 200, { object: 'list', data: this.models.map((m) => ({ id: m, object: 'model', created, owned_by: 'organization_owner' })) });
 		}
 		if (req.method === 'POST' && req.url === '/v1/chat/completions') {
-			const request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as CompletionRequest;
+			const request = JSON.parse(body) as CompletionRequest;
 			request.messages = request.messages.map((m) => ({ ...m, content: text(m.content) }));
 			return this.complete(request, res);
 		}

@@ -280,19 +280,8 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 	/** Leaves the open conversation: closes its stream and forgets its state. */
 	private navigate(): number {
 		this.closeStream();
-		this.set({
-			conversationId: null,
-			base: [],
-			live: null,
-			runId: null,
-			resumable: false,
-			approvals: [],
-			error: null,
-			notice: null,
-			connection: null,
-			modelChoice: null,
-			lastRunUsage: null
-		});
+		const forgotten = { live: null, runId: null, resumable: false, approvals: [], error: null, notice: null, connection: null };
+		this.set({ conversationId: null, base: [], ...forgotten, modelChoice: null, lastRunUsage: null });
 		return ++this.epoch;
 	}
 
