@@ -77,7 +77,8 @@ export class OllamaProvider implements ModelProvider {
 		if (e instanceof RunFailure) return e;
 		const status = statusOf(e);
 		const why = e instanceof Error ? e.message : String(e);
-		if (status === 404) return withCause(this.notServed(model), e);
+		// /api/chat exists on every Ollama, so its 404 can only mean the model is not there.
+		if (status === 404) return new RunFailure('MODEL_UNAVAILABLE', this.notServed(model).message, { cause: e });
 		if (status === 401 || status === 403) {
 			return new RunFailure('MODEL_AUTH_FAILED', `Ollama at ${this.options.host} refused the request (${status}): sign in with \`ollama signin\` for its cloud models.`, { cause: e });
 		}
@@ -106,8 +107,4 @@ export class OllamaProvider implements ModelProvider {
 		const code = networkErrorCode(e) ?? (e instanceof Error ? e.name : 'no answer');
 		return new RunFailure('MODEL_UNREACHABLE', `Ollama is not reachable at ${this.options.host} (${code}): start it with \`ollama serve\``, { cause: e });
 	}
-}
-
-function withCause(error: RunFailure, cause: unknown): RunFailure {
-	return new RunFailure(error.code, error.message, { cause });
 }
