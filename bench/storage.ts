@@ -21,7 +21,8 @@ import Database from 'better-sqlite3';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { BaseCheckpointSaver, type Checkpoint, type CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
-import { DeltaSqliteSaver, migrateCheckpointStore } from '../src/lib/server/checkpoint/index.js';
+import { DeltaSqliteSaver } from '../src/lib/server/checkpoint/index.js';
+import { migrate } from '../src/lib/server/db/migrations.js';
 import {
 	TOOL_RESULT_BYTES,
 	buildAgentGraph,
@@ -85,7 +86,7 @@ function open(kind: Kind, dir: string, name: string) {
 	let saver: BaseCheckpointSaver;
 	if (kind === 'stock SqliteSaver') saver = new SqliteSaver(db);
 	else {
-		migrateCheckpointStore(db);
+		migrate(db);
 		saver = new DeltaSqliteSaver(db);
 	}
 	const bytes = () => {

@@ -25,6 +25,8 @@ export type ServiceOptions = {
 	dataDir?: string;
 	configDir?: string;
 	env?: Record<string, string>;
+	/** The checkout whose build/ runs (default: this one); the upgrade fixtures run earlier releases. */
+	root?: string;
 };
 
 /** The built service (build/index.js) as its own process, as a user runs it. */
@@ -46,7 +48,7 @@ export class Service {
 		const dataDir = options.dataDir ?? tempDir();
 		const p = port ?? (await freePort());
 		const child = spawn(process.execPath, ['build/index.js'], {
-			cwd: ROOT,
+			cwd: options.root ?? ROOT,
 			env: {
 				PATH: process.env.PATH,
 				HOME: process.env.HOME,

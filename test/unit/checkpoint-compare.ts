@@ -6,11 +6,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
-import {
-	DeltaSqliteSaver,
-	migrateCheckpointStore,
-	type DeltaSqliteSaverOptions
-} from '../../src/lib/server/checkpoint/index.js';
+import { DeltaSqliteSaver, type DeltaSqliteSaverOptions } from '../../src/lib/server/checkpoint/index.js';
+import { migrate } from '../../src/lib/server/db/migrations.js';
 
 export type SaverKind = 'stock' | 'delta';
 
@@ -25,7 +22,7 @@ export function openStore(dir: string, kind: SaverKind, name: string = kind, opt
 	const db = new Database(file);
 	db.pragma('journal_mode = WAL');
 	if (kind === 'stock') return { db, file, saver: new SqliteSaver(db) };
-	migrateCheckpointStore(db);
+	migrate(db);
 	return { db, file, saver: new DeltaSqliteSaver(db, options) };
 }
 

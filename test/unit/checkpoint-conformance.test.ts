@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import * as vitest from 'vitest';
-import { DeltaSqliteSaver, migrateCheckpointStore } from '../../src/lib/server/checkpoint/index.js';
+import { DeltaSqliteSaver } from '../../src/lib/server/checkpoint/index.js';
+import { migrate } from '../../src/lib/server/db/migrations.js';
 
 // The suite calls describe/it/expect as globals (Jest style) and our vitest config does not
 // enable globals, so provide them before loading it.
@@ -30,7 +31,7 @@ const initializer = {
 	createCheckpointer() {
 		const db = new Database(join(dir, `conformance-${(files += 1)}.sqlite`));
 		db.pragma('journal_mode = WAL');
-		migrateCheckpointStore(db);
+		migrate(db);
 		const saver = new DeltaSqliteSaver(db);
 		connections.set(saver, db);
 		return saver;

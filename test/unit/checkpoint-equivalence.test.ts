@@ -9,6 +9,7 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAgentGraph, buildNestedGraph, humanTurn } from './checkpoint-agent-graph.js';
 import { DeltaSqliteSaver, type DeltaSqliteSaverOptions } from '../../src/lib/server/checkpoint/index.js';
+import { channelMapOf, type CheckpointRow } from '../../src/lib/server/checkpoint/store.js';
 import { LINK } from '../../src/lib/server/checkpoint/write-links.js';
 import { collect, normalise, openStore, storeBytes, type OpenStore, type SaverKind } from './checkpoint-compare.js';
 
@@ -61,6 +62,7 @@ async function expectSameOnBoth(
 describe('DeltaSqliteSaver reads back exactly what the stock SqliteSaver does', () => {
 	it('a 60-turn agent ⇄ tools thread, in a far smaller file, each message stored once', { timeout: 180_000 }, async () => {
 		let messageWrites: { encoding: number; n: number }[] = [];
+		let inputs: string[] = [];
 		const { stock, delta } = await expectSameOnBoth('long', async ({ db, saver }) => {
 			const graph = buildAgentGraph(saver);
 			for (let turn = 0; turn < 60; turn += 1) await graph.invoke(humanTurn(turn), thread('long'));
@@ -68,6 +70,8 @@ describe('DeltaSqliteSaver reads back exactly what the stock SqliteSaver does', 
 				messageWrites = db
 					.prepare(`SELECT encoding, COUNT(*) AS n FROM lg_writes WHERE channel = 'messages' GROUP BY encoding`)
 					.all() as typeof messageWrites;
+				const rows = db.prepare(`SELECT channels, encoding FROM lg_checkpoints WHERE type IS NOT NULL`).all() as CheckpointRow[];
+				inputs = rows.flatMap((row) => Object.entries(channelMapOf(row).__start__ ?? {}).map(([kind]) => kind));
 			}
 			return thread('long');
 		});
@@ -75,6 +79,8 @@ describe('DeltaSqliteSaver reads back exactly what the stock SqliteSaver does', 
 		expect(delta.bytes * 10).toBeLessThan(stock.bytes);
 		// Every step's message write names the log items its child checkpoint appended.
 		expect(messageWrites).toEqual([{ encoding: LINK.ITEMS, n: 60 * 4 }]);
+		// Each turn's input, {"messages":[<message>]} in the checkpoint it starts from, links to that message.
+		expect(inputs).toEqual(Array(60).fill('l'));
 	});
 
 	it('with the item cache off: prefixes are checked against stored bytes, still one log', { timeout: 60_000 }, async () => {

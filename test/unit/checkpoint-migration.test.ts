@@ -1,6 +1,6 @@
-// migrateCheckpointStore: tables are created idempotently, a database written by the stock
-// SqliteSaver is imported, and one written by an earlier layout of our own tables is upgraded, so
-// the same checkpoints read back and an interrupted run resumes.
+// The checkpoint store's migrations (db/migrations.ts): tables are created once, a database written
+// by the stock SqliteSaver is imported, and one written by an earlier layout of our own tables is
+// upgraded, so the same checkpoints read back and an interrupted run resumes.
 
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -13,7 +13,8 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeltaSqliteSaver, migrateCheckpointStore } from '../../src/lib/server/checkpoint/index.js';
+import { DeltaSqliteSaver } from '../../src/lib/server/checkpoint/index.js';
+import { MIGRATIONS, migrate } from '../../src/lib/server/db/migrations.js';
 import { buildAgentGraph, buildNestedGraph, humanTurn } from './checkpoint-agent-graph.js';
 import { collect, normalise, openStore, storeBytes } from './checkpoint-compare.js';
 
@@ -26,12 +27,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const thread = (id: string): RunnableConfig => ({ configurable: { thread_id: id } });
 const tables = (db: Database.Database) =>
 	db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all() as string[];
+const latest = MIGRATIONS.length;
+const nothingImported = { from: 0, to: latest, notes: [] };
+const count = (db: Database.Database, table: string) => db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
 
-describe('migrateCheckpointStore', () => {
+describe('checkpoint store migrations', () => {
 	it('creates the tables on an empty database and is safe to call at every start', () => {
 		const db = new Database(join(dir, 'empty.sqlite'));
-		expect(migrateCheckpointStore(db)).toEqual({ importedCheckpoints: 0, importedWrites: 0, droppedStockTables: false });
-		expect(migrateCheckpointStore(db)).toEqual({ importedCheckpoints: 0, importedWrites: 0, droppedStockTables: false });
+		expect(migrate(db)).toEqual(nothingImported);
+		expect(migrate(db)).toEqual({ from: latest, to: latest, notes: [] });
 		expect(tables(db)).toEqual(expect.arrayContaining(['lg_checkpoints', 'lg_log_items', 'lg_logs', 'lg_writes']));
 		db.close();
 	});
@@ -39,7 +43,7 @@ describe('migrateCheckpointStore', () => {
 	it('leaves empty stock tables untouched', async () => {
 		const db = new Database(join(dir, 'empty-stock.sqlite'));
 		await new SqliteSaver(db).getTuple(thread('none')); // creates the stock tables
-		expect(migrateCheckpointStore(db).droppedStockTables).toBe(false);
+		expect(migrate(db)).toEqual(nothingImported);
 		expect(tables(db)).toEqual(expect.arrayContaining(['checkpoints', 'writes']));
 		db.close();
 	});
@@ -48,7 +52,7 @@ describe('migrateCheckpointStore', () => {
 		const db = new Database(join(dir, 'foreign.sqlite'));
 		db.exec(`CREATE TABLE checkpoints (id INTEGER PRIMARY KEY, label TEXT); INSERT INTO checkpoints (label) VALUES ('x');
 		         CREATE TABLE writes (id INTEGER PRIMARY KEY)`);
-		expect(migrateCheckpointStore(db)).toEqual({ importedCheckpoints: 0, importedWrites: 0, droppedStockTables: false });
+		expect(migrate(db)).toEqual(nothingImported);
 		expect(db.prepare(`SELECT label FROM checkpoints`).pluck().get()).toBe('x');
 		db.close();
 	});
@@ -65,19 +69,17 @@ describe('migrateCheckpointStore', () => {
 		await buildNestedGraph(legacy.saver).invoke(humanTurn(0), thread('b'));
 
 		const stockTuples = JSON.stringify(await collect(legacy.saver.list({})));
-		const count = (table: string) => legacy.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
-		const counts = { c: count('checkpoints'), w: count('writes') };
+		const counts = { c: count(legacy.db, 'checkpoints'), w: count(legacy.db, 'writes') };
 		const stockBytes = storeBytes(legacy);
 		const referenceFile = join(dir, 'reference.sqlite');
 		copyFileSync(legacy.file, referenceFile);
 
-		expect(migrateCheckpointStore(legacy.db)).toEqual({
-			importedCheckpoints: counts.c,
-			importedWrites: counts.w,
-			droppedStockTables: true
-		});
+		expect(migrate(legacy.db).notes).toHaveLength(1);
+		expect({ c: count(legacy.db, 'lg_checkpoints'), w: count(legacy.db, 'lg_writes') }).toEqual(counts);
 		expect(tables(legacy.db)).not.toContain('checkpoints');
-		expect(migrateCheckpointStore(legacy.db).importedCheckpoints).toBe(0);
+		expect(tables(legacy.db)).not.toContain('writes');
+		expect(migrate(legacy.db)).toEqual({ from: latest, to: latest, notes: [] });
+		expect(count(legacy.db, 'lg_checkpoints')).toBe(counts.c);
 		const saver = new DeltaSqliteSaver(legacy.db);
 		expect(JSON.stringify(await collect(saver.list({})))).toBe(stockTuples);
 
@@ -107,9 +109,9 @@ describe('migrateCheckpointStore', () => {
 		const db = new Database(file);
 		const layout = () => db.prepare(`SELECT sql FROM sqlite_schema WHERE name = 'lg_writes'`).pluck().get() as string;
 		expect(layout()).not.toContain('WITHOUT ROWID');
-		expect(migrateCheckpointStore(db)).toEqual({ importedCheckpoints: 0, importedWrites: 0, droppedStockTables: false });
+		expect(migrate(db)).toEqual(nothingImported);
 		expect(layout()).toContain('WITHOUT ROWID');
-		migrateCheckpointStore(db);
+		migrate(db);
 		const saver = new DeltaSqliteSaver(db, { cacheItems: 0 });
 		const listed = JSON.stringify(await collect(saver.list({})));
 		expect(createHash('sha256').update(listed).digest('hex')).toBe(

@@ -125,7 +125,10 @@ describe('pruneThreadCheckpoints', () => {
 		expect(() => pruneThreadCheckpoints(db, 'nested', 0)).toThrow(RangeError);
 		pruneThreadCheckpoints(db, 'nested', 2);
 		const perNamespace = db
-			.prepare(`SELECT checkpoint_ns, COUNT(*) AS n FROM lg_checkpoints WHERE thread_id = ? GROUP BY checkpoint_ns`)
+			.prepare(
+				`SELECT t.checkpoint_ns, COUNT(*) AS n FROM lg_checkpoints c JOIN lg_threads t ON t.id = c.thread
+				 WHERE t.thread_id = ? AND c.type IS NOT NULL GROUP BY t.checkpoint_ns`
+			)
 			.all('nested') as { n: number }[];
 		expect(perNamespace.length).toBeGreaterThan(1);
 		for (const { n } of perNamespace) expect(n).toBeLessThanOrEqual(2);

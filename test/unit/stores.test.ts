@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/lib/server/db/database';
+import { MIGRATIONS } from '../../src/lib/server/db/migrations';
 import { ConversationStore } from '../../src/lib/server/db/conversation-store';
 import { RunStore } from '../../src/lib/server/db/run-store';
 import { tempDir } from '../support/service';
@@ -12,21 +13,23 @@ function open() {
 }
 
 describe('database', () => {
-	it('migrates once: user_version 4 and the app tables', () => {
+	it('migrates once: user_version counts the migrations; the app tables and the checkpoint store', () => {
 		const { file, db } = open();
-		expect(db.pragma('user_version', { simple: true })).toBe(4);
-		const tables = db.prepare("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name").all();
+		expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+		const tables = db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'lg_%' ORDER BY name").all();
 		expect(tables).toEqual([
 			{ name: 'allowed_tools' },
 			{ name: 'conversations' },
 			{ name: 'queued_messages' },
 			{ name: 'runs' },
+			{ name: 'sqlite_sequence' },
 			{ name: 'tool_approvals' },
 			{ name: 'tool_calls' }
 		]);
+		expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name LIKE 'lg_%'").pluck().get()).toBeGreaterThan(0);
 		db.close();
 		const again = openDatabase(file);
-		expect(again.pragma('user_version', { simple: true })).toBe(4);
+		expect(again.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
 		again.close();
 	});
 });

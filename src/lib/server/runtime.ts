@@ -14,7 +14,7 @@ import { readSystemPrompt } from './agent/system-prompt';
 import { ThreadReader } from './agent/thread-reader';
 import { createCrashInjector, crashBeforeCheckpoint } from './crash-points';
 import { EventLoopShare } from './event-loop-share';
-import { DeltaSqliteSaver, migrateCheckpointStore } from './checkpoint';
+import { DeltaSqliteSaver } from './checkpoint';
 import { loadMcpConfig } from './mcp/mcp-config';
 import { configuredProviders } from './models/configured-providers';
 import { ModelCatalog } from './models/model-catalog';
@@ -69,14 +69,7 @@ function logLine(line: string, error?: unknown): void {
  */
 export async function startRuntime(settings: Settings, env: Record<string, string | undefined>): Promise<Runtime> {
 	const crash = createCrashInjector(settings.SOPHOS_CRASH_AT);
-	const db = openDatabase(settings.paths.database);
-	const imported = migrateCheckpointStore(db);
-	if (imported.importedCheckpoints) {
-		logLine(
-			`Checkpoints: imported ${imported.importedCheckpoints} checkpoints and ${imported.importedWrites} writes ` +
-				'from the stock SQLite saver into the delta store (run VACUUM once to give the old space back)'
-		);
-	}
+	const db = openDatabase(settings.paths.database, logLine);
 	const saver = new DeltaSqliteSaver(db);
 	const checkpointer = crashBeforeCheckpoint(saver, crash);
 	const conversations = new ConversationStore(db);

@@ -2,7 +2,15 @@ import { AIMessage, SystemMessage, type BaseMessage } from '@langchain/core/mess
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { type BaseCheckpointSaver, END, GraphDrained, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
+import {
+	type BaseCheckpointSaver,
+	END,
+	GraphDrained,
+	type LangGraphRunnableConfig,
+	START,
+	StateGraph,
+	messagesStateReducer
+} from '@langchain/langgraph';
 import { AgentState } from './agent-state';
 
 /** What an agent step needs of the model the run's conversation chose. */
@@ -60,7 +68,10 @@ export function buildAgentGraph(parts: AgentGraphParts) {
 		} catch (e) {
 			throw step.classifyError(e);
 		}
-		return { messages: [step.record(response)] };
+		// A streamed reply is an AIMessageChunk, which the reducer turns into an AIMessage for the
+		// thread. Returning that AIMessage makes the step's pending write the same bytes as the
+		// message in the next checkpoint, so the saver stores it once (checkpoint/write-links.ts).
+		return { messages: messagesStateReducer([], [step.record(response)]) };
 	}
 
 	async function tools(state: State, config: LangGraphRunnableConfig) {

@@ -11,9 +11,17 @@ import type { Segment } from './segments.js';
 /** A value serialised by the saver's serde: its type and its bytes as text (UTF-8 for json). */
 export type InlineValue = readonly [type: string, text: string];
 
+/**
+ * A json value whose text is log items (`count` of them from `seq`, joined by commas) between
+ * `prefix` and `suffix`, e.g. an input `{"messages":[<item>]}` (see write-links.ts).
+ */
+export type ValueLink = readonly [logId: number, seq: number, count: number, prefix: string, suffix: string];
+
 export type ChannelEntry =
 	/** Stored in this row. */
 	| { v: InlineValue }
+	/** Stored in this row, as a link to the log items that hold most of its bytes. */
+	| { l: ValueLink }
 	/** Stored in the row of checkpoint `r` (same thread and namespace). */
 	| { r: string }
 	/** An array held in item logs. */
@@ -38,6 +46,7 @@ export function fromInline([type, text]: InlineValue): Uint8Array {
 export function inheritEntry(parentEntry: ChannelEntry, parentId: string): ChannelEntry {
 	if ('s' in parentEntry) return { s: parentEntry.s.map(([log, length]) => [log, length] as const) };
 	if ('r' in parentEntry) return { r: parentEntry.r };
+	if ('l' in parentEntry) return { l: parentEntry.l };
 	return parentEntry.v[1].length <= COPY_INLINE_MAX ? { v: parentEntry.v } : { r: parentId };
 }
 

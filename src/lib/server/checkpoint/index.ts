@@ -2,7 +2,6 @@
 // once (appended suffixes) instead of once per checkpoint. See README.md.
 
 export { DeltaSqliteSaver, type DeltaSqliteSaverOptions } from './saver.js';
-export { migrateCheckpointStore, type CheckpointStoreMigration } from './schema.js';
 export {
 	parseCheckpointRetention,
 	pruneThreadCheckpoints,

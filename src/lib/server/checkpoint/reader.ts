@@ -2,10 +2,11 @@
 
 import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import { unpack } from './blob.js';
-import { fromInline, type ChannelMap, type InlineValue } from './channel-map.js';
+import { fromInline, type ChannelEntry, type ChannelMap } from './channel-map.js';
 import type { ItemCache } from './item-cache.js';
 import type { Segment } from './segments.js';
 import type { CheckpointStore } from './store.js';
+import { linkedValueBytes } from './write-links.js';
 
 export class ChannelReader {
 	constructor(
@@ -18,16 +19,15 @@ export class ChannelReader {
 		const values: Record<string, unknown> = {};
 		const origins = new Map<string, ChannelMap | undefined>();
 		for (const [channel, entry] of Object.entries(map)) {
-			if ('v' in entry) values[channel] = await this.decode(entry.v);
-			else if ('s' in entry) values[channel] = await this.segments(entry.s);
-			else {
+			if ('s' in entry) values[channel] = await this.segments(entry.s);
+			else if ('r' in entry) {
 				if (!origins.has(entry.r)) origins.set(entry.r, this.store.channelMap(threadId, ns, entry.r));
 				const stored = origins.get(entry.r)?.[channel];
-				if (stored === undefined || !('v' in stored)) {
+				if (stored === undefined || !('v' in stored || 'l' in stored)) {
 					throw new Error(`checkpoint store: "${channel}" of checkpoint ${entry.r} (thread ${threadId}) is missing`);
 				}
-				values[channel] = await this.decode(stored.v);
-			}
+				values[channel] = await this.decode(stored);
+			} else values[channel] = await this.decode(entry);
 		}
 		return values;
 	}
@@ -40,8 +40,10 @@ export class ChannelReader {
 		return items;
 	}
 
-	private decode(value: InlineValue): Promise<unknown> {
-		return this.serde.loadsTyped(value[0], fromInline(value));
+	/** A value stored in its row: inline, or linked to log items (json). */
+	private decode(entry: Extract<ChannelEntry, { v: unknown } | { l: unknown }>): Promise<unknown> {
+		if ('l' in entry) return this.serde.loadsTyped('json', linkedValueBytes(this.store, entry.l));
+		return this.serde.loadsTyped(entry.v[0], fromInline(entry.v));
 	}
 
 	private async load(logId: number, from: number, to: number): Promise<unknown[]> {

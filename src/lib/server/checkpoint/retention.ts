@@ -44,10 +44,10 @@ export function pruneThreadCheckpoints(db: Database.Database, threadId: string, 
 	const store = new CheckpointStore(db);
 	return db.transaction(() => {
 		const result: PruneResult = { deletedCheckpoints: 0, deletedWrites: 0, deletedItems: 0 };
-		const namespaces = db
-			.prepare(`SELECT DISTINCT checkpoint_ns FROM lg_checkpoints WHERE thread_id = ?`)
-			.pluck()
-			.all(threadId) as string[];
+		const namespaces = db.prepare(`SELECT id, checkpoint_ns FROM lg_threads WHERE thread_id = ?`).all(threadId) as {
+			id: number;
+			checkpoint_ns: string;
+		}[];
 		for (const ns of namespaces) pruneNamespace(db, store, threadId, ns, keepLast, result);
 		if (result.deletedCheckpoints > 0) result.deletedItems = collectLogs(db, threadId);
 		return result;
@@ -58,16 +58,17 @@ function pruneNamespace(
 	db: Database.Database,
 	store: CheckpointStore,
 	threadId: string,
-	ns: string,
+	{ id: thread, checkpoint_ns: ns }: { id: number; checkpoint_ns: string },
 	keepLast: number,
 	result: PruneResult
 ): void {
 	const rows = db
 		.prepare(
-			`SELECT checkpoint_id, parent_checkpoint_id, channels, encoding FROM lg_checkpoints
-			 WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC`
+			`SELECT c.checkpoint_id, p.checkpoint_id AS parent_checkpoint_id, c.channels, c.encoding
+			 FROM lg_checkpoints c LEFT JOIN lg_checkpoints p ON p.id = c.parent
+			 WHERE c.thread = ? AND c.type IS NOT NULL ORDER BY c.checkpoint_id DESC`
 		)
-		.all(threadId, ns) as Row[];
+		.all(thread) as Row[];
 	if (rows.length <= keepLast) return;
 	const kept = rows.slice(0, keepLast).reverse(); // oldest first: it receives relocated values
 	const dropped = new Map(rows.slice(keepLast).map((row) => [row.checkpoint_id, row]));
@@ -86,53 +87,63 @@ function pruneNamespace(
 		}
 		if (changed) store.updateChannels(threadId, ns, row.checkpoint_id, map, row.encoding);
 		if (row.parent_checkpoint_id !== null && dropped.has(row.parent_checkpoint_id)) {
-			db.prepare(
-				`UPDATE lg_checkpoints SET parent_checkpoint_id = NULL
-				 WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`
-			).run(threadId, ns, row.checkpoint_id);
+			store.detachParent(threadId, ns, row.checkpoint_id);
 		}
 	}
 
-	// Kept checkpoints are exactly the newest ids, so everything older goes.
+	// Kept checkpoints are exactly the newest ids, so everything older goes: stored checkpoints,
+	// the writes of any older id, and older ids known only as a parent (or by their writes) unless a
+	// kept checkpoint still names one as its parent.
 	const oldestKept = kept[0]!.checkpoint_id;
-	const scope = `thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ?`;
-	result.deletedWrites += db.prepare(`DELETE FROM lg_writes WHERE ${scope}`).run(threadId, ns, oldestKept).changes;
+	const older = `SELECT id FROM lg_checkpoints WHERE thread = ? AND checkpoint_id < ?`;
+	result.deletedWrites += db.prepare(`DELETE FROM lg_writes WHERE checkpoint IN (${older})`).run(thread, oldestKept).changes;
 	result.deletedCheckpoints += db
-		.prepare(`DELETE FROM lg_checkpoints WHERE ${scope}`)
-		.run(threadId, ns, oldestKept).changes;
+		.prepare(`DELETE FROM lg_checkpoints WHERE thread = ? AND checkpoint_id < ? AND type IS NOT NULL`)
+		.run(thread, oldestKept).changes;
+	db.prepare(
+		`DELETE FROM lg_checkpoints WHERE thread = ? AND checkpoint_id < ? AND type IS NULL
+		 AND id NOT IN (SELECT parent FROM lg_checkpoints WHERE thread = ? AND parent IS NOT NULL)`
+	).run(thread, oldestKept, thread);
 }
 
 function storedEntry(origin: Row, channel: string): ChannelEntry {
 	const entry = channelMapOf(origin)[channel];
-	if (entry === undefined || !('v' in entry)) {
+	if (entry === undefined || !('v' in entry || 'l' in entry)) {
 		throw new Error(`checkpoint store: "${channel}" of checkpoint ${origin.checkpoint_id} is missing`);
 	}
-	return { v: entry.v };
+	return entry;
 }
 
 /**
  * Delete log items that no remaining checkpoint or pending write (write-links.ts) of the thread
  * reaches. A log's recorded length is left as is, so positions are never reused and cached items
- * stay valid (see schema.ts).
+ * stay valid (see lg_logs in checkpoint/migrations/integer-keys.ts).
  */
 function collectLogs(db: Database.Database, threadId: string): number {
 	const reach = new Map<number, number>();
 	const reaches = (logId: number, length: number) => reach.set(logId, Math.max(reach.get(logId) ?? 0, length));
-	const rows = db.prepare(`SELECT channels, encoding FROM lg_checkpoints WHERE thread_id = ?`).all(threadId) as Row[];
+	const threads = `SELECT id FROM lg_threads WHERE thread_id = ?`;
+	const rows = db
+		.prepare(`SELECT channels, encoding FROM lg_checkpoints WHERE type IS NOT NULL AND thread IN (${threads})`)
+		.all(threadId) as Row[];
 	for (const row of rows) {
 		for (const entry of Object.values(channelMapOf(row))) {
 			if ('s' in entry) for (const [logId, length] of entry.s) reaches(logId, length);
+			if ('l' in entry) reaches(entry.l[0], entry.l[1] + entry.l[2]);
 		}
 	}
 	const links = db
-		.prepare(`SELECT value, encoding FROM lg_writes WHERE thread_id = ? AND encoding IN (?, ?)`)
-		.all(threadId, LINK.ITEM, LINK.ITEMS) as { value: Buffer; encoding: number }[];
+		.prepare(
+			`SELECT value, encoding FROM lg_writes WHERE encoding IN (?, ?)
+			 AND checkpoint IN (SELECT id FROM lg_checkpoints WHERE thread IN (${threads}))`
+		)
+		.all(LINK.ITEM, LINK.ITEMS, threadId) as { value: Buffer; encoding: number }[];
 	for (const link of links) {
 		const { logId, seq, count } = linkTarget(link);
 		reaches(logId, seq + count);
 	}
 	let deleted = 0;
-	const logIds = db.prepare(`SELECT log_id FROM lg_logs WHERE thread_id = ?`).pluck().all(threadId) as number[];
+	const logIds = db.prepare(`SELECT log_id FROM lg_logs WHERE thread IN (${threads})`).pluck().all(threadId) as number[];
 	for (const logId of logIds) {
 		const length = reach.get(logId) ?? 0;
 		deleted += db.prepare(`DELETE FROM lg_log_items WHERE log_id = ? AND seq >= ?`).run(logId, length).changes;

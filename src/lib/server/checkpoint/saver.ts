@@ -1,6 +1,6 @@
 // A LangGraph checkpoint saver on the app's better-sqlite3 connection that stores array channels
 // (messages) as appended suffixes instead of re-storing the whole history at every checkpoint.
-// Layout: schema.ts (tables), channel-map.ts (per-channel entries), segments.ts (item logs).
+// Layout: db/migrations.ts (tables), channel-map.ts (per-channel entries), segments.ts (item logs).
 
 import type Database from 'better-sqlite3';
 import type { RunnableConfig } from '@langchain/core/runnables';
@@ -19,7 +19,7 @@ import {
 	type PendingWrite,
 	type SerializerProtocol
 } from '@langchain/langgraph-checkpoint';
-import { pack } from './blob.js';
+import { pack, type Encoding } from './blob.js';
 import { planChannels, toInline, type ChannelMap, type ParentInfo } from './channel-map.js';
 import { ItemCache } from './item-cache.js';
 import { ChannelReader } from './reader.js';
@@ -28,12 +28,13 @@ import {
 	CheckpointStore,
 	channelMapOf,
 	encodeCheckpoint,
+	metadataOf,
 	skeletonBytes,
 	type CheckpointRow,
 	type WriteRow
 } from './store.js';
 import { LogWriter, type PreparedLogWrite } from './log-writer.js';
-import { linkParentWrites, writeBytes } from './write-links.js';
+import { linkParentValues, linkParentWrites, writeBytes } from './write-links.js';
 
 export interface DeltaSqliteSaverOptions {
 	serde?: SerializerProtocol;
@@ -61,9 +62,9 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 		const { maxSegments = DEFAULT_MAX_SEGMENTS, cacheItems = 10_000 } = options;
 		if (!Number.isSafeInteger(maxSegments) || maxSegments < 1) throw new RangeError('maxSegments must be >= 1');
 		if (!(cacheItems >= 0)) throw new RangeError('cacheItems must be >= 0');
-		const tables = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'lg_checkpoints'`).get();
+		const tables = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'lg_threads'`).get();
 		if (tables === undefined) {
-			throw new Error('checkpoint store: call migrateCheckpointStore(db) before creating the saver');
+			throw new Error('checkpoint store: migrate the database (db/migrations.ts) before creating the saver');
 		}
 		this.store = new CheckpointStore(db);
 		this.cache = new ItemCache(cacheItems);
@@ -182,8 +183,10 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 			const done = logWrites.map((write) => this.logs.apply(threadId, ns, write));
 			for (const { channel, segments, logId, from, bytes, type: itemType } of done) {
 				entries[channel] = { s: segments };
-				if (parentId === undefined || logId === undefined || itemType === undefined) continue;
-				linkParentWrites(this.store, threadId, ns, parentId, channel, { logId, from, type: itemType, bytes });
+				if (parent === undefined || logId === undefined || itemType === undefined) continue;
+				const written = { logId, from, type: itemType, bytes };
+				linkParentWrites(this.store, threadId, ns, parent.id, channel, written);
+				linkParentValues(this.store, threadId, ns, parent, written);
 			}
 			// In the checkpoint's key order, so values read back serialise exactly like the stock saver's.
 			const map: ChannelMap = {};
@@ -194,19 +197,22 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 				checkpoint_id: id,
 				parent_checkpoint_id: parentId ?? null,
 				type,
-				metadata: metadataBytes,
-				...encodeCheckpoint(skeleton, map)
+				...encodeCheckpoint(skeleton, map, metadataBytes)
 			});
 			return done;
 		})();
 		for (const done of applied) this.logs.remember(done);
 	}
 
-	private async parentInfo(threadId: string, ns: string, parentId: string): Promise<ParentInfo | undefined> {
+	private async parentInfo(
+		threadId: string,
+		ns: string,
+		parentId: string
+	): Promise<(ParentInfo & { encoding: Encoding }) | undefined> {
 		const row = this.store.row(threadId, ns, parentId);
 		if (row === undefined) return undefined;
 		const skeleton = (await this.serde.loadsTyped(row.type, skeletonBytes(row))) as Skeleton;
-		return { id: parentId, map: channelMapOf(row), versions: skeleton.channel_versions };
+		return { id: parentId, map: channelMapOf(row), versions: skeleton.channel_versions, encoding: row.encoding };
 	}
 
 	/** Whether any checkpoint of the thread holds `channel` at `version` (rare path, scans the thread). */
@@ -236,7 +242,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 		return {
 			config: config ?? configOf(checkpointId),
 			checkpoint,
-			metadata: (await this.serde.loadsTyped(row.type, row.metadata)) as CheckpointMetadata,
+			metadata: (await this.serde.loadsTyped(row.type, metadataOf(row))) as CheckpointMetadata,
 			parentConfig: parentId === null ? undefined : configOf(parentId),
 			pendingWrites
 		};

@@ -55,11 +55,16 @@ export function importStockTables(db: Database.Database): StockImportResult {
 		checkpoint_ns: string;
 	}[];
 	for (const { thread_id, checkpoint_ns } of threads) importThread(db, store, thread_id, checkpoint_ns);
+	// Writes may belong to checkpoint ids with no checkpoint: those ids get a key of their own.
 	db.exec(`
-		INSERT OR IGNORE INTO lg_writes
-		  (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
-		SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, COALESCE(type, 'json'), value, ''
-		FROM writes;
+		INSERT OR IGNORE INTO lg_threads (thread_id, checkpoint_ns) SELECT DISTINCT thread_id, checkpoint_ns FROM writes;
+		INSERT OR IGNORE INTO lg_checkpoints (thread, checkpoint_id)
+		SELECT DISTINCT t.id, w.checkpoint_id FROM writes w
+		JOIN lg_threads t ON t.thread_id = w.thread_id AND t.checkpoint_ns = w.checkpoint_ns;
+		INSERT OR IGNORE INTO lg_writes (checkpoint, task_id, idx, channel, type, value, task_path)
+		SELECT c.id, w.task_id, w.idx, w.channel, COALESCE(w.type, 'json'), w.value, '' FROM writes w
+		JOIN lg_threads t ON t.thread_id = w.thread_id AND t.checkpoint_ns = w.checkpoint_ns
+		JOIN lg_checkpoints c ON c.thread = t.id AND c.checkpoint_id = w.checkpoint_id;
 		DROP TABLE checkpoints;
 		DROP TABLE writes;
 	`);
@@ -109,8 +114,7 @@ function importThread(db: Database.Database, store: CheckpointStore, threadId: s
 			checkpoint_id: id,
 			parent_checkpoint_id: parentId,
 			type: 'json',
-			metadata: row.metadata ?? Buffer.from('{}'),
-			...encodeCheckpoint(Buffer.from(JSON.stringify(skeleton)), current.map)
+			...encodeCheckpoint(Buffer.from(JSON.stringify(skeleton)), current.map, row.metadata ?? Buffer.from('{}'))
 		});
 		imported.set(id, current);
 	}

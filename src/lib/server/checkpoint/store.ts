@@ -1,9 +1,12 @@
-// SQL access to the lg_* tables, shared by the saver, the stock import and retention.
-// Synchronous (better-sqlite3): callers group calls into a transaction where they must be atomic.
+// SQL access to the lg_* tables (layout: migrations/integer-keys.ts), shared by the saver, the stock
+// import and retention. Callers name threads and checkpoints by their ids; the integer keys the
+// tables use for them stay in here. Synchronous (better-sqlite3): callers group calls into a
+// transaction where they must be atomic.
 
 import type Database from 'better-sqlite3';
 import { ENCODING, encode, unpack, type Encoding } from './blob.js';
 import type { ChannelMap } from './channel-map.js';
+import { compareWrites, packTaskPath, unpackTaskPath } from './task-path.js';
 
 export interface CheckpointRow {
 	thread_id: string;
@@ -13,6 +16,7 @@ export interface CheckpointRow {
 	type: string;
 	/** The serialised skeleton, encoded with `encoding`. */
 	checkpoint: Uint8Array;
+	/** As serialised, encoded with `encoding`. */
 	metadata: Uint8Array;
 	/** JSON ChannelMap, encoded with `encoding` (text in rows written before encodings). */
 	channels: Uint8Array | string;
@@ -53,33 +57,54 @@ export interface ListQuery {
 	limit?: number;
 }
 
-const ROW_COLUMNS =
-	'thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, channels, encoding';
+// A stored checkpoint (`c`, a row with a type) with its thread's ids (`t`) and its parent's id (`p`).
+const ROWS = `SELECT t.thread_id, t.checkpoint_ns, c.checkpoint_id, p.checkpoint_id AS parent_checkpoint_id,
+	  c.type, c.checkpoint, c.metadata, c.channels, c.encoding
+	FROM lg_checkpoints c JOIN lg_threads t ON t.id = c.thread LEFT JOIN lg_checkpoints p ON p.id = c.parent
+	WHERE c.type IS NOT NULL`;
+const ONE_ROW = `${ROWS} AND t.thread_id = ? AND t.checkpoint_ns = ?`;
+/** The key of a checkpoint id, from (thread id, namespace, checkpoint id). */
+const KEY = `(SELECT c.id FROM lg_checkpoints c JOIN lg_threads t ON t.id = c.thread
+	WHERE t.thread_id = ? AND t.checkpoint_ns = ? AND c.checkpoint_id = ?)`;
 
-/** A checkpoint's skeleton bytes and channel map as stored: both in one encoding, the smaller. */
-export function encodeCheckpoint(skeleton: Uint8Array, map: ChannelMap) {
+/**
+ * A checkpoint's skeleton, channel map and metadata as stored: all three in one encoding, the
+ * smaller. (Metadata is filtered on in SQL through lg_metadata(), see CheckpointStore.)
+ */
+export function encodeCheckpoint(skeleton: Uint8Array, map: ChannelMap, metadata: Uint8Array) {
 	const channels = Buffer.from(JSON.stringify(map));
-	const packed = { checkpoint: encode(skeleton, ENCODING.DICTIONARY_V1), channels: encode(channels, ENCODING.DICTIONARY_V1) };
-	return packed.checkpoint.byteLength + packed.channels.byteLength < skeleton.byteLength + channels.byteLength
+	const packed = {
+		checkpoint: encode(skeleton, ENCODING.DICTIONARY_V1),
+		channels: encode(channels, ENCODING.DICTIONARY_V1),
+		metadata: encode(metadata, ENCODING.DICTIONARY_V1)
+	};
+	const size = (parts: Uint8Array[]) => parts.reduce((n, part) => n + part.byteLength, 0);
+	return size(Object.values(packed)) < size([skeleton, channels, metadata])
 		? { ...packed, encoding: ENCODING.DICTIONARY_V1 as Encoding }
-		: { checkpoint: skeleton, channels, encoding: ENCODING.RAW as Encoding };
+		: { checkpoint: skeleton, channels, metadata, encoding: ENCODING.RAW as Encoding };
 }
 
 export function skeletonBytes(row: Pick<CheckpointRow, 'checkpoint' | 'encoding'>): Buffer {
 	return unpack(row.checkpoint, row.encoding);
 }
 
+export function metadataOf(row: Pick<CheckpointRow, 'metadata' | 'encoding'>): Buffer {
+	return unpack(row.metadata, row.encoding);
+}
+
 export function channelMapOf(row: Pick<CheckpointRow, 'channels' | 'encoding'>): ChannelMap {
 	const text = typeof row.channels === 'string' ? row.channels : unpack(row.channels, row.encoding).toString('utf8');
 	return JSON.parse(text) as ChannelMap;
 }
-// writesSortKey order (task_path, task_id, idx): the order LangGraph applies a superstep's writes.
-const WRITES_ORDER = `ORDER BY task_path, task_id, idx`;
-
 export class CheckpointStore {
 	private readonly statements = new Map<string, Database.Statement>();
 
-	constructor(readonly db: Database.Database) {}
+	constructor(readonly db: Database.Database) {
+		// list() filters on metadata in SQL, as the stock saver does, though it is stored encoded.
+		db.function('lg_metadata', { deterministic: true }, (metadata, encoding) =>
+			metadata === null ? null : unpack(metadata as Uint8Array, encoding as number).toString('utf8')
+		);
+	}
 
 	private sql(source: string): Database.Statement {
 		let statement = this.statements.get(source);
@@ -91,17 +116,11 @@ export class CheckpointStore {
 	}
 
 	row(threadId: string, ns: string, checkpointId: string): CheckpointRow | undefined {
-		return this.sql(
-			`SELECT ${ROW_COLUMNS} FROM lg_checkpoints
-			 WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`
-		).get(threadId, ns, checkpointId) as CheckpointRow | undefined;
+		return this.sql(`${ONE_ROW} AND c.checkpoint_id = ?`).get(threadId, ns, checkpointId) as CheckpointRow | undefined;
 	}
 
 	latestRow(threadId: string, ns: string): CheckpointRow | undefined {
-		return this.sql(
-			`SELECT ${ROW_COLUMNS} FROM lg_checkpoints WHERE thread_id = ? AND checkpoint_ns = ?
-			 ORDER BY checkpoint_id DESC LIMIT 1`
-		).get(threadId, ns) as CheckpointRow | undefined;
+		return this.sql(`${ONE_ROW} ORDER BY c.checkpoint_id DESC LIMIT 1`).get(threadId, ns) as CheckpointRow | undefined;
 	}
 
 	list(query: ListQuery): CheckpointRow[] {
@@ -111,15 +130,15 @@ export class CheckpointStore {
 			where.push(clause);
 			args.push(...values);
 		};
-		if (query.threadId !== undefined) add('thread_id = ?', query.threadId);
-		if (query.ns !== undefined) add('checkpoint_ns = ?', query.ns);
-		if (query.before !== undefined) add('checkpoint_id < ?', query.before);
+		if (query.threadId !== undefined) add('t.thread_id = ?', query.threadId);
+		if (query.ns !== undefined) add('t.checkpoint_ns = ?', query.ns);
+		if (query.before !== undefined) add('c.checkpoint_id < ?', query.before);
 		for (const [key, value] of Object.entries(query.filter ?? {})) {
-			if (value !== undefined) add('(CAST(metadata AS TEXT) -> ?) = ?', `$.${key}`, JSON.stringify(value));
+			if (value !== undefined) add('(lg_metadata(c.metadata, c.encoding) -> ?) = ?', `$.${key}`, JSON.stringify(value));
 		}
-		let source = `SELECT ${ROW_COLUMNS} FROM lg_checkpoints`;
-		if (where.length > 0) source += ` WHERE ${where.join(' AND ')}`;
-		source += ' ORDER BY checkpoint_id DESC';
+		let source = ROWS;
+		if (where.length > 0) source += ` AND ${where.join(' AND ')}`;
+		source += ' ORDER BY c.checkpoint_id DESC';
 		// Like the stock saver, a limit of 0 means no limit.
 		if (query.limit) source += ` LIMIT ${Math.trunc(query.limit)}`;
 		return this.db.prepare(source).all(...args) as CheckpointRow[];
@@ -127,50 +146,48 @@ export class CheckpointStore {
 
 	/** Newest first; for the rare scans that look for a channel version anywhere in a thread. */
 	rowsOfThread(threadId: string, ns: string): CheckpointRow[] {
-		return this.sql(
-			`SELECT ${ROW_COLUMNS} FROM lg_checkpoints WHERE thread_id = ? AND checkpoint_ns = ?
-			 ORDER BY checkpoint_id DESC`
-		).all(threadId, ns) as CheckpointRow[];
+		return this.sql(`${ONE_ROW} ORDER BY c.checkpoint_id DESC`).all(threadId, ns) as CheckpointRow[];
 	}
 
 	channelMap(threadId: string, ns: string, checkpointId: string): ChannelMap | undefined {
-		const row = this.sql(
-			`SELECT channels, encoding FROM lg_checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`
-		).get(threadId, ns, checkpointId) as Pick<CheckpointRow, 'channels' | 'encoding'> | undefined;
+		const row = this.sql(`SELECT channels, encoding FROM lg_checkpoints WHERE type IS NOT NULL AND id = ${KEY}`).get(
+			threadId,
+			ns,
+			checkpointId
+		) as Pick<CheckpointRow, 'channels' | 'encoding'> | undefined;
 		return row === undefined ? undefined : channelMapOf(row);
 	}
 
-	/** INSERT OR REPLACE, like the stock saver: putting the same checkpoint id again overwrites it. */
+	/**
+	 * Like the stock saver's INSERT OR REPLACE: putting the same checkpoint id again overwrites it.
+	 * Its key stays, so the pending writes stored for it stay its own.
+	 */
 	insertCheckpoint(row: CheckpointRow): void {
+		const thread = this.threadKey(row.thread_id, row.checkpoint_ns);
+		const parent = row.parent_checkpoint_id === null ? null : this.checkpointKey(thread, row.parent_checkpoint_id);
 		this.sql(
-			`INSERT OR REPLACE INTO lg_checkpoints (${ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
-		).run(
-			row.thread_id,
-			row.checkpoint_ns,
-			row.checkpoint_id,
-			row.parent_checkpoint_id,
-			row.type,
-			row.checkpoint,
-			row.metadata,
-			row.channels,
-			row.encoding
-		);
+			`INSERT INTO lg_checkpoints (thread, checkpoint_id, parent, type, checkpoint, metadata, channels, encoding)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			 ON CONFLICT (thread, checkpoint_id) DO UPDATE SET parent = excluded.parent, type = excluded.type,
+			   checkpoint = excluded.checkpoint, metadata = excluded.metadata, channels = excluded.channels,
+			   encoding = excluded.encoding`
+		).run(thread, row.checkpoint_id, parent, row.type, row.checkpoint, row.metadata, row.channels, row.encoding);
 	}
 
 	/** Rewrite a row's channel map; the skeleton stays as stored, so the map keeps the row's encoding. */
 	updateChannels(threadId: string, ns: string, checkpointId: string, map: ChannelMap, encoding: Encoding): void {
 		const channels = encode(Buffer.from(JSON.stringify(map)), encoding);
-		this.sql(
-			`UPDATE lg_checkpoints SET channels = ? WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`
-		).run(channels, threadId, ns, checkpointId);
+		this.sql(`UPDATE lg_checkpoints SET channels = ? WHERE id = ${KEY}`).run(channels, threadId, ns, checkpointId);
+	}
+
+	/** A root: the checkpoint keeps its data and loses its parent (retention, once the parent is deleted). */
+	detachParent(threadId: string, ns: string, checkpointId: string): void {
+		this.sql(`UPDATE lg_checkpoints SET parent = NULL WHERE id = ${KEY}`).run(threadId, ns, checkpointId);
 	}
 
 	createLog(threadId: string, ns: string): number {
-		const info = this.sql(`INSERT INTO lg_logs (thread_id, checkpoint_ns, length) VALUES (?, ?, 0)`).run(
-			threadId,
-			ns
-		);
-		return Number(info.lastInsertRowid);
+		const thread = this.threadKey(threadId, ns);
+		return Number(this.sql(`INSERT INTO lg_logs (thread, length) VALUES (?, 0)`).run(thread).lastInsertRowid);
 	}
 
 	logLength(logId: number): number | undefined {
@@ -200,11 +217,12 @@ export class CheckpointStore {
 			| undefined;
 	}
 
+	/** In writesSortKey order (task path, task id, idx): the order LangGraph applies them in. */
 	writes(threadId: string, ns: string, checkpointId: string): WriteRow[] {
-		return this.sql(
-			`SELECT task_id, idx, channel, type, value, encoding, task_path FROM lg_writes
-			 WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ${WRITES_ORDER}`
-		).all(threadId, ns, checkpointId) as WriteRow[];
+		const rows = this.sql(
+			`SELECT task_id, idx, channel, type, value, encoding, task_path FROM lg_writes WHERE checkpoint = ${KEY}`
+		).all(threadId, ns, checkpointId) as (Omit<WriteRow, 'task_path'> & { task_path: string | Buffer })[];
+		return rows.map((row) => ({ ...row, task_path: unpackTaskPath(row.task_path) })).sort(compareWrites);
 	}
 
 	/**
@@ -214,33 +232,56 @@ export class CheckpointStore {
 	insertWrites(threadId: string, ns: string, checkpointId: string, writes: readonly NewWrite[], replace: boolean): void {
 		const insert = this.sql(
 			`INSERT ${replace ? 'OR REPLACE' : 'OR IGNORE'} INTO lg_writes
-			 (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, encoding, task_path)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+			 (checkpoint, task_id, idx, channel, type, value, encoding, task_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 		);
+		const checkpoint = this.checkpointKey(this.threadKey(threadId, ns), checkpointId);
 		for (const w of writes) {
-			insert.run(threadId, ns, checkpointId, w.taskId, w.idx, w.channel, w.type, w.value, w.encoding, w.taskPath);
+			insert.run(checkpoint, w.taskId, w.idx, w.channel, w.type, w.value, w.encoding, packTaskPath(w.taskPath));
 		}
 	}
 
 	/** Store a write's value another way (write-links.ts); the write keeps its key and channel. */
 	relinkWrite(threadId: string, ns: string, checkpointId: string, write: Pick<WriteRow, 'task_id' | 'idx'>, value: Uint8Array, encoding: number): void {
-		this.sql(
-			`UPDATE lg_writes SET value = ?, encoding = ?
-			 WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND task_id = ? AND idx = ?`
-		).run(value, encoding, threadId, ns, checkpointId, write.task_id, write.idx);
+		this.sql(`UPDATE lg_writes SET value = ?, encoding = ? WHERE checkpoint = ${KEY} AND task_id = ? AND idx = ?`).run(
+			value,
+			encoding,
+			threadId,
+			ns,
+			checkpointId,
+			write.task_id,
+			write.idx
+		);
 	}
 
-	/** Delete everything of a thread; returns the ids of the logs that were removed. */
+	/** Delete everything of a thread, every namespace; returns the ids of the logs that were removed. */
 	deleteThread(threadId: string): number[] {
-		const logIds = (
-			this.sql(`SELECT log_id FROM lg_logs WHERE thread_id = ?`).all(threadId) as { log_id: number }[]
-		).map((r) => r.log_id);
+		const threads = `SELECT id FROM lg_threads WHERE thread_id = ?`;
+		const logIds = this.sql(`SELECT log_id FROM lg_logs WHERE thread IN (${threads})`).pluck().all(threadId) as number[];
+		this.sql(`DELETE FROM lg_log_items WHERE log_id IN (SELECT log_id FROM lg_logs WHERE thread IN (${threads}))`).run(
+			threadId
+		);
+		this.sql(`DELETE FROM lg_logs WHERE thread IN (${threads})`).run(threadId);
 		this.sql(
-			`DELETE FROM lg_log_items WHERE log_id IN (SELECT log_id FROM lg_logs WHERE thread_id = ?)`
+			`DELETE FROM lg_writes WHERE checkpoint IN (SELECT id FROM lg_checkpoints WHERE thread IN (${threads}))`
 		).run(threadId);
-		this.sql(`DELETE FROM lg_logs WHERE thread_id = ?`).run(threadId);
-		this.sql(`DELETE FROM lg_writes WHERE thread_id = ?`).run(threadId);
-		this.sql(`DELETE FROM lg_checkpoints WHERE thread_id = ?`).run(threadId);
+		this.sql(`DELETE FROM lg_checkpoints WHERE thread IN (${threads})`).run(threadId);
+		this.sql(`DELETE FROM lg_threads WHERE thread_id = ?`).run(threadId);
 		return logIds;
+	}
+
+	private threadKey(threadId: string, ns: string): number {
+		const known = this.sql(`SELECT id FROM lg_threads WHERE thread_id = ? AND checkpoint_ns = ?`).pluck().get(threadId, ns);
+		if (known !== undefined) return known as number;
+		return Number(this.sql(`INSERT INTO lg_threads (thread_id, checkpoint_ns) VALUES (?, ?)`).run(threadId, ns).lastInsertRowid);
+	}
+
+	/** The key of a checkpoint id of the thread, recording the id (without data) if it is new. */
+	private checkpointKey(thread: number, checkpointId: string): number {
+		const known = this.sql(`SELECT id FROM lg_checkpoints WHERE thread = ? AND checkpoint_id = ?`)
+			.pluck()
+			.get(thread, checkpointId);
+		if (known !== undefined) return known as number;
+		const insert = this.sql(`INSERT INTO lg_checkpoints (thread, checkpoint_id) VALUES (?, ?)`);
+		return Number(insert.run(thread, checkpointId).lastInsertRowid);
 	}
 }

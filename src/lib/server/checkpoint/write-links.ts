@@ -1,4 +1,4 @@
-// Pending writes stored as links to the log items that hold the same bytes.
+// Pending writes, and inline channel values, stored as links to the log items that hold the same bytes.
 //
 // Why: LangGraph keeps a step's new messages twice: as the task's pending write (on the checkpoint
 // the step ran from) and, once reduced, in the next checkpoint's value, whose new items the saver
@@ -8,10 +8,16 @@
 // serialised bytes are exactly some of the items just written (`item` for a one-message write,
 // `[item,item,…]` for an array) is rewritten as a link to them. Reading the write rebuilds the same
 // bytes, so it deserialises exactly as before. Anything else (a write the reducer changed, e.g. by
-// assigning an id) keeps its bytes. Log items are never rewritten (see schema.ts), so a link stays
+// assigning an id) keeps its bytes. Log items are never rewritten (see lg_logs in checkpoint/migrations/integer-keys.ts), so a link stays
 // valid as long as its items are kept; retention counts links when it collects items.
+//
+// The same for a json value inline in the parent's channel map that holds those items between
+// other bytes (a ValueLink): LangGraph keeps a run's input, `{"messages":[<message>]}`, in the
+// `__start__` channel of the checkpoint the run starts from, and the message is the next
+// checkpoint's new item.
 
-import { unpack } from './blob.js';
+import { unpack, type Encoding } from './blob.js';
+import type { ChannelMap, ValueLink } from './channel-map.js';
 import type { CheckpointStore, StoredValue, WriteRow } from './store.js';
 
 /** Write encodings beyond blob.ts: the value is the JSON of a link. */
@@ -62,15 +68,77 @@ export function linkParentWrites(
 	}
 }
 
+/** Linked spans shorter than this stay inline: the link itself takes ~20 bytes. */
+const VALUE_LINK_MIN_BYTES = 64;
+
+/**
+ * In the caller's transaction: the parent's inline json values that hold written items (joined by
+ * commas) become ValueLinks, and the parent's channel map is rewritten. `parent.map` is updated in
+ * place, so a put that appends to several channels links against one map.
+ */
+export function linkParentValues(
+	store: CheckpointStore,
+	threadId: string,
+	ns: string,
+	parent: { id: string; map: ChannelMap; encoding: Encoding },
+	written: WrittenItems
+): void {
+	if (written.type !== 'json') return;
+	let changed = false;
+	for (const [channel, entry] of Object.entries(parent.map)) {
+		if (!('v' in entry) || entry.v[0] !== 'json') continue;
+		const bytes = Buffer.from(entry.v[1], 'utf8');
+		const span = findSpan(bytes, written.bytes);
+		if (span === undefined || span.end - span.offset < VALUE_LINK_MIN_BYTES) continue;
+		const prefix = bytes.subarray(0, span.offset).toString('utf8');
+		const suffix = bytes.subarray(span.end).toString('utf8');
+		parent.map[channel] = { l: [written.logId, written.from + span.start, span.count, prefix, suffix] };
+		changed = true;
+	}
+	if (changed) store.updateChannels(threadId, ns, parent.id, parent.map, parent.encoding);
+}
+
 /** A write's serialised bytes, following a link to the items it names. */
 export function writeBytes(store: CheckpointStore, write: Pick<WriteRow, 'value' | 'encoding'>): Buffer {
 	if (!isLink(write.encoding)) return unpack(write.value, write.encoding);
 	const { logId, seq, count } = linkTarget(write);
+	const parts = itemBytes(store, logId, seq, count);
+	if (write.encoding === LINK.ITEM) return parts[0]!;
+	return Buffer.concat([Buffer.from('['), ...joined(parts), Buffer.from(']')]);
+}
+
+/** A ValueLink's serialised bytes. */
+export function linkedValueBytes(store: CheckpointStore, [logId, seq, count, prefix, suffix]: ValueLink): Buffer {
+	return Buffer.concat([Buffer.from(prefix, 'utf8'), ...joined(itemBytes(store, logId, seq, count)), Buffer.from(suffix, 'utf8')]);
+}
+
+function itemBytes(store: CheckpointStore, logId: number, seq: number, count: number): Buffer[] {
 	const items: StoredValue[] = store.items(logId, seq, seq + count);
 	if (items.length !== count) throw new Error(`checkpoint store: log ${logId} lacks items ${seq}..${seq + count - 1}`);
-	const parts = items.map((item) => unpack(item.value, item.encoding));
-	if (write.encoding === LINK.ITEM) return parts[0]!;
-	return Buffer.concat([Buffer.from('['), ...parts.flatMap((part, i) => (i === 0 ? [part] : [COMMA, part])), Buffer.from(']')]);
+	return items.map((item) => unpack(item.value, item.encoding));
+}
+
+const joined = (parts: Buffer[]) => parts.flatMap((part, i) => (i === 0 ? [part] : [COMMA, part]));
+
+/**
+ * The first place where `bytes` holds items[start..start+count-1] joined by commas, as the longest
+ * such run from there: where it starts (`offset`) and ends in `bytes`.
+ */
+function findSpan(bytes: Buffer, items: readonly Uint8Array[]) {
+	for (let start = 0; start < items.length; start += 1) {
+		const offset = bytes.indexOf(items[start]!);
+		if (offset < 0) continue;
+		let end = offset + items[start]!.byteLength;
+		let count = 1;
+		for (let i = start + 1; i < items.length; i += 1) {
+			const item = items[i]!;
+			if (bytes[end] !== SEPARATOR || !bytes.subarray(end + 1, end + 1 + item.byteLength).equals(item)) break;
+			end += 1 + item.byteLength;
+			count += 1;
+		}
+		return { start, count, offset, end };
+	}
+	return undefined;
 }
 
 const COMMA = Buffer.from(',');

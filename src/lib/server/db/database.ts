@@ -4,10 +4,11 @@ import Database from 'better-sqlite3';
 import { migrate } from './migrations';
 
 /**
- * Opens the one connection of the process and brings its schema up to date. Called once by the
- * composition root; nothing reopens it later, so a closed database stays closed during shutdown.
+ * Opens the one connection of the process and brings its schema up to date (migrations.ts; what a
+ * migration reports, such as an import of the stock saver's tables, goes to `log`). Called once by
+ * the composition root; nothing reopens it later, so a closed database stays closed during shutdown.
  */
-export function openDatabase(file: string): Database.Database {
+export function openDatabase(file: string, log: (line: string) => void = () => {}): Database.Database {
 	if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
 	const db = new Database(file);
 	// Takes effect only on a new, empty file: lets retention give pruned pages back to the disk with
@@ -21,6 +22,6 @@ export function openDatabase(file: string): Database.Database {
 	// few commits a power cut must not undo are fsync'd one by one (durable-commit.ts).
 	db.pragma('synchronous = NORMAL');
 	db.pragma('busy_timeout = 5000');
-	migrate(db);
+	for (const note of migrate(db).notes) log(note);
 	return db;
 }

@@ -1,12 +1,14 @@
-// Tables of the checkpoint store and the start-up migration that creates them.
+// Migration 4 of db/migrations.ts: the checkpoint store's tables as they shipped with value
+// encodings (an `encoding` column, lg_writes WITHOUT ROWID), keyed by thread and checkpoint ids.
 //
-// Our own table names (lg_*) so the stock SqliteSaver's `checkpoints` / `writes` tables can sit
-// next to them until they are imported.
+// Frozen: this is history. A database reaches migration 4 with no lg_* tables (Sophos before the
+// delta saver), with those of the earlier layout (a `deflated` flag, lg_writes with a rowid: the
+// delta saver's first release, which created and upgraded its tables at every start), or with
+// these already. Later layouts are later migrations.
 
 import type Database from 'better-sqlite3';
-import { importStockTables, type StockImportResult } from './stock-import.js';
 
-const DDL = `
+const TABLES = `
 CREATE TABLE IF NOT EXISTS lg_checkpoints (
   thread_id TEXT NOT NULL,
   checkpoint_ns TEXT NOT NULL DEFAULT '',
@@ -38,8 +40,10 @@ CREATE TABLE IF NOT EXISTS lg_log_items (
   encoding INTEGER NOT NULL DEFAULT 0,  -- see blob.ts
   PRIMARY KEY (log_id, seq)
 );
+`;
 
--- WITHOUT ROWID: the key is most of a row, and a rowid table would store it twice (table and index).
+// WITHOUT ROWID: the key is most of a row, and a rowid table would store it twice (table and index).
+const WRITES = `
 CREATE TABLE IF NOT EXISTS lg_writes (
   thread_id TEXT NOT NULL,
   checkpoint_ns TEXT NOT NULL DEFAULT '',
@@ -56,12 +60,11 @@ CREATE TABLE IF NOT EXISTS lg_writes (
 `;
 
 /**
- * Bring lg_* tables written before value encodings (a `deflated` flag, lg_writes with a rowid) to
- * the current layout. Stored bytes are kept as they are: a `deflated` flag of 0 or 1 is the same
- * number as ENCODING.RAW or ENCODING.DEFLATE. Each step checks the column it adds, so a partly
- * migrated database (none can exist: this runs in one transaction) or a current one is left alone.
+ * Creates the tables, or brings those of the earlier layout to this one. Stored bytes are kept as
+ * they are: a `deflated` flag of 0 or 1 is the same number as ENCODING.RAW or ENCODING.DEFLATE.
  */
-function upgradeTables(db: Database.Database): void {
+export function createCheckpointStore(db: Database.Database): void {
+	db.exec(TABLES + WRITES);
 	const columns = (table: string) => new Set(db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(table));
 	if (!columns('lg_checkpoints').has('encoding')) {
 		db.exec(`ALTER TABLE lg_checkpoints ADD COLUMN encoding INTEGER NOT NULL DEFAULT 0`);
@@ -72,7 +75,7 @@ function upgradeTables(db: Database.Database): void {
 	if (columns('lg_writes').has('deflated')) {
 		db.exec(`
 			ALTER TABLE lg_writes RENAME TO lg_writes_before_encoding;
-			${DDL.slice(DDL.indexOf('CREATE TABLE IF NOT EXISTS lg_writes'))}
+			${WRITES}
 			INSERT INTO lg_writes
 			  (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, encoding, task_path)
 			SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, deflated, task_path
@@ -80,31 +83,4 @@ function upgradeTables(db: Database.Database): void {
 			DROP TABLE lg_writes_before_encoding;
 		`);
 	}
-}
-
-export interface CheckpointStoreMigration {
-	/** Checkpoints imported from the stock saver's tables (0 when there was nothing to import). */
-	importedCheckpoints: number;
-	importedWrites: number;
-	/** Whether the stock `checkpoints` and `writes` tables were dropped after the import. */
-	droppedStockTables: boolean;
-}
-
-/**
- * Create the store's tables (idempotent; call at every start), upgrade lg_* tables of an older
- * layout, and import any rows left in the stock SqliteSaver's `checkpoints` / `writes` tables, all
- * in one transaction. The stock tables are dropped in that same transaction once imported, so a
- * later start does not import them again; when they are absent or empty they are left untouched.
- */
-export function migrateCheckpointStore(db: Database.Database): CheckpointStoreMigration {
-	const result: StockImportResult = db.transaction(() => {
-		db.exec(DDL);
-		upgradeTables(db);
-		return importStockTables(db);
-	})();
-	return {
-		importedCheckpoints: result.checkpoints,
-		importedWrites: result.writes,
-		droppedStockTables: result.dropped
-	};
 }

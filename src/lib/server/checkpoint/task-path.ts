@@ -1,0 +1,30 @@
+// How a pending write's task path is stored (the task_path column of lg_writes). Pure.
+//
+// LangGraph names the task of a node `~__pregel_pull, <node>` (taskPathStr of [PULL, node]), and
+// nearly every write carries one: for those only `<node>` is stored, as a BLOB, which saves 16 bytes
+// a write. Any other path is stored as TEXT, as it is. Since the two kinds do not sort as the paths
+// do, writes are put in order after reading (compareWrites), not by SQL.
+
+const PULL = '~__pregel_pull, ';
+
+export function packTaskPath(path: string): string | Buffer {
+	return path.startsWith(PULL) ? Buffer.from(path.slice(PULL.length), 'utf8') : path;
+}
+
+export function unpackTaskPath(stored: string | Uint8Array): string {
+	return typeof stored === 'string' ? stored : PULL + Buffer.from(stored).toString('utf8');
+}
+
+type Sortable = { task_path: string; task_id: string; idx: number };
+
+/**
+ * writesSortKey order (task path, task id, idx), the order LangGraph applies a superstep's writes
+ * in, with strings compared as SQLite's BINARY collation does (UTF-8 bytes).
+ */
+export function compareWrites(a: Sortable, b: Sortable): number {
+	return (
+		Buffer.compare(Buffer.from(a.task_path), Buffer.from(b.task_path)) ||
+		Buffer.compare(Buffer.from(a.task_id), Buffer.from(b.task_id)) ||
+		a.idx - b.idx
+	);
+}
