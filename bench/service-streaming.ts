@@ -22,7 +22,9 @@ const service = await Service.start({
 	ollamaUrl: ollama.url,
 	env: {
 		NODE_OPTIONS: `--import ${path.resolve('bench/support/loop-lag.mjs')}`,
-		BENCH_LOOP_LAG_FILE: lagFile
+		BENCH_LOOP_LAG_FILE: lagFile,
+		// Every run at once is the load this bench measures, past the default cap of 32.
+		MAX_CONCURRENT_RUNS: String(RUNS)
 	}
 });
 

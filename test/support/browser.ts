@@ -18,8 +18,9 @@ const ARGS = [
 
 export const SCREENSHOTS = path.join(ROOT, 'test-results', 'ui');
 
-export function launchBrowser(): Promise<Browser> {
-	return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+/** `extraArgs`, e.g. `--host-resolver-rules=MAP evil.example 127.0.0.1` to point a name at loopback. */
+export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
+	return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...ARGS, ...extraArgs] });
 }
 
 /** A page with everything it does recorded: requests, dialogs, uncaught errors, console errors. */

@@ -7,7 +7,8 @@ import { z } from 'zod';
  * An MCP server that misbehaves on purpose, started as a real child process by tests: a tool that
  * never answers (and notes the cancellation it receives), one with a huge result, a write that is
  * not safe to repeat and a read that is, and a journal of every call in TEST_MCP_LOG (with the
- * idempotency key the call carried) so tests can count side effects.
+ * idempotency key the call carried) so tests can count side effects; and one that names the
+ * environment variables it inherited.
  */
 const logFile = process.env.TEST_MCP_LOG!;
 const note = (line: string) => fs.appendFileSync(logFile, `${line}\n`);
@@ -53,6 +54,10 @@ server.registerTool(
 		return { content: [{ type: 'text', text: 'all quiet' }] };
 	}
 );
+
+server.registerTool('env_names', { description: 'Names its environment variables.', inputSchema: {}, annotations: { readOnlyHint: true } }, () => ({
+	content: [{ type: 'text', text: Object.keys(process.env).sort().join(',') }]
+}));
 
 server.registerTool(
 	'visit',

@@ -30,6 +30,8 @@ export type { Script, ScriptedReply } from './model-script';
 
 export class ScriptedOllama extends ScriptedHttpServer implements ScriptedModelServer {
 	readonly requests: ChatRequest[] = [];
+	/** How often the model list was asked for (readiness does). */
+	tagsRequests = 0;
 
 	private constructor(
 		script: Script,
@@ -58,7 +60,10 @@ export class ScriptedOllama extends ScriptedHttpServer implements ScriptedModelS
 
 	protected async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
 		const body = await ScriptedHttpServer.body(req);
-		if (req.method === 'GET' && req.url === '/api/tags') return this.json(res, 200, this.tags());
+		if (req.method === 'GET' && req.url === '/api/tags') {
+			this.tagsRequests++;
+			return this.json(res, 200, this.tags());
+		}
 		if (req.method === 'GET' && req.url === '/api/version') return this.json(res, 200, { version: '0.12.6' });
 		if (req.method === 'POST' && req.url === '/api/chat') return this.chat(JSON.parse(body) as ChatRequest, res);
 		this.json(res, 404, { error: 'not found' });

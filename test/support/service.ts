@@ -125,3 +125,13 @@ export class Service {
 		});
 	}
 }
+
+/**
+ * What a hostile request must leave as it was: the conversation list, the runs of `conversations`
+ * and the always-allowed tools, as one string to compare before and after.
+ */
+export async function serviceState(service: Service, conversations: string[]): Promise<string> {
+	const json = async (path: string) => (await service.fetch(path)).json();
+	const runs = await Promise.all(conversations.map((c) => json(`/api/conversations/${c}/runs`)));
+	return JSON.stringify({ list: await json('/api/conversations'), runs, allowed: await json('/api/allowed-tools') });
+}

@@ -112,7 +112,7 @@ describe('which writes are fsync-ed one by one', () => {
 			conversations.create('c1', 'hello', now);
 			runs.claim('c1', 'r1', now, 'message', 'hello');
 		});
-		new MessageQueue(db).add('c1', 'q1', 'later', now);
+		new MessageQueue(db, 20).add('c1', 'q1', 'later', now);
 		expect(runs.finish('r1', { status: 'completed', messageCount: 2 }, now)).toBe(true);
 		expect(runs.claim('c1', 'r2', now, 'message', 'again')).toBe(true);
 		expect(seen).toEqual([]);

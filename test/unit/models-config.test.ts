@@ -19,7 +19,7 @@ describe('models.json', () => {
 		const f = file({
 			lmstudio: { baseUrl: 'http://127.0.0.1:1234/v1' },
 			vllm: { baseUrl: 'http://${VLLM_HOST}:8000/v1', apiKey: '${VLLM_KEY}' },
-			'no-key': { baseUrl: 'http://127.0.0.1:8080/v1', apiKey: '${UNSET_KEY}' }
+			'no-key': { baseUrl: 'http://${LLAMA_HOST:-127.0.0.1}:8080/v1', apiKey: '${UNSET_KEY:-}' }
 		});
 		expect(await loadModelsConfig(f, { VLLM_HOST: 'gpu-box', VLLM_KEY: 'secret' })).toEqual([
 			{ name: 'lmstudio', baseUrl: 'http://127.0.0.1:1234/v1', urlSetting: '"lmstudio".baseUrl in models.json', keySetting: '"lmstudio".apiKey in models.json' },
@@ -32,7 +32,8 @@ describe('models.json', () => {
 		['an unknown key', { lmstudio: { baseUrl: 'http://127.0.0.1:1234/v1', apikey: 'x' } }, 'lmstudio: Unrecognized key: "apikey"'],
 		['no baseUrl', { lmstudio: {} }, 'lmstudio.baseUrl'],
 		['a baseUrl that is no http(s) URL', { lmstudio: { baseUrl: 'file:///etc/passwd' } }, 'lmstudio.baseUrl: expected an http(s) URL'],
-		['a baseUrl whose variable is unset', { lmstudio: { baseUrl: '${LMSTUDIO_URL}' } }, 'lmstudio.baseUrl: expected an http(s) URL'],
+		['a variable that is unset', { lmstudio: { baseUrl: 'http://127.0.0.1:1234/v1', apiKey: '${LMSTUDIO_KEY}' } }, 'lmstudio.apiKey: uses ${LMSTUDIO_KEY}, which is not set'],
+		['a baseUrl that expands to nothing', { lmstudio: { baseUrl: '${LMSTUDIO_URL:-}' } }, 'lmstudio.baseUrl: expected an http(s) URL'],
 		['a name taken by a built-in provider', { ollama: { baseUrl: 'http://127.0.0.1:11434/v1' } }, 'ollama: this name is taken'],
 		['a name with a slash', { 'lm/studio': { baseUrl: 'http://127.0.0.1:1234/v1' } }, 'provider names may hold letters, digits, _ and -'],
 		['not JSON', '{"lmstudio": ', 'Failed to load model server configuration'],

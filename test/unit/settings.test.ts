@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSettings } from '../../src/lib/server/settings';
+import { exposureWarning, parseSettings } from '../../src/lib/server/settings';
 
 describe('settings', () => {
 	it('has the documented defaults, with paths made absolute', () => {
@@ -80,5 +80,103 @@ describe('settings', () => {
 
 	it('names every bad variable at once', () => {
 		expect(() => parseSettings({ PORT: 'x', OLLAMA_THINK: 'y' })).toThrow(/OLLAMA_THINK=.*PORT=|PORT=.*OLLAMA_THINK=/);
+	});
+
+	describe('the front door', () => {
+		const TOKEN = 'Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==';
+
+		it('asks for no token on loopback, and allows nothing else by default', () => {
+			const s = parseSettings({});
+			expect(s).toMatchObject({ ALLOWED_HOSTS: [], ALLOWED_ORIGINS: [], SOPHOS_INSECURE_NO_AUTH: false });
+			expect(s.SOPHOS_TOKEN).toBeUndefined();
+			expect(exposureWarning(s)).toBeNull();
+		});
+
+		it('parses hosts, origins and the token', () => {
+			const s = parseSettings({
+				ALLOWED_HOSTS: 'Sophos.lan, proxy.example.com:8443,[fd00::5]:3000',
+				ALLOWED_ORIGINS: 'https://sophos.example.com/, http://localhost:5173',
+				SOPHOS_TOKEN: TOKEN
+			});
+			expect(s.ALLOWED_HOSTS).toEqual([{ host: 'sophos.lan' }, { host: 'proxy.example.com', port: 8443 }, { host: 'fd00::5', port: 3000 }]);
+			expect(s.ALLOWED_ORIGINS).toEqual(['https://sophos.example.com', 'http://localhost:5173']);
+			expect(s.SOPHOS_TOKEN).toBe(TOKEN);
+		});
+
+		it.each([
+			['ALLOWED_HOSTS', 'sophos.lan,http://x', '"http://x" is not a host or host:port'],
+			['ALLOWED_HOSTS', '*', '"*" is not a host'],
+			['ALLOWED_HOSTS', 'sophos.lan:99999', 'is not a host'],
+			['ALLOWED_ORIGINS', '*', '"*" is not an origin'],
+			['ALLOWED_ORIGINS', 'https://x.example/app', 'is not an origin'],
+			['ALLOWED_ORIGINS', 'x.example', 'is not an origin'],
+			['SOPHOS_INSECURE_NO_AUTH', 'sure', 'Invalid option'],
+			['SOPHOS_TOKEN', 'short', '16 to 512'],
+			['SOPHOS_TOKEN', 'has spaces in it, sixteen+', '16 to 512'],
+			['SOPHOS_TOKEN', 'semi;colon;breaks;cookies', '16 to 512'],
+			['SOPHOS_TOKEN', 'x'.repeat(513), '16 to 512']
+		])('refuses %s=%j with a message naming it', (name, value, why) => {
+			expect(() => parseSettings({ [name]: value })).toThrow(new RegExp(`^Invalid settings: ${name}=`));
+			expect(() => parseSettings({ [name]: value })).toThrow(why);
+		});
+
+		it('never repeats a refused token in its message', () => {
+			expect(() => parseSettings({ SOPHOS_TOKEN: 'secret;but;bad' })).toThrow(/^Invalid settings: SOPHOS_TOKEN=\(hidden\): /);
+			expect(() => parseSettings({ SOPHOS_TOKEN: 'secret;but;bad' })).not.toThrow(/secret/);
+		});
+
+		it.each([
+			[{ HOST: '0.0.0.0' }, 'HOST="0.0.0.0"'],
+			[{ HOST: '::' }, 'HOST="::"'],
+			[{ HOST: '192.168.1.10' }, 'HOST="192.168.1.10"'],
+			[{ HOST: 'my-laptop' }, 'HOST="my-laptop"'],
+			[{ ALLOWED_HOSTS: 'sophos.lan' }, 'ALLOWED_HOSTS is set'],
+			[{ HOST: '0.0.0.0', SOPHOS_INSECURE_NO_AUTH: 'false' }, 'HOST="0.0.0.0"'],
+			[{ HOST: '0.0.0.0', SOPHOS_TOKEN: '' }, 'HOST="0.0.0.0"']
+		])('refuses %j without a token, naming SOPHOS_TOKEN and why', (env, why) => {
+			expect(() => parseSettings(env)).toThrow(new RegExp(`^Invalid settings: SOPHOS_TOKEN is required when ${why.replace(/[.*+?^$()[\]]/g, '\\$&')}`));
+		});
+
+		it.each([{ HOST: '127.0.0.1' }, { HOST: '127.0.0.2' }, { HOST: 'localhost' }, { HOST: '::1' }])('starts on %j without a token', (env) => {
+			expect(parseSettings(env).SOPHOS_TOKEN).toBeUndefined();
+		});
+
+		it('starts exposed with a token, or without one only on purpose, and then warns', () => {
+			expect(exposureWarning(parseSettings({ HOST: '0.0.0.0', SOPHOS_TOKEN: TOKEN }))).toBeNull();
+			expect(exposureWarning(parseSettings({ ALLOWED_HOSTS: 'sophos.lan', SOPHOS_TOKEN: TOKEN }))).toBeNull();
+			const warning = exposureWarning(parseSettings({ HOST: '0.0.0.0', SOPHOS_INSECURE_NO_AUTH: 'true' }));
+			expect(warning).toMatch(/^WARNING: no token guards this service although HOST="0.0.0.0" .*SOPHOS_INSECURE_NO_AUTH=true/);
+		});
+	});
+
+	describe('limits', () => {
+		it('has the documented defaults', () => {
+			expect(parseSettings({})).toMatchObject({
+				MAX_CONCURRENT_RUNS: 32,
+				MAX_QUEUED_MESSAGES: 20,
+				MAX_TOOL_CALLS_PER_STEP: 10,
+				MAX_STREAMS_PER_RUN: 10,
+				READINESS_CACHE_MS: 1000
+			});
+			expect(parseSettings({ MAX_QUEUED_MESSAGES: '0', READINESS_CACHE_MS: '0' })).toMatchObject({ MAX_QUEUED_MESSAGES: 0, READINESS_CACHE_MS: 0 });
+		});
+
+		it.each([
+			['MAX_CONCURRENT_RUNS', '0'],
+			['MAX_CONCURRENT_RUNS', '10001'],
+			['MAX_CONCURRENT_RUNS', 'many'],
+			['MAX_CONCURRENT_RUNS', '1.5'],
+			['MAX_QUEUED_MESSAGES', '-1'],
+			['MAX_QUEUED_MESSAGES', '1e9'],
+			['MAX_TOOL_CALLS_PER_STEP', '0'],
+			['MAX_TOOL_CALLS_PER_STEP', '1001'],
+			['MAX_STREAMS_PER_RUN', '0'],
+			['MAX_STREAMS_PER_RUN', 'Infinity'],
+			['READINESS_CACHE_MS', '-5'],
+			['READINESS_CACHE_MS', '60001'],
+			['READINESS_CACHE_MS', 'soon']
+		])('refuses %s=%s with a message naming it', (name, value) => {
+			expect(() => parseSettings({ [name]: value })).toThrow(new RegExp(`^Invalid settings: ${name}="${value.replace('.', '\\.')}"`));
+		});
 	});
 });

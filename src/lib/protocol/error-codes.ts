@@ -6,6 +6,10 @@
 /** What a route answers when it refuses a request, with the HTTP status each code carries. */
 export const API_ERROR_STATUS = {
 	BAD_REQUEST: 400,
+	/** SOPHOS_TOKEN is set and the request carries no token, or a wrong one. */
+	UNAUTHORIZED: 401,
+	/** A state-changing request from another origin than the page's own or ALLOWED_ORIGINS. */
+	ORIGIN_NOT_ALLOWED: 403,
 	NOT_FOUND: 404,
 	SESSION_IN_PROGRESS: 409,
 	RUN_NOT_RESUMABLE: 409,
@@ -15,6 +19,16 @@ export const API_ERROR_STATUS = {
 	NOT_WAITING: 409,
 	MESSAGE_TOO_LARGE: 413,
 	PAYLOAD_TOO_LARGE: 413,
+	/** A Host that is neither loopback nor in ALLOWED_HOSTS: what a DNS-rebinding page sends. */
+	HOST_NOT_ALLOWED: 421,
+	/** Too many wrong tokens from one address: wait Retry-After seconds. */
+	TOO_MANY_ATTEMPTS: 429,
+	/** MAX_CONCURRENT_RUNS runs are running; a message sent with ifBusy "enqueue" is queued instead. */
+	TOO_MANY_RUNS: 429,
+	/** The conversation already holds MAX_QUEUED_MESSAGES queued messages. */
+	QUEUE_FULL: 429,
+	/** MAX_STREAMS_PER_RUN streams already follow this run. */
+	TOO_MANY_STREAMS: 429,
 	INTERNAL_ERROR: 500,
 	SHUTTING_DOWN: 503
 } as const;

@@ -36,7 +36,24 @@ export async function readJsonConfig<S extends z.ZodType>(
 	return parsed.data;
 }
 
-/** `${NAME}` in a config value, from the service's environment (unset → ""). */
-export function expandVars(value: string, vars: Record<string, string | undefined>): string {
-	return value.replace(/\$\{([A-Z0-9_]+)\}/g, (_, name: string) => vars[name] ?? '');
+/**
+ * `${NAME}` is the service's NAME and fails the start when NAME is unset, so a forgotten secret is
+ * not sent as an empty string; `${NAME:-default}` gives `default` when NAME is unset or empty.
+ */
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** Pure. A config value with its `${…}` references expanded, and the names it used that are unset. */
+export function expandReferences(value: string, vars: Record<string, string | undefined>): { value: string; unset: string[] } {
+	const unset: string[] = [];
+	const expanded = value.replace(REFERENCE, (_, name: string, fallback: string | undefined) => {
+		const v = vars[name];
+		if (fallback !== undefined) return v === undefined || v === '' ? fallback : v;
+		if (v === undefined) unset.push(name);
+		return v ?? '';
+	});
+	return { value: expanded, unset };
+}
+
+export function unsetMessage(name: string): string {
+	return `uses \${${name}}, which is not set (write \${${name}:-} for an optional one)`;
 }

@@ -50,3 +50,23 @@ export function checkReadiness(parts: {
 		checks: { database, model, providers, mcp }
 	};
 }
+
+/**
+ * `check`, shared: a call that arrives while one runs waits for it, and its result answers every
+ * call for `ttlMs` after it settles (READINESS_CACHE_MS), so a burst of readiness probes costs one
+ * request to the model server. With `ttlMs` 0 a check in flight is still shared. A rejected check
+ * is not kept.
+ */
+export function sharedCheck<T>(check: () => Promise<T>, ttlMs: number, now: () => number = Date.now): () => Promise<T> {
+	let last: { value: Promise<T>; settledAt: number | null } | null = null;
+	return () => {
+		if (last && (last.settledAt === null || now() - last.settledAt < ttlMs)) return last.value;
+		const entry: { value: Promise<T>; settledAt: number | null } = { value: check(), settledAt: null };
+		last = entry;
+		entry.value.then(
+			() => (entry.settledAt = now()),
+			() => last === entry && (last = null)
+		);
+		return entry.value;
+	};
+}

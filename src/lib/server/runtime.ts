@@ -1,9 +1,9 @@
 import path from 'node:path';
-import fs from 'node:fs';
 import type { Readiness } from '../protocol';
 import type { Settings } from './settings';
 import { ApprovalExpiry } from './approvals/approval-expiry';
 import { openDatabase } from './db/database';
+import { ensurePrivateDir, restrictFile } from './private-files';
 import { commitDurably } from './db/durable-commit';
 import { deleteConversation } from './db/conversation-deletion';
 import { ConversationStore } from './db/conversation-store';
@@ -31,7 +31,7 @@ import { RunService } from './runs/run-service';
 import { recoverRuns } from './runs/run-recovery';
 import { createThreadPruner } from './runs/thread-pruner';
 import type { ThreadWork } from './runs/thread-work';
-import { checkReadiness } from './readiness';
+import { checkReadiness, sharedCheck } from './readiness';
 
 export type Runtime = {
 	settings: Settings;
@@ -74,13 +74,14 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	const checkpointer = crashBeforeCheckpoint(saver, crash);
 	const conversations = new ConversationStore(db);
 	const runs = new RunStore(db);
-	const queue = new MessageQueue(db);
+	const queue = new MessageQueue(db, settings.MAX_QUEUED_MESSAGES);
 	const journal = new ToolJournal(db);
 	const approvals = new ApprovalJournal(db);
 	const allowedTools = new AllowedTools(db);
 	const registry = new RunRegistry();
 
-	fs.mkdirSync(path.dirname(settings.paths.memoryFile), { recursive: true });
+	ensurePrivateDir(path.dirname(settings.paths.memoryFile));
+	restrictFile(settings.paths.memoryFile);
 	const mcpConfig = await loadMcpConfig(path.join(settings.paths.configDir, 'mcp.json'), {
 		...env,
 		MEMORY_FILE_PATH: settings.paths.memoryFile
@@ -114,6 +115,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				policy: settings.UNFINISHED_TOOL_CALLS,
 				guard: settings.EXFILTRATION_GUARD,
 				approvalTimeoutMs: settings.APPROVAL_TIMEOUT_MS,
+				maxCallsPerStep: settings.MAX_TOOL_CALLS_PER_STEP,
 				crash,
 				now
 			}),
@@ -141,6 +143,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		registry,
 		recursionLimit: settings.AGENT_RECURSION_LIMIT,
 		bufferLimit: settings.SSE_BUFFER_EVENTS,
+		maxConcurrentRuns: settings.MAX_CONCURRENT_RUNS,
 		unavailableServers: () => toolbox.status().flatMap((s) => (s.state === 'up' ? [] : [s.name])),
 		afterRun: async (conversationId) => {
 			expiry?.schedule();
@@ -157,7 +160,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	}
 	expiry = new ApprovalExpiry({ approvals, runService, now, log: logLine });
 	expiry.schedule();
-	for (const id of queue.conversationsWaiting()) runService.startQueued(id);
+	runService.startWaiting();
 
 	let closed: Promise<void> | null = null;
 	return {
@@ -172,9 +175,12 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		approvals,
 		allowedTools,
 		threadWork: (id) => readThreadWork({ threads, runs, approvals }, id),
-		deleteConversation: (id) => deleteConversation({ db, conversations, runs, saver }, id),
+		deleteConversation: (id) => deleteConversation({ db, conversations, runs, saver, log: logLine }, id),
 		turn: () => loop.turn(),
-		readiness: async () => checkReadiness({ db, models: await models.readiness(), defaultModel: models.defaultModel, mcp: toolbox.status() }),
+		readiness: sharedCheck(
+			async () => checkReadiness({ db, models: await models.readiness(), defaultModel: models.defaultModel, mcp: toolbox.status() }),
+			settings.READINESS_CACHE_MS
+		),
 		close() {
 			closed ??= (async () => {
 				try {

@@ -2,6 +2,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parseCrashAt } from './crash-points';
 import { parseCheckpointRetention } from './checkpoint';
+import { isLoopbackListenAddress, parseHostEntry } from './http/host-allow-list';
+import { parseOrigin } from './http/origin-check';
 import { parseModelId } from './models/model-id';
 
 /**
@@ -20,6 +22,23 @@ const list = z
 	.string()
 	.transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
 
+/** A comma-separated list whose every entry `parse` accepts; the first it refuses is the issue. */
+const parsedList = <T>(parse: (entry: string) => T) =>
+	list.transform((entries, ctx) => {
+		try {
+			return entries.map(parse);
+		} catch (e) {
+			ctx.addIssue({ code: 'custom', message: (e as Error).message });
+			return z.NEVER;
+		}
+	});
+
+/**
+ * Long enough not to be guessed through the throttle, and made only of characters that are valid
+ * in a header and a cookie value as they are (e.g. `openssl rand -base64 32`, `uuidgen`).
+ */
+const TOKEN = /^[A-Za-z0-9._~+/=-]{16,512}$/;
+
 export const SettingsSchema = z.object({
 	OLLAMA_HOST: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:11434'),
 	OLLAMA_MODEL: z.string().trim().min(1).default('qwen3'),
@@ -37,7 +56,16 @@ export const SettingsSchema = z.object({
 	AGENT_RECURSION_LIMIT: integer(1, 10_000).default(25),
 	HOST: z.string().default('127.0.0.1'),
 	PORT: integer(0, 65_535).default(3000),
+	ALLOWED_HOSTS: parsedList(parseHostEntry).default([]),
+	ALLOWED_ORIGINS: parsedList(parseOrigin).default([]),
+	SOPHOS_TOKEN: z.string().regex(TOKEN, '16 to 512 of A-Z a-z 0-9 . _ ~ + / = -').optional(),
+	SOPHOS_INSECURE_NO_AUTH: boolean.default(false),
 	SSE_BUFFER_EVENTS: integer(100, 10_000_000).default(10_000),
+	MAX_CONCURRENT_RUNS: integer(1, 10_000).default(32),
+	MAX_QUEUED_MESSAGES: integer(0, 10_000).default(20),
+	MAX_TOOL_CALLS_PER_STEP: integer(1, 1_000).default(10),
+	MAX_STREAMS_PER_RUN: integer(1, 1_000).default(10),
+	READINESS_CACHE_MS: integer(0, 60_000).default(1_000),
 	MAX_MESSAGE_CHARS: integer(1, 10_000_000).default(32_000),
 	MCP_TOOL_TIMEOUT_MS: integer(1, 3_600_000).default(60_000),
 	TOOL_RESULT_MAX_CHARS: integer(100, 10_000_000).default(20_000),
@@ -79,6 +107,33 @@ export type Settings = z.infer<typeof SettingsSchema> & {
 	ollamaEnabled: boolean;
 };
 
+const SECRETS = new Set(['SOPHOS_TOKEN', 'OPENAI_API_KEY']);
+
+type Exposure = Pick<z.infer<typeof SettingsSchema>, 'HOST' | 'ALLOWED_HOSTS'>;
+
+/**
+ * Other machines can reach the service: it listens beyond loopback, or the operator named hosts
+ * for a LAN name or a reverse proxy, which forwards their requests from the proxy's loopback.
+ */
+function isReachable(s: Exposure): boolean {
+	return !isLoopbackListenAddress(s.HOST) || s.ALLOWED_HOSTS.length > 0;
+}
+
+function exposureReason(s: Exposure): string {
+	return isLoopbackListenAddress(s.HOST)
+		? 'ALLOWED_HOSTS is set (other machines reach the service through it)'
+		: `HOST=${JSON.stringify(s.HOST)} (not a loopback address)`;
+}
+
+/** Said at start: the service is reachable from other machines and nothing asks who is asking. */
+export function exposureWarning(s: Settings): string | null {
+	if (!isReachable(s) || s.SOPHOS_TOKEN !== undefined) return null;
+	return (
+		`WARNING: no token guards this service although ${exposureReason(s)}, because SOPHOS_INSECURE_NO_AUTH=true: ` +
+		'anyone who can reach it can read, start and delete every conversation'
+	);
+}
+
 export class SettingsError extends Error {
 	override name = 'SettingsError';
 }
@@ -94,11 +149,19 @@ export function parseSettings(env: Record<string, string | undefined>, cwd = pro
 	if (!result.success) {
 		const problems = result.error.issues.map((issue) => {
 			const name = String(issue.path[0]);
-			return `${name}=${JSON.stringify(present[name])}: ${issue.message}`;
+			// A secret that was refused is still someone's secret: it stays out of the log.
+			const shown = SECRETS.has(name) ? '(hidden)' : JSON.stringify(present[name]);
+			return `${name}=${shown}: ${issue.message}`;
 		});
 		throw new SettingsError(`Invalid settings: ${problems.join('; ')}`);
 	}
 	const s = result.data;
+	if (isReachable(s) && s.SOPHOS_TOKEN === undefined && !s.SOPHOS_INSECURE_NO_AUTH) {
+		throw new SettingsError(
+			`Invalid settings: SOPHOS_TOKEN is required when ${exposureReason(s)}; ` +
+				'set SOPHOS_TOKEN (e.g. `openssl rand -base64 32`), or SOPHOS_INSECURE_NO_AUTH=true to run without one on purpose'
+		);
+	}
 	const abs = (p: string) => (p === ':memory:' ? p : path.resolve(cwd, p));
 	const defaultModel = s.DEFAULT_MODEL ?? `ollama/${s.OLLAMA_MODEL}`;
 	return {

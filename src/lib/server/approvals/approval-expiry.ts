@@ -1,4 +1,5 @@
 import type { ApprovalJournal } from '../tools/approval-journal';
+import { ApiError } from '../errors';
 import type { RunService } from '../runs/run-service';
 
 /** setTimeout's longest delay; a later expiry is re-armed from there. */
@@ -49,6 +50,8 @@ export class ApprovalExpiry {
 			try {
 				await runService.start({ kind: 'decide', conversation, decisions });
 			} catch (e) {
+				// No room under MAX_CONCURRENT_RUNS: the end of a run frees one and schedules this again.
+				if (e instanceof ApiError && e.code === 'TOO_MANY_RUNS') return;
 				// A run holds the conversation: a new message, which closes the calls itself.
 				log(`Approval timeout of ${conversation} left to the run that holds it`, e);
 			}

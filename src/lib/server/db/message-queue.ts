@@ -1,23 +1,42 @@
 import type Database from 'better-sqlite3';
 import type { QueuedMessage } from '../../protocol';
+import { ApiError } from '../errors';
 
-/** Messages waiting for a conversation's active run to end (ifBusy "enqueue"), oldest first. */
+/**
+ * Messages waiting for a conversation's active run to end, or for room under MAX_CONCURRENT_RUNS
+ * (ifBusy "enqueue"), oldest first. At most `maxPerConversation` (MAX_QUEUED_MESSAGES) wait on one
+ * conversation: past it `add` refuses with QUEUE_FULL, so a careless client cannot stack up an
+ * unbounded backlog of runs.
+ */
 export class MessageQueue {
 	private readonly insert;
 	private readonly byConversation;
+	private readonly count;
 	private readonly remove;
 	private readonly waiting;
 
-	constructor(db: Database.Database) {
+	constructor(
+		db: Database.Database,
+		private readonly maxPerConversation: number
+	) {
 		this.insert = db.prepare('INSERT INTO queued_messages (id, conversation_id, message, created_at, model) VALUES (?, ?, ?, ?, ?)');
 		this.byConversation = db.prepare<[string], { id: string; message: string; created_at: string; model: string | null }>(
 			'SELECT id, message, created_at, model FROM queued_messages WHERE conversation_id = ? ORDER BY created_at, rowid'
 		);
+		this.count = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM queued_messages WHERE conversation_id = ?');
 		this.remove = db.prepare('DELETE FROM queued_messages WHERE id = ?');
-		this.waiting = db.prepare<[], { conversation_id: string }>('SELECT DISTINCT conversation_id FROM queued_messages');
+		this.waiting = db.prepare<[], { conversation_id: string }>(
+			'SELECT conversation_id FROM queued_messages GROUP BY conversation_id ORDER BY MIN(created_at), MIN(rowid)'
+		);
 	}
 
 	add(conversationId: string, id: string, message: string, now: string, model?: string): void {
+		if (this.count.get(conversationId)!.n >= this.maxPerConversation) {
+			throw new ApiError(
+				'QUEUE_FULL',
+				`This conversation already has ${this.maxPerConversation} queued messages (MAX_QUEUED_MESSAGES): wait until they have run`
+			);
+		}
 		this.insert.run(id, conversationId, message, now, model ?? null);
 	}
 
@@ -31,6 +50,7 @@ export class MessageQueue {
 		this.remove.run(id);
 	}
 
+	/** Conversations with queued messages, the one waiting longest first. */
 	conversationsWaiting(): string[] {
 		return this.waiting.all().map((r) => r.conversation_id);
 	}

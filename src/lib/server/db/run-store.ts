@@ -33,6 +33,7 @@ export class RunStore {
 	private readonly byConversation;
 	private readonly running;
 	private readonly allRunning;
+	private readonly runningCount;
 	private readonly byId;
 
 	constructor(private readonly db: Database.Database) {
@@ -60,6 +61,8 @@ export class RunStore {
 		this.allRunning = db.prepare<[], { id: string; conversation_id: string }>(
 			"SELECT id, conversation_id FROM runs WHERE status = 'running'"
 		);
+		// Counted on the partial index one_running_run, which holds exactly these rows.
+		this.runningCount = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM runs WHERE status = 'running'");
 	}
 
 	/**
@@ -120,6 +123,11 @@ export class RunStore {
 	get(runId: string): (RunRecord & { conversationId: string }) | undefined {
 		const row = this.byId.get(runId);
 		return row && { ...toRecord(row), conversationId: row.conversation_id };
+	}
+
+	/** Runs that hold a claim, in every process on this database. */
+	countRunning(): number {
+		return this.runningCount.get()!.n;
 	}
 
 	hasRunning(conversationId: string): boolean {

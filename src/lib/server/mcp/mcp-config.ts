@@ -1,10 +1,14 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { z } from 'zod';
-import { expandVars, readJsonConfig } from '../config-file';
+import { expandReferences, unsetMessage } from '../config-file';
 
 /**
- * `$CONFIG_DIR/mcp.json`: server name → connection. Parsed strictly, so a typo in a key is an error
- * that names it rather than a server silently started without it.
+ * `$CONFIG_DIR/mcp.json`: server name → connection, as a flat map or wrapped in `{"mcpServers": …}`
+ * (the shape Claude Desktop, Cursor and Cline write, so a pasted config works). Parsed strictly,
+ * so a typo in a key is an error that names it rather than a server silently started without it.
  */
+
 /**
  * Overrides whether a call of a server's tools may be repeated after a crash left its outcome
  * unknown: `true`/`false` for every tool, or per tool name. Servers often declare this wrongly.
@@ -19,33 +23,40 @@ const ApprovalModeSchema = z.enum(['auto', 'ask', 'deny']);
  */
 const ApprovalSchema = z.union([ApprovalModeSchema, z.record(z.string(), ApprovalModeSchema)]).optional();
 
-const StdioServerSchema = z
-	.strictObject({
-		type: z.literal('stdio').optional(),
-		transport: z.literal('stdio').optional(),
-		command: z.string().min(1),
-		args: z.array(z.string()).default([]),
-		env: z.record(z.string(), z.string()).optional(),
-		cwd: z.string().optional(),
-		safeToRepeat: SafeToRepeatSchema,
-		approval: ApprovalSchema
-	});
+const StdioServerSchema = z.strictObject({
+	type: z.literal('stdio').optional(),
+	transport: z.literal('stdio').optional(),
+	command: z.string().min(1),
+	args: z.array(z.string()).default([]),
+	env: z.record(z.string(), z.string()).optional(),
+	cwd: z.string().optional(),
+	disabled: z.boolean().optional(),
+	safeToRepeat: SafeToRepeatSchema,
+	approval: ApprovalSchema
+});
 
-const HttpServerSchema = z
-	.strictObject({
-		type: z.enum(['http', 'sse']).optional(),
-		transport: z.enum(['http', 'sse']).optional(),
-		url: z.url({ protocol: /^https?$/ }),
-		headers: z.record(z.string(), z.string()).optional(),
-		safeToRepeat: SafeToRepeatSchema,
-		approval: ApprovalSchema
-	});
+/** `streamable-http` is what other clients call the transport MCP names Streamable HTTP. */
+const HttpTransportSchema = z
+	.enum(['http', 'streamable-http', 'sse'])
+	.transform((t) => (t === 'streamable-http' ? 'http' : t))
+	.optional();
+
+const HttpServerSchema = z.strictObject({
+	type: HttpTransportSchema,
+	transport: HttpTransportSchema,
+	url: z.url({ protocol: /^https?$/ }),
+	headers: z.record(z.string(), z.string()).optional(),
+	disabled: z.boolean().optional(),
+	safeToRepeat: SafeToRepeatSchema,
+	approval: ApprovalSchema
+});
 
 export const McpServerConfigSchema = z.union([StdioServerSchema, HttpServerSchema]);
 export const McpConfigSchema = z.record(
 	z.string().regex(/^[A-Za-z0-9_-]+$/, 'server names may hold letters, digits, _ and -'),
 	McpServerConfigSchema
 );
+const WrappedConfigSchema = z.strictObject({ mcpServers: McpConfigSchema });
 
 export type McpServerConfig = z.infer<typeof McpServerConfigSchema>;
 export type McpConfig = z.infer<typeof McpConfigSchema>;
@@ -54,24 +65,60 @@ export function isStdio(c: McpServerConfig): c is z.infer<typeof StdioServerSche
 	return 'command' in c;
 }
 
-/** `${NAME}` in args and env values is taken from the service's environment (unset → ""). */
-export async function loadMcpConfig(
-	file: string,
-	vars: Record<string, string | undefined>
-): Promise<McpConfig> {
-	const config = await readJsonConfig(file, McpConfigSchema, 'MCP configuration');
+function expander(vars: Record<string, string | undefined>, unset: string[]) {
+	const expand = (where: string, value: string) => {
+		const expanded = expandReferences(value, vars);
+		for (const name of expanded.unset) unset.push(`${where} ${unsetMessage(name)}`);
+		return expanded.value;
+	};
+	const expandAll = (where: string, map: Record<string, string>) =>
+		Object.fromEntries(Object.entries(map).map(([k, v]) => [k, expand(`${where}.${k}`, v)]));
+	return { expand, expandAll };
+}
+
+/** Expands `${…}` in args, env and headers, and leaves out servers marked `disabled`. */
+function resolveServers(servers: McpConfig, vars: Record<string, string | undefined>, unset: string[]): McpConfig {
+	const { expand, expandAll } = expander(vars, unset);
 	return Object.fromEntries(
-		Object.entries(config).map(([name, server]) => [
-			name,
-			isStdio(server)
-				? {
-						...server,
-						args: server.args.map((a) => expandVars(a, vars)),
-						...(server.env
-							? { env: Object.fromEntries(Object.entries(server.env).map(([k, v]) => [k, expandVars(v, vars)])) }
-							: {})
-					}
-				: server
-		])
+		Object.entries(servers)
+			.filter(([, server]) => !server.disabled)
+			.map(([name, server]): [string, McpServerConfig] => [
+				name,
+				isStdio(server)
+					? {
+							...server,
+							args: server.args.map((a, i) => expand(`${name}.args.${i}`, a)),
+							...(server.env ? { env: expandAll(`${name}.env`, server.env) } : {})
+						}
+					: { ...server, ...(server.headers ? { headers: expandAll(`${name}.headers`, server.headers) } : {}) }
+			])
 	);
+}
+
+export async function loadMcpConfig(file: string, vars: Record<string, string | undefined>): Promise<McpConfig> {
+	const where = path.resolve(file);
+	let raw: unknown;
+	try {
+		raw = JSON.parse(await fs.readFile(file, 'utf8'));
+	} catch (e) {
+		throw new Error(`Failed to load MCP configuration from ${where}: ${(e as Error).message}`);
+	}
+	// Told apart by the wrapper's key, so an error names the fields of the shape that was meant.
+	const parsed =
+		typeof raw === 'object' && raw !== null && 'mcpServers' in raw
+			? WrappedConfigSchema.transform((c) => c.mcpServers).safeParse(raw)
+			: McpConfigSchema.safeParse(raw);
+	if (!parsed.success) {
+		const why = parsed.error.issues.map((i) => {
+			// zod says only "Invalid key in record" for a bad server name; the reason is one level down.
+			const message = i.code === 'invalid_key' ? i.issues.map((k) => k.message).join(', ') : i.message;
+			return `${i.path.join('.') || '(top level)'}: ${message}`;
+		});
+		throw new Error(`Invalid MCP configuration in ${where}: ${why.join('; ')}`);
+	}
+	const servers = parsed.data;
+	const unset: string[] = [];
+	const resolved = resolveServers(servers, vars, unset);
+	if (unset.length) throw new Error(`Invalid MCP configuration in ${where}: ${unset.join('; ')}`);
+	return resolved;
 }

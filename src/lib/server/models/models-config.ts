@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { expandVars, readJsonConfig } from '../config-file';
+import { expandReferences, readJsonConfig, unsetMessage } from '../config-file';
 import { PROVIDER_NAME } from './model-id';
 
 /** An OpenAI-compatible server: LM Studio, llama.cpp's server, vLLM or a hosted API. */
@@ -16,7 +16,11 @@ export type OpenAIEndpoint = {
 const RESERVED = new Set(['ollama', 'openai']);
 
 function modelsConfigSchema(vars: Record<string, string | undefined>) {
-	const expanded = z.string().transform((v) => expandVars(v, vars));
+	const expanded = z.string().transform((v, ctx) => {
+		const { value, unset } = expandReferences(v, vars);
+		for (const name of unset) ctx.addIssue({ code: 'custom', message: unsetMessage(name) });
+		return value;
+	});
 	return z
 		.record(
 			z.string(),
@@ -36,7 +40,8 @@ function modelsConfigSchema(vars: Record<string, string | undefined>) {
 
 /**
  * `$CONFIG_DIR/models.json`: provider name → `{baseUrl, apiKey}`, parsed strictly like mcp.json,
- * with `${NAME}` taken from the service's environment. No file: no extra providers.
+ * with `${NAME}` taken from the service's environment as in mcp.json (unset fails the start;
+ * `${NAME:-}` for an optional one). No file: no extra providers.
  */
 export async function loadModelsConfig(file: string, vars: Record<string, string | undefined>): Promise<OpenAIEndpoint[]> {
 	const config = await readJsonConfig(file, modelsConfigSchema(vars), 'model server configuration', { optional: true });

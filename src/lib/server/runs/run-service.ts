@@ -28,12 +28,19 @@ export type RunServiceParts = ExecutorParts & {
 	/** Runs `fn` in a transaction fsync'd on commit (db/durable-commit.ts). */
 	durably: <T>(fn: () => T) => T;
 	bufferLimit: number;
+	/** MAX_CONCURRENT_RUNS: runs holding a claim at once, in every process on the database. */
+	maxConcurrentRuns: number;
 };
+
+/** What a claim came to: the run may go ahead, its conversation is busy, or no run may start now. */
+type Claim = 'claimed' | 'busy' | 'full';
 
 /** Where a run starts, is cancelled, and where the process stops them all. */
 export class RunService {
 	private closing = false;
 	private stopped: Promise<void> | null = null;
+	/** Conversations whose run is being cancelled for an `interrupt`: its slot goes to that message. */
+	private readonly handingOver = new Set<string>();
 
 	constructor(private readonly parts: RunServiceParts) {}
 
@@ -52,9 +59,10 @@ export class RunService {
 		const now = this.parts.now();
 		if (request.kind === 'message' && request.conversation === null) {
 			const conversationId = randomUUID();
+			// Refused at the cap, rolling the new conversation back with it: there is no run to queue behind.
 			conversations.transaction(() => {
 				conversations.create(conversationId, request.message, now, request.model);
-				runs.claim(conversationId, runId, now, 'message', request.message);
+				if (this.claim(conversationId, runId, now, 'message', request.message) === 'full') throw this.tooManyRuns();
 			});
 			return this.launch(conversationId, runId, { kind: 'message', input: { id: runId, message: request.message } }, now);
 		}
@@ -63,16 +71,24 @@ export class RunService {
 		if (request.kind === 'decide') return this.decide(conversationId, runId, request.decisions, now);
 		const trigger = request.kind === 'resume' ? (request.trigger ?? 'resume') : 'message';
 		const message = request.kind === 'message' ? request.message : null;
-		const model = request.kind === 'message' ? request.model : undefined;
-		if (!runs.claim(conversationId, runId, now, trigger, message, model)) {
+		const claim = this.claim(conversationId, runId, now, trigger, message, request.kind === 'message' ? request.model : undefined);
+		if (claim !== 'claimed') {
+			// Queued behind the conversation's run, or behind the cap: startWaiting starts it when there is room.
 			if (request.kind === 'message' && request.ifBusy === 'enqueue') {
 				const queued = randomUUID();
 				queue.add(conversationId, queued, request.message, now, request.model);
 				return { conversation: conversationId, queued };
 			}
+			if (claim === 'full') throw this.tooManyRuns();
 			if (request.kind === 'message' && request.ifBusy === 'interrupt' && this.registry.get(conversationId)) {
-				await this.cancelConversation(conversationId);
-				return this.start({ ...request, ifBusy: 'reject' });
+				this.handingOver.add(conversationId);
+				try {
+					await this.cancelConversation(conversationId);
+					return await this.start({ ...request, ifBusy: 'reject' });
+				} finally {
+					this.handingOver.delete(conversationId);
+					this.startWaiting();
+				}
 			}
 			throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
 		}
@@ -128,20 +144,59 @@ export class RunService {
 		await settled;
 	}
 
-	/** Starts the oldest queued message of an idle conversation; a no-op if busy or nothing waits. */
-	startQueued(conversationId: string): void {
+	/**
+	 * Starts queued messages, the conversation waiting longest first, one per idle conversation,
+	 * while MAX_CONCURRENT_RUNS leaves room; called at start and whenever a run ends.
+	 */
+	startWaiting(): void {
 		if (this.closing) return;
-		const { queue, runs, conversations } = this.parts;
+		for (const id of this.parts.queue.conversationsWaiting()) {
+			if (this.startQueued(id) === 'full') return;
+		}
+	}
+
+	/** Starts the oldest queued message of an idle conversation; nothing if busy, full or nothing waits. */
+	private startQueued(conversationId: string): Claim | null {
+		const { queue, conversations } = this.parts;
 		const next = queue.list(conversationId)[0];
-		if (!next) return;
+		if (!next) return null;
 		const runId = randomUUID();
 		const now = this.parts.now();
-		const claimed = conversations.transaction(() => {
-			if (!runs.claim(conversationId, runId, now, 'message', next.message, next.model)) return false;
-			queue.delete(next.id);
-			return true;
+		const claim = conversations.transaction(() => {
+			const c = this.claim(conversationId, runId, now, 'message', next.message, next.model);
+			if (c === 'claimed') queue.delete(next.id);
+			return c;
 		});
-		if (claimed) this.launch(conversationId, runId, { kind: 'message', input: { id: runId, message: next.message } }, now);
+		if (claim === 'claimed') this.launch(conversationId, runId, { kind: 'message', input: { id: runId, message: next.message } }, now);
+		return claim;
+	}
+
+	/**
+	 * The one place a run is claimed: 'full' while MAX_CONCURRENT_RUNS runs hold a claim, counted from
+	 * the ledger (a claim still checking a resume counts, one rolled back does not), unless the
+	 * conversation is busy itself, so interrupt and enqueue answer as they would below the cap; then
+	 * the conversation's `running` row under its unique index. Synchronous, so nothing slips between
+	 * the count and the claim.
+	 */
+	private claim(
+		conversationId: string,
+		runId: string,
+		now: string,
+		trigger: RunTrigger,
+		message: string | null,
+		model?: string
+	): Claim {
+		const { runs, maxConcurrentRuns } = this.parts;
+		if (runs.countRunning() >= maxConcurrentRuns) return runs.hasRunning(conversationId) ? 'busy' : 'full';
+		return runs.claim(conversationId, runId, now, trigger, message, model) ? 'claimed' : 'busy';
+	}
+
+	private tooManyRuns(): ApiError {
+		return new ApiError(
+			'TOO_MANY_RUNS',
+			`${this.parts.maxConcurrentRuns} runs are running (MAX_CONCURRENT_RUNS): try again when one ends, ` +
+				'or send the message with ifBusy "enqueue" to queue it on its conversation'
+		);
 	}
 
 	private launch(conversationId: string, runId: string, input: RunInput, now: string): StartResult {
@@ -152,7 +207,7 @@ export class RunService {
 		run.done = executeRun(run, input, this.parts).finally(async () => {
 			this.registry.remove(run);
 			await this.parts.afterRun(conversationId).catch((e) => this.parts.log(`After run ${runId}`, e));
-			this.startQueued(conversationId);
+			if (!this.handingOver.has(conversationId)) this.startWaiting();
 		});
 		return { conversation: conversationId, run: runId };
 	}
@@ -164,9 +219,9 @@ export class RunService {
 	private decide(conversationId: string, runId: string, decisions: Decision[], now: string): StartResult {
 		const { runs, approvals, allowed } = this.parts;
 		this.parts.durably(() => {
-			if (!runs.claim(conversationId, runId, now, 'approval', null)) {
-				throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
-			}
+			const claim = this.claim(conversationId, runId, now, 'approval', null);
+			if (claim === 'full') throw this.tooManyRuns();
+			if (claim === 'busy') throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
 			const checked = checkDecisions(approvals.pending(conversationId), decisions);
 			approvals.record(conversationId, checked, now);
 			for (const d of checked) if (d.remember) allowed.allow(d.tool, now);

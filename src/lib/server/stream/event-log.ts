@@ -49,6 +49,11 @@ export class EventLog {
 		return this.ended;
 	}
 
+	/** Readers following the log live. */
+	get followers(): number {
+		return this.subscribers.size;
+	}
+
 	publish(event: RunEvent): number {
 		if (this.ended) throw new Error('The run has already published its terminal event');
 		const id = this.nextId++;

@@ -9,13 +9,22 @@ const PING_FRAME = formatSseFrame('ping' satisfies WireEvent['event'], '');
 
 const encoder = new TextEncoder();
 
-/** A response holding one event and no id: the durable answer when no run is live. */
-export function singleEventResponse(e: Exclude<WireEvent, { event: 'ping' }>): Response {
-	return new Response(SSE_RETRY + formatSseFrame(e.event, e.data), { headers: SSE_HEADERS });
+/** A response holding one event and no id: the durable answer when no run is live, or a refusal. */
+export function singleEventResponse(e: Exclude<WireEvent, { event: 'ping' }>, status = 200): Response {
+	return new Response(SSE_RETRY + formatSseFrame(e.event, e.data), { status, headers: SSE_HEADERS });
 }
 
-/** Replays the log after `lastEventId`, then follows it live until its terminal event. */
-export function liveEventResponse(log: EventLog, lastEventId: number, signal: AbortSignal): Response {
+/**
+ * Replays the log after `lastEventId`, then follows it live until its terminal event. Each live
+ * follower holds a socket, a ping timer and a copy of every frame, so past `maxFollowers`
+ * (MAX_STREAMS_PER_RUN) the answer is a 429 holding one `chat-error` TOO_MANY_STREAMS, which an
+ * EventSource does not reconnect to; a finished log replays to anyone.
+ */
+export function liveEventResponse(log: EventLog, lastEventId: number, signal: AbortSignal, maxFollowers: number): Response {
+	if (!log.isEnded && log.followers >= maxFollowers) {
+		const message = `${maxFollowers} streams already follow this run (MAX_STREAMS_PER_RUN): close one, or follow it later`;
+		return singleEventResponse({ event: 'chat-error', data: { code: 'TOO_MANY_STREAMS', message } }, 429);
+	}
 	let cleanup = () => {};
 	const body = new ReadableStream<Uint8Array>({
 		start(controller) {

@@ -23,6 +23,8 @@ export type ToolStepParts = {
 	guard: boolean;
 	/** APPROVAL_TIMEOUT_MS */
 	approvalTimeoutMs: number;
+	/** MAX_TOOL_CALLS_PER_STEP: calls past it are answered as errors the model sees, never run. */
+	maxCallsPerStep: number;
 	crash: CrashInjector;
 	now: () => string;
 };
@@ -36,6 +38,10 @@ type At = { threadId: string; runId: string; step: number; signal?: AbortSignal 
 const argsHash = (args: unknown) => createHash('sha256').update(JSON.stringify(args)).digest('hex');
 
 const CANCELLED = 'The call was cancelled before it finished; it may or may not have taken effect.';
+
+const overLimit = (max: number) =>
+	`Not run: at most ${max} tool calls are made per step (MAX_TOOL_CALLS_PER_STEP). ` +
+	'Call it again in a later step if it is still needed.';
 
 /** What the person wrote and what tools returned: where a URL the model may use can come from. */
 function knownTexts(messages: readonly BaseMessage[]): string[] {
@@ -54,7 +60,13 @@ function knownTexts(messages: readonly BaseMessage[]): string[] {
  */
 export async function runToolStep(messages: BaseMessage[], config: RunnableConfig, parts: ToolStepParts) {
 	const last = messages.at(-1);
-	const calls = (last && AIMessage.isInstance(last) ? (last.tool_calls ?? []) : []).map((c) => ({ ...c, id: c.id ?? randomUUID() }));
+	const all = (last && AIMessage.isInstance(last) ? (last.tool_calls ?? []) : []).map((c) => ({ ...c, id: c.id ?? randomUUID() }));
+	// The calls past the cap get no plan, no journal entry and no approval: the same answer on every
+	// attempt of the step, so a step repeated after a crash needs nothing recorded for them.
+	const calls = all.slice(0, parts.maxCallsPerStep);
+	const refused = all
+		.slice(parts.maxCallsPerStep)
+		.map((call) => new ToolMessage({ content: overLimit(parts.maxCallsPerStep), name: call.name, tool_call_id: call.id, status: 'error' }));
 	await parts.toolbox.definitions();
 	const at: At = {
 		threadId: String(config.configurable?.thread_id),
@@ -82,7 +94,7 @@ export async function runToolStep(messages: BaseMessage[], config: RunnableConfi
 		const outcome = await runCall(call, ready[i]!, at, parts);
 		results.push(new ToolMessage({ content: outcome.text, name: call.name, tool_call_id: call.id, status: outcome.status }));
 	}
-	return { messages: results };
+	return { messages: [...results, ...refused] };
 }
 
 function plan(call: ToolCall, at: At, known: readonly string[], parts: ToolStepParts): CallPlan {

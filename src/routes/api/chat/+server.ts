@@ -27,7 +27,10 @@ export const GET: RequestHandler = ({ url, request }) => {
 	const id = parseUuid(url.searchParams.get('conversation'));
 	if (!id) return singleEventResponse({ event: 'chat-error', data: { code: 'BAD_REQUEST', message: 'Invalid Conversation ID' } });
 	const run = rt.runService.registry.get(id);
-	if (run) return liveEventResponse(run.log, parseLastEventId(request.headers.get('last-event-id')), request.signal);
+	if (run) {
+		const lastEventId = parseLastEventId(request.headers.get('last-event-id'));
+		return liveEventResponse(run.log, lastEventId, request.signal, rt.settings.MAX_STREAMS_PER_RUN);
+	}
 	const conversation = rt.conversations.get(id);
 	if (!conversation) {
 		return singleEventResponse({

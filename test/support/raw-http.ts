@@ -1,0 +1,26 @@
+import http from 'node:http';
+
+export type RawResponse = { status: number; headers: http.IncomingHttpHeaders; body: string };
+
+/**
+ * One request over node:http, which, unlike fetch, sends any Host and Origin a test names: what a
+ * rebinding page, a proxy or a hostile client puts on the wire. Reads the whole answer, so an SSE
+ * stream must end by itself.
+ */
+export function rawRequest(
+	url: string,
+	options: { method?: string; headers?: Record<string, string>; body?: string; omitHost?: boolean } = {}
+): Promise<RawResponse> {
+	return new Promise((resolve, reject) => {
+		const init = { method: options.method ?? 'GET', headers: options.headers, agent: false, setHost: !options.omitHost };
+		const req = http.request(url, init, (res) => {
+			let body = '';
+			res.setEncoding('utf8');
+			res.on('data', (chunk: string) => (body += chunk));
+			res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+			res.on('error', reject);
+		});
+		req.on('error', reject);
+		req.end(options.body);
+	});
+}
