@@ -3,14 +3,18 @@ import { ScriptedOllama } from '../support/scripted-ollama';
 import { ScriptedOpenAI } from '../support/scripted-openai';
 import { answerScript } from '../support/scripts';
 import { Service } from '../support/service';
-import { followRun } from '../support/sse';
+import { followRun, readEvents, type SseEvent } from '../support/sse';
 
-async function failedRun(service: Service, message: string) {
-	const { conversation, run } = await (await service.post('/api/chat', { message })).json();
-	const events = await followRun(service.url, conversation);
+/** What a run that failed left: its last event, its run record and the conversation. */
+async function outcomeOf(service: Service, conversation: string, run: string, events: SseEvent[]) {
 	const runs = (await (await service.fetch(`/api/conversations/${conversation}/runs`)).json()).runs;
 	const detail = await (await service.fetch(`/api/conversations/${conversation}`)).json();
 	return { conversation, run, last: events.at(-1)!, record: runs[0], detail };
+}
+
+async function failedRun(service: Service, message: string) {
+	const { conversation, run } = await (await service.post('/api/chat', { message })).json();
+	return outcomeOf(service, conversation, run, await followRun(service.url, conversation));
 }
 
 /** Model failures are told apart, recorded on the run and announced by one `chat-error`. */
@@ -92,12 +96,26 @@ describe('model failures from an OpenAI-compatible server', () => {
 
 	beforeAll(async () => {
 		openai = await ScriptedOpenAI.start(answerScript('ok'), { apiKey: 'right-key' });
-		service = await Service.start({ env: openai.serviceEnv() });
+		// Every readyz here must check afresh: the test changes the server between two of them.
+		service = await Service.start({ env: { ...openai.serviceEnv(), READINESS_CACHE_MS: '0' } });
 	});
 	afterAll(async () => {
 		await service.stop();
 		await openai.close();
 	});
+
+	// A call that fails at once can end the run before the test follows it, and the stream then says
+	// only how it ended: the call is held until the stream is open, so its chat-error is seen live.
+	let holds = 0;
+	async function heldFailure(message: string) {
+		const hold = `failure-${++holds}`;
+		openai.holdNext = hold;
+		const { conversation, run } = await (await service.post('/api/chat', { message })).json();
+		await openai.held(hold);
+		const stream = await service.fetch(`/api/chat?conversation=${conversation}`);
+		openai.release(hold);
+		return outcomeOf(service, conversation, run, await readEvents(stream));
+	}
 
 	const readyz = async () => {
 		const res = await service.fetch('/api/readyz');
@@ -108,7 +126,7 @@ describe('model failures from an OpenAI-compatible server', () => {
 		expect((await readyz()).status).toBe(200);
 		openai.apiKey = 'rotated-key';
 		try {
-			const { last, record, detail } = await failedRun(service, 'hi');
+			const { last, record, detail } = await heldFailure('hi');
 			expect(last).toMatchObject({ event: 'chat-error', data: { code: 'MODEL_AUTH_FAILED' } });
 			expect((last.data as { message: string }).message).toContain('set OPENAI_API_KEY');
 			expect(record.error.code).toBe('MODEL_AUTH_FAILED');
@@ -125,7 +143,7 @@ describe('model failures from an OpenAI-compatible server', () => {
 	it('a model the server does not serve: MODEL_UNAVAILABLE, resumable once it is loaded', async () => {
 		openai.models = ['another-model'];
 		try {
-			const { conversation, last, record } = await failedRun(service, 'hi');
+			const { conversation, last, record } = await heldFailure('hi');
 			expect(last).toMatchObject({ event: 'chat-error', data: { code: 'MODEL_UNAVAILABLE' } });
 			expect((last.data as { message: string }).message).toContain('"qwen3-8b" is not available on "openai"');
 			expect(record.error.code).toBe('MODEL_UNAVAILABLE');
@@ -140,17 +158,17 @@ describe('model failures from an OpenAI-compatible server', () => {
 
 	it('a rate limit: MODEL_RATE_LIMITED with the Retry-After; out of quota says so', async () => {
 		openai.script = () => ({ httpError: { status: 429, error: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded', retryAfter: '7' } });
-		const limited = await failedRun(service, 'hi');
+		const limited = await heldFailure('hi');
 		expect(limited.last).toMatchObject({ event: 'chat-error', data: { code: 'MODEL_RATE_LIMITED' } });
 		expect((limited.last.data as { message: string }).message).toContain('retry after 7 s');
 		openai.script = () => ({ httpError: { status: 429, error: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } });
-		const quota = await failedRun(service, 'hi');
+		const quota = await heldFailure('hi');
 		expect(quota.record.error).toMatchObject({ code: 'MODEL_RATE_LIMITED', message: expect.stringContaining('out of quota') });
 	});
 
 	it('any other failure: AGENT_FAILURE with the server message and the tool-call advice', async () => {
 		openai.script = () => ({ httpError: { status: 500, error: 'tools param requires --jinja flag' } });
-		const { last, record } = await failedRun(service, 'boom');
+		const { last, record } = await heldFailure('boom');
 		expect(last).toMatchObject({ event: 'chat-error', data: { code: 'AGENT_FAILURE' } });
 		expect(record.error.message).toContain('500: tools param requires --jinja flag');
 		expect(record.error.message).toContain('--enable-auto-tool-choice');
@@ -163,10 +181,9 @@ describe('model failures from an OpenAI-compatible server', () => {
 		await gone.close();
 		const down = await Service.start({ env: { OPENAI_BASE_URL: url, DEFAULT_MODEL: 'openai/qwen3-8b' } });
 		try {
-			const { last, record } = await failedRun(down, 'hello?');
-			expect(last).toMatchObject({ event: 'chat-error', data: { code: 'MODEL_UNREACHABLE' } });
-			expect((last.data as { message: string }).message).toContain(`not reachable at ${url}`);
-			expect(record.error.code).toBe('MODEL_UNREACHABLE');
+			// Nothing to hold here: the run may end before the stream is followed, so its record says it.
+			const { record } = await failedRun(down, 'hello?');
+			expect(record.error).toMatchObject({ code: 'MODEL_UNREACHABLE', message: expect.stringContaining(`not reachable at ${url}`) });
 			const ready = await down.fetch('/api/readyz');
 			expect(ready.status).toBe(503);
 			const body = await ready.json();

@@ -113,7 +113,7 @@ describe('readiness of each model provider', () => {
 	it('checks every configured provider and names the one that is down', async () => {
 		const ollama = await ScriptedOllama.start(answerScript('ok'));
 		const openai = await ScriptedOpenAI.start(answerScript('ok'));
-		const service = await Service.start({ ollamaUrl: ollama.url, env: { OPENAI_BASE_URL: openai.url } });
+		const service = await Service.start({ ollamaUrl: ollama.url, env: { OPENAI_BASE_URL: openai.url, READINESS_CACHE_MS: '0' } });
 		try {
 			const up = await (await service.fetch('/api/readyz')).json();
 			expect(up).toMatchObject({ status: 'ok', defaultModel: 'ollama/qwen3' });
