@@ -115,6 +115,20 @@ describe('choosing the model per conversation', () => {
 		expect(toolTurn.reasoning_content).toBe('I should look at the graph.');
 	});
 
+	it('regenerates an answer with another model; the first run keeps its usage on the branch it left', async () => {
+		const { conversation } = await send({ message: 'again' });
+		const [first] = (await detail(conversation)).messages.filter((m) => m.role === 'assistant') as (Message & { id: string })[];
+		expect(first!.model).toBe('ollama/qwen3');
+		await send({ conversation, regenerate: first!.id, model: 'openai/qwen3-8b' });
+		const shown = (await detail(conversation)).messages.filter((m) => m.role === 'assistant');
+		expect(shown.map((m) => [m.model, m.content])).toEqual([['openai/qwen3-8b', 'From the OpenAI-compatible server.']]);
+		const runs = (await (await service.fetch(`/api/conversations/${conversation}/runs`)).json()).runs;
+		expect(runs.map((r: { trigger: string; usage: { calls: number } }) => [r.trigger, r.usage.calls])).toEqual([
+			['regenerate', 1],
+			['message', 1]
+		]);
+	});
+
 	it('counts usage per answer and per run', async () => {
 		const { conversation } = await send({ message: 'count', model: 'openai/qwen3-8b' });
 		const [answer] = (await detail(conversation)).messages.filter((m) => m.role === 'assistant');

@@ -75,6 +75,7 @@ export class FakeApi implements ChatApi {
 		getConversation: [],
 		listRuns: [],
 		startRun: [],
+		switchBranch: [],
 		cancelRun: [],
 		deleteConversation: [],
 		readiness: [],
@@ -93,6 +94,10 @@ export class FakeApi implements ChatApi {
 		},
 		listRuns: () => ok([]),
 		startRun: (body) => ok({ conversation: body.conversation ?? 'new-conversation', run: 'run-1' }),
+		switchBranch: (id) => {
+			const d = this.details.get(id);
+			return d ? ok(d) : fail(404, 'NOT_FOUND', 'Conversation Not Found');
+		},
 		cancelRun: () => fail(404, 'HTTP_404', 'Not Found'),
 		deleteConversation: () => ok(null),
 		readiness: () => ok(READY),
@@ -109,6 +114,7 @@ export class FakeApi implements ChatApi {
 	getConversation = (id: string) => this.answer('getConversation', id);
 	listRuns = (id: string) => this.answer('listRuns', id);
 	startRun = (body: Parameters<ChatApi['startRun']>[0]) => this.answer('startRun', body);
+	switchBranch = (id: string, messageId: string) => this.answer('switchBranch', id, messageId);
 	cancelRun = (runId: string) => this.answer('cancelRun', runId);
 	deleteConversation = (id: string) => this.answer('deleteConversation', id);
 	readiness = () => this.answer('readiness');

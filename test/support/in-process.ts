@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { afterEach } from 'vitest';
 import { startRuntime, type Runtime } from '../../src/lib/server/runtime';
 import { parseSettings } from '../../src/lib/server/settings';
+import { ScriptedOllama, type Script } from './scripted-ollama';
 import { ROOT, tempDir } from './service';
 
 /**
@@ -13,12 +15,19 @@ export async function startInProcess(options: {
 	ollamaUrl: string;
 	dataDir?: string;
 	env?: Record<string, string>;
+	/** More keys of the test server's mcp.json entry (e.g. `safeToRepeat`). */
+	server?: Record<string, unknown>;
 }): Promise<{ runtime: Runtime; dataDir: string; calls: () => string[] }> {
 	const dataDir = options.dataDir ?? tempDir('sophos-core-');
 	const configDir = path.join(dataDir, 'config');
 	const log = path.join(dataDir, 'calls.log');
 	fs.mkdirSync(configDir, { recursive: true });
-	const test = { command: 'node', args: ['--import', 'tsx', path.join(ROOT, 'test/support/mcp-test-server.ts')], env: { TEST_MCP_LOG: log } };
+	const test = {
+		command: 'node',
+		args: ['--import', 'tsx', path.join(ROOT, 'test/support/mcp-test-server.ts')],
+		env: { TEST_MCP_LOG: log },
+		...options.server
+	};
 	fs.writeFileSync(path.join(configDir, 'mcp.json'), JSON.stringify({ test }));
 	fs.copyFileSync(path.join(ROOT, 'config/system.md'), path.join(configDir, 'system.md'));
 	const env = {
@@ -32,4 +41,26 @@ export async function startInProcess(options: {
 	const runtime = await startRuntime(parseSettings(env), env);
 	const calls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : []);
 	return { runtime, dataDir, calls };
+}
+
+/**
+ * For a test file's `describe`: the scripted model and the runtimes its tests start, all closed
+ * after each test. `start` again with a runtime's `dataDir` is a restart on the same file.
+ */
+export function inProcessTests() {
+	let ollama: ScriptedOllama | undefined;
+	const runtimes: Runtime[] = [];
+	afterEach(async () => {
+		for (const rt of runtimes.splice(0)) await rt.close();
+		await ollama?.close();
+		ollama = undefined;
+	});
+	return {
+		model: async (script: Script) => (ollama = await ScriptedOllama.start(script)),
+		start: async (options: Parameters<typeof startInProcess>[0]) => {
+			const started = await startInProcess(options);
+			runtimes.push(started.runtime);
+			return started;
+		}
+	};
 }

@@ -53,6 +53,42 @@ describe('POST /api/chat body', () => {
 	});
 });
 
+describe('POST /api/chat body: edit and regenerate', () => {
+	it('accepts an edit with its new text and a regenerate alone, each with ifBusy', () => {
+		expect(parseChatRequest({ conversation: ID, editOf: 'm1', message: ' again ', ifBusy: 'enqueue' }, 100)).toEqual({
+			kind: 'edit',
+			conversation: ID,
+			editOf: 'm1',
+			message: 'again',
+			ifBusy: 'enqueue'
+		});
+		expect(parseChatRequest({ conversation: ID, regenerate: 'run-1' }, 100)).toEqual({ kind: 'regenerate', conversation: ID, messageId: 'run-1' });
+		expect(parseChatRequest({ conversation: ID, regenerate: 'run-1', message: '  ' }, 100)).toMatchObject({ kind: 'regenerate' });
+	});
+
+	it.each([
+		[{ editOf: 'm1', message: 'x' }, 'A conversation is required to edit'],
+		[{ regenerate: 'm1' }, 'A conversation is required to regenerate'],
+		[{ conversation: 'nope', editOf: 'm1', message: 'x' }, 'Invalid Conversation ID'],
+		[{ conversation: ID, editOf: 'm1' }, 'Message is required'],
+		[{ conversation: ID, editOf: 'm1', message: '   ' }, 'Message is required'],
+		[{ conversation: ID, regenerate: 'm1', message: 'why' }, 'A regenerate takes no message'],
+		[{ conversation: ID, editOf: 'm1', regenerate: 'm2', message: 'x' }, 'Give editOf or regenerate, not both'],
+		[{ conversation: ID, editOf: 'm1', message: 'x', resume: true }, 'A resume cannot edit or regenerate'],
+		[{ conversation: ID, editOf: '', message: 'x' }, 'Invalid field "editOf"'],
+		[{ conversation: ID, regenerate: 7 }, 'Invalid field "regenerate"'],
+		[{ conversation: ID, regenerate: 'm1', decisions: [{ toolCallId: 'c', action: 'approve' }] }, '"decisions" goes with "conversation" alone']
+	])('refuses %j', (body, message) => {
+		expect(() => parseChatRequest(body, 100)).toThrow(message);
+	});
+
+	it('checks the edit\'s text size as a message\'s', () => {
+		expect(() => parseChatRequest({ conversation: ID, editOf: 'm1', message: 'x'.repeat(101) }, 100)).toThrow(
+			expect.objectContaining({ code: 'MESSAGE_TOO_LARGE' })
+		);
+	});
+});
+
 describe('parseUuid', () => {
 	it.each([ID, ` ${ID} `, ID.toUpperCase()])('accepts %s', (v) => expect(parseUuid(v)).toBe(ID));
 	it.each(['', 'not-a-uuid', '../../etc/passwd', `${ID}x`, ID.replace('4b9e', '0b9e'), ID.replace('9d7f', '7d7f'), 42, null])(

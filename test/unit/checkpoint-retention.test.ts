@@ -8,7 +8,7 @@ import { HumanMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { emptyCheckpoint, uuid6, type ChannelVersions, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeltaSqliteSaver, pruneThreadCheckpoints } from '../../src/lib/server/checkpoint/index.js';
+import { checkpointLineage, DeltaSqliteSaver, pruneThreadCheckpoints } from '../../src/lib/server/checkpoint/index.js';
 import { channelMapOf, type CheckpointRow } from '../../src/lib/server/checkpoint/store.js';
 import { buildAgentGraph, buildNestedGraph, humanTurn } from './checkpoint-agent-graph.js';
 import { collect, normalise, openStore } from './checkpoint-compare.js';
@@ -115,6 +115,36 @@ describe('pruneThreadCheckpoints', () => {
 		expect(db.prepare(`SELECT MAX(length) FROM lg_logs`).pluck().get()).toBe(16);
 		await graph.invoke(humanTurn(5), thread('branch'));
 		expect((await uncached.getState(thread('branch'))).values.messages).toHaveLength(17);
+		db.close();
+	});
+
+	it('with branches, every branch keeps its newest N: the older branch and a head that is no tip read whole', { timeout: 60_000 }, async () => {
+		const { db, saver } = openStore(dir, 'delta', 'branches');
+		const graph = buildAgentGraph(saver);
+		const at = (id: string): RunnableConfig => ({ configurable: { thread_id: 'branches', checkpoint_id: id } });
+		for (let turn = 0; turn < 4; turn += 1) await graph.invoke(humanTurn(turn), thread('branches'));
+		const history = await collect(graph.getStateHistory(thread('branches')));
+		const oldTip = history[0]!;
+		const older = history.find((s) => s.values.messages.length === 8 && s.next.length === 0)!;
+		const forkedFrom = history.find((s) => s.values.messages.length === 4 && s.next.length === 0)!;
+		const forked = await graph.updateState(older.config, { messages: [new HumanMessage({ id: 'edited', content: 'Edited?' })] }, 'agent');
+		await graph.invoke(humanTurn(4), { configurable: { thread_id: 'branches', checkpoint_id: forked.configurable!.checkpoint_id } });
+		const newTip = (await collect(graph.getStateHistory(thread('branches'))))[0]!;
+		const before = { old: normalise(await graph.getState(oldTip.config)), new: normalise(await graph.getState(newTip.config)) };
+		const forkedFromId = String(forkedFrom.config.configurable!.checkpoint_id);
+		const forkedFromState = normalise(await graph.getState(at(forkedFromId)));
+
+		const result = pruneThreadCheckpoints(db, 'branches', 2, { heads: [forkedFromId] });
+		expect(result.deletedCheckpoints).toBeGreaterThan(0);
+		const left = checkpointLineage(db, 'branches').map((c) => c.id);
+		// Two per branch: the old branch's tip and its parent, the new branch's, and the extra head's.
+		expect(left).toHaveLength(6);
+		for (const tip of [oldTip, newTip]) expect(left).toContain(String(tip.config.configurable!.checkpoint_id));
+		const uncached = buildAgentGraph(new DeltaSqliteSaver(db, { cacheItems: 0 }));
+		expect(normalise(await uncached.getState(oldTip.config))).toEqual(before.old);
+		expect(normalise(await uncached.getState(newTip.config))).toEqual(before.new);
+		expect(normalise(await uncached.getState(at(forkedFromId)))).toEqual(forkedFromState);
+		expect((await uncached.getState(oldTip.config)).values.messages).toHaveLength(16);
 		db.close();
 	});
 

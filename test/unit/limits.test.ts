@@ -57,13 +57,14 @@ describe('MAX_QUEUED_MESSAGES', () => {
 describe('MAX_STREAMS_PER_RUN', () => {
 	it('answers the stream past the cap 429 with one chat-error, and makes room when one goes away', async () => {
 		const log = new EventLog(100);
+		const followTwo = { maxFollowers: 2, backlogLimitBytes: 1 << 20, onDrop: () => {} };
 		log.publish({ event: 'token', data: 'Hi' });
 		const clients = [new AbortController(), new AbortController()];
-		const open = clients.map((c) => liveEventResponse(log, 0, c.signal, 2));
+		const open = clients.map((c) => liveEventResponse(log, 0, c.signal, followTwo));
 		expect(open.map((r) => r.status)).toEqual([200, 200]);
 		expect(log.followers).toBe(2);
 
-		const refused = liveEventResponse(log, 0, new AbortController().signal, 2);
+		const refused = liveEventResponse(log, 0, new AbortController().signal, followTwo);
 		expect(refused.status).toBe(429);
 		expect(refused.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
 		expect(await refused.text()).toBe(
@@ -73,13 +74,13 @@ describe('MAX_STREAMS_PER_RUN', () => {
 
 		clients[0]!.abort();
 		expect(log.followers).toBe(1);
-		const third = liveEventResponse(log, 0, new AbortController().signal, 2);
+		const third = liveEventResponse(log, 0, new AbortController().signal, followTwo);
 		expect(third.status).toBe(200);
 
 		log.publish({ event: 'end', data: { conversation: 'c', run: 'r', status: 'completed' } });
 		expect(log.followers).toBe(0);
 		// A finished run replays to anyone: nothing stays attached.
-		const late = [1, 2, 3].map(() => liveEventResponse(log, 0, new AbortController().signal, 2));
+		const late = [1, 2, 3].map(() => liveEventResponse(log, 0, new AbortController().signal, followTwo));
 		expect(late.map((r) => r.status)).toEqual([200, 200, 200]);
 		for (const r of [...open, third, ...late]) await r.body?.cancel();
 	});

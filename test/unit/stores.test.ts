@@ -19,6 +19,7 @@ describe('database', () => {
 		const tables = db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'lg_%' ORDER BY name").all();
 		expect(tables).toEqual([
 			{ name: 'allowed_tools' },
+			{ name: 'conversation_branches' },
 			{ name: 'conversations' },
 			{ name: 'queued_messages' },
 			{ name: 'runs' },
@@ -35,6 +36,18 @@ describe('database', () => {
 });
 
 describe('run ledger', () => {
+	it('records runs that start a branch (edit, regenerate) and refuses a trigger it does not know', () => {
+		const { conversations, runs, db } = open();
+		conversations.create('c1', 'hello', '2026-01-01T00:00:00.000Z');
+		expect(runs.claim('c1', 'r1', '2026-01-02T00:00:00.000Z', 'edit', 'hello again')).toBe(true);
+		expect(runs.claim('c1', 'r2', '2026-01-03T00:00:00.000Z', 'regenerate', null)).toBe(false);
+		expect(runs.get('r1')).toMatchObject({ trigger: 'edit', input: 'hello again', status: 'running' });
+		expect(conversations.get('c1')?.updatedAt).toBe('2026-01-02T00:00:00.000Z');
+		expect(() =>
+			db.exec(`INSERT INTO runs (id, conversation_id, status, started_at, trigger) VALUES ('r3', 'c1', 'completed', 'x', 'other')`)
+		).toThrow(/CHECK constraint/);
+	});
+
 	it('lets one run claim a conversation at a time, whoever asks', () => {
 		const { conversations, runs, db } = open();
 		conversations.create('c1', 'hello', '2026-01-01T00:00:00.000Z');

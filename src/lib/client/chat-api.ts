@@ -25,6 +25,8 @@ export type ChatApi = {
 	listRuns(id: string): Promise<ApiResult<RunRecord[]>>;
 	/** `model` (with a message): a model the reader chose, sent only when it differs from the conversation's. */
 	startRun(body: StartBody): Promise<ApiResult<{ conversation: string; run: string }>>;
+	/** POST /api/conversations/:id/branch: the conversation as it reads on the branch now active. */
+	switchBranch(id: string, messageId: string): Promise<ApiResult<ConversationDetail>>;
 	/** GET /api/models; null when the body is not a model list. */
 	listModels(): Promise<ApiResult<ModelList | null>>;
 	/** POST /api/runs/:id/cancel: 404 or 405 means this server has no cancel endpoint. */
@@ -36,11 +38,16 @@ export type ChatApi = {
 	revokeAllowedTool(tool: string): Promise<ApiResult<null>>;
 };
 
-/** POST /api/chat's bodies that start a run: a message, a resume, or the decisions on waiting calls. */
+/**
+ * POST /api/chat's bodies that start a run: a message, a resume, the decisions on waiting calls,
+ * an edit of a user message, or a regenerate of an answer.
+ */
 export type StartBody =
 	| { message: string; conversation: string | null; model?: string }
 	| { conversation: string; resume: true }
-	| { conversation: string; decisions: Decision[] };
+	| { conversation: string; decisions: Decision[] }
+	| { conversation: string; message: string; editOf: string }
+	| { conversation: string; regenerate: string };
 
 const AllowedListSchema = z.object({ allowed: z.array(AllowedToolSchema) });
 
@@ -89,6 +96,8 @@ export function httpChatApi(fetchImpl: Fetch = (...args) => fetch(...args)): Cha
 		getConversation: (id) => call(fetchImpl, `/api/conversations/${enc(id)}`, {}, (b) => b as ConversationDetail),
 		listRuns: (id) => call(fetchImpl, `/api/conversations/${enc(id)}/runs`, {}, (b) => (b as { runs: RunRecord[] }).runs ?? []),
 		startRun: (body) => call(fetchImpl, '/api/chat', json(body), (b) => b as { conversation: string; run: string }),
+		switchBranch: (id, messageId) =>
+			call(fetchImpl, `/api/conversations/${enc(id)}/branch`, json({ messageId }), (b) => b as ConversationDetail),
 		listModels: () =>
 			call(fetchImpl, '/api/models', {}, (b) => {
 				const list = ModelListSchema.safeParse(b);

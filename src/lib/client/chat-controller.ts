@@ -1,7 +1,8 @@
 /**
  * The chat page's state machine, free of any framework: conversations, the open conversation's
  * durable messages, the run being followed (applied event by event, by id), stop, resume, the
- * decisions on tool calls that wait for a person, and delete. It talks to the server only through
+ * decisions on tool calls that wait for a person, branches (edit, regenerate, switching between
+ * versions), and delete. It talks to the server only through
  * `ChatApi` and `OpenRunStream`, so tests drive it with fakes and no browser. Listeners get a
  * fresh immutable snapshot after every change.
  *
@@ -156,6 +157,46 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 	}
 
 	/**
+	 * Replaces an earlier user message of the open conversation with `text`: a new branch from just
+	 * before it, shown as the messages before it, the new text, and the new answer as it streams.
+	 * False when nothing was sent (the editor keeps the text).
+	 */
+	async edit(messageId: string, text: string): Promise<boolean> {
+		const message = text.trim();
+		const id = this.state.conversationId;
+		const at = this.state.base.findIndex((m) => m.id === messageId && m.role === 'user');
+		if (!message || !id || at < 0 || this.state.status !== 'idle') return false;
+		const mine: MessageDto = { id: `local-${++this.localMessages}`, role: 'user', content: message };
+		const shown = [...this.state.base.slice(0, at), mine];
+		return this.startAndFollow(id, { conversation: id, message, editOf: messageId }, async ({ error }) => this.set({ error }), IN_PROGRESS_MESSAGE, shown);
+	}
+
+	/** Runs again the step that produced an answer of the open conversation: a new branch, the old one kept. */
+	async regenerate(messageId: string): Promise<boolean> {
+		const id = this.state.conversationId;
+		const at = this.state.base.findIndex((m) => m.id === messageId && m.role === 'assistant');
+		if (!id || at < 0 || this.state.status !== 'idle') return false;
+		const shown = this.state.base.slice(0, at);
+		return this.startAndFollow(id, { conversation: id, regenerate: messageId }, async ({ error }) => this.set({ error }), IN_PROGRESS_MESSAGE, shown);
+	}
+
+	/** Shows the branch holding `messageId` (one of a message's versions); the server remembers it. */
+	async switchBranch(messageId: string): Promise<void> {
+		const id = this.state.conversationId;
+		if (!id || this.state.status !== 'idle') return;
+		const epoch = this.epoch;
+		this.set({ error: null, notice: null });
+		const res = await this.deps.api.switchBranch(id, messageId);
+		if (epoch !== this.epoch) return;
+		if (!res.ok) {
+			this.set({ error: res.error });
+			return;
+		}
+		this.showDetail(res.value, { storedError: false });
+		void this.refreshList();
+	}
+
+	/**
 	 * Stop: asks the server to cancel the run (POST /api/runs/:id/cancel) and waits for its
 	 * `cancelled` end. A server without that endpoint (404/405) cannot stop it, so the page detaches
 	 * instead: it closes its stream and says the run goes on. Any other refusal keeps following.
@@ -243,14 +284,16 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 	}
 
 	/**
-	 * Starts a run on the open conversation and follows it. A run already going on (409) is
-	 * followed instead, with `busyNotice`; every other refusal goes to `refused`.
+	 * Starts a run on the open conversation and follows it, showing `shown` as its transcript until
+	 * the run's events add to it (an edit or a regenerate replaces what follows the message). A run
+	 * already going on (409) is followed instead, with `busyNotice`; every other refusal goes to `refused`.
 	 */
 	private async startAndFollow(
 		id: string,
 		body: StartBody,
 		refused: (res: Extract<ApiResult<unknown>, { ok: false }>, epoch: number) => Promise<void>,
-		busyNotice?: string
+		busyNotice?: string,
+		shown?: MessageDto[]
 	): Promise<boolean> {
 		const epoch = this.epoch;
 		this.set({ error: null, notice: null });
@@ -258,7 +301,7 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 		const res = await this.deps.api.startRun(body);
 		if (epoch !== this.epoch) return false;
 		if (res.ok) {
-			this.set({ runId: res.value.run });
+			this.set({ runId: res.value.run, ...(shown ? { base: shown } : {}) });
 			this.attach(id);
 			void this.refreshList();
 			return true;
@@ -366,7 +409,11 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 			this.set({ error: { code: res.error.code, message: `Failed to load the conversation: ${res.error.message}` } });
 			return null;
 		}
-		const detail = res.value;
+		this.showDetail(res.value, opts);
+		return res.value;
+	}
+
+	private showDetail(detail: ConversationDetail, opts: { storedError: boolean }): void {
 		const summary = detail.conversation;
 		const stored = opts.storedError && summary.status === 'failed' && summary.error ? summary.error : null;
 		this.set({
@@ -378,6 +425,5 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 			loadedSummary: summary,
 			...(stored ? { error: stored } : {})
 		});
-		return detail;
 	}
 }

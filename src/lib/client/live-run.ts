@@ -5,13 +5,23 @@
  * skipped, so a stream that is replayed and then followed live adds each piece of text exactly once.
  * Every update returns a new object; nothing is mutated.
  */
-import { isTerminal, type StreamEvent, type TraceNote } from '../protocol';
+import { isTerminal, ReusedFromSchema, type ReusedFrom, type StreamEvent, type TraceNote } from '../protocol';
 
 export type LiveToolCall = { id: string; name: string; args: unknown };
 
 export type LiveItem =
 	| { kind: 'assistant'; key: string; step: number; reasoning: string; text: string; toolCalls: LiveToolCall[] }
-	| { kind: 'tool'; key: string; step: number; toolCallId: string; name: string; status: 'success' | 'error'; content: string };
+	| {
+			kind: 'tool';
+			key: string;
+			step: number;
+			toolCallId: string;
+			name: string;
+			status: 'success' | 'error';
+			content: string;
+			/** The trace says the result came from the same call on another branch. */
+			reusedFrom?: ReusedFrom;
+	  };
 
 export type TimelineEntry = {
 	key: string;
@@ -96,11 +106,17 @@ function applyTrace(run: LiveRun, note: TraceNote, key: string): LiveRun {
 						toolCallId: str(data.tool_call_id),
 						name: str(data.name, note.name),
 						status: status ?? 'success',
-						content: str(data.result)
+						content: str(data.result),
+						...reusedFromOf(data)
 					}
 				]
 			};
 	}
+}
+
+function reusedFromOf(data: Record<string, unknown>): { reusedFrom?: ReusedFrom } {
+	const parsed = ReusedFromSchema.safeParse(data.reusedFrom);
+	return parsed.success ? { reusedFrom: parsed.data } : {};
 }
 
 function lastStep(run: LiveRun): number {

@@ -8,14 +8,20 @@
  * durable, is that same step seen twice and is left out.
  */
 import type { LiveItem, LiveRun } from './live-run';
-import type { MessageDto, ModelUsage } from '../protocol';
+import type { MessageDto, ModelUsage, ReusedFrom, Versions } from '../protocol';
 
-export type ToolResult = { content: string; status: 'success' | 'error' };
+/** `reusedFrom`: the result came from the same call on another branch, which was not made again. */
+export type ToolResult = { content: string; status: 'success' | 'error'; reusedFrom?: ReusedFrom };
 
 export type ToolCard = { key: string; id: string; name: string; args: unknown; result: ToolResult | null };
 
+/**
+ * Durable messages carry their `id`, and `versions` where branches diverge. The last assistant item
+ * of a turn whose answer is all durable carries `regenerate`: the turn's first assistant message,
+ * which a regenerate of the whole answer starts again from.
+ */
 export type TranscriptItem =
-	| { kind: 'user'; key: string; text: string }
+	| { kind: 'user'; key: string; text: string; id?: string; versions?: Versions }
 	| {
 			kind: 'assistant';
 			key: string;
@@ -23,6 +29,9 @@ export type TranscriptItem =
 			reasoning: string;
 			tools: ToolCard[];
 			live: boolean;
+			id?: string;
+			versions?: Versions;
+			regenerate?: string;
 			/** Which model gave it and what its call used: known once the answer is durable. */
 			model?: string;
 			usage?: ModelUsage;
@@ -65,7 +74,8 @@ export function buildTranscript(base: readonly MessageDto[], live: LiveRun | nul
 		if (source.from === 'durable') {
 			const m = source.message;
 			const key = uniqueKey(keys, m.id, index);
-			if (m.role === 'user') items.push({ kind: 'user', key, text: m.content });
+			const durable = { id: m.id, ...(m.versions ? { versions: m.versions } : {}) };
+			if (m.role === 'user') items.push({ kind: 'user', key, text: m.content, ...durable });
 			else if (m.role === 'assistant') {
 				const tools = (m.toolCalls ?? []).map((c, i): ToolCard => ({ key: `${key}/${c.id ?? i}`, id: c.id ?? '', name: c.name, args: c.args, result: null }));
 				tools.forEach((t) => t.id && cards.set(t.id, t));
@@ -76,11 +86,16 @@ export function buildTranscript(base: readonly MessageDto[], live: LiveRun | nul
 					reasoning: m.reasoning ?? '',
 					tools,
 					live: false,
+					...durable,
 					...(m.model ? { model: m.model } : {}),
 					...(m.usage ? { usage: m.usage } : {})
 				});
 			} else {
-				const result: ToolResult = { content: m.content, status: m.status === 'error' ? 'error' : 'success' };
+				const result: ToolResult = {
+					content: m.content,
+					status: m.status === 'error' ? 'error' : 'success',
+					...(m.reusedFrom ? { reusedFrom: m.reusedFrom } : {})
+				};
 				const card = m.toolCallId ? cards.get(m.toolCallId) : undefined;
 				if (card && !card.result) card.result = result;
 				else items.push({ kind: 'tool', key, name: m.name ?? 'tool', result });
@@ -94,11 +109,27 @@ export function buildTranscript(base: readonly MessageDto[], live: LiveRun | nul
 			tools.forEach((t) => t.id && cards.set(t.id, t));
 			items.push({ kind: 'assistant', key, text: item.text, reasoning: item.reasoning, tools, live: item === lastLive });
 		} else {
-			const result: ToolResult = { content: item.content, status: item.status };
+			const result: ToolResult = { content: item.content, status: item.status, ...(item.reusedFrom ? { reusedFrom: item.reusedFrom } : {}) };
 			const card = cards.get(item.toolCallId);
 			if (card && !card.result) card.result = result;
 			else items.push({ kind: 'tool', key, name: item.name, result });
 		}
 	});
+	markRegenerate(items);
 	return items;
+}
+
+/** Gives the last assistant item of each turn (answer all durable) its turn's first assistant message. */
+function markRegenerate(items: TranscriptItem[]): void {
+	let turn: Extract<TranscriptItem, { kind: 'assistant' }>[] = [];
+	const close = () => {
+		const last = turn.at(-1);
+		if (last && turn.every((i) => i.id !== undefined)) last.regenerate = turn[0]!.id;
+		turn = [];
+	};
+	for (const item of items) {
+		if (item.kind === 'user') close();
+		else if (item.kind === 'assistant') turn.push(item);
+	}
+	close();
 }

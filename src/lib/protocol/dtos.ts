@@ -34,6 +34,25 @@ export type ModelUsage = z.infer<typeof ModelUsageSchema>;
 /** A model is named `<provider>/<model>`, e.g. `ollama/qwen3`, `openai/qwen3-8b`, `vllm/Qwen/Qwen3-8B`. */
 const ModelIdSchema = z.string();
 
+/**
+ * Where the branches of a conversation hold different messages at this position: the messages
+ * there, oldest first (`ids`), and which of them this one is (`index`, from 0, of `count`).
+ */
+export const VersionsSchema = z.object({
+	index: z.number().int().nonnegative(),
+	count: z.number().int().min(2),
+	ids: z.array(z.string())
+});
+export type Versions = z.infer<typeof VersionsSchema>;
+
+/**
+ * A tool result taken over from another branch, where the same call (same tool, canonically equal
+ * arguments) already took effect: that call's id and the assistant message that made it (a
+ * `messageId` for POST /api/conversations/:id/branch; absent for calls journaled before branches).
+ */
+export const ReusedFromSchema = z.object({ toolCallId: z.string(), messageId: z.string().optional() });
+export type ReusedFrom = z.infer<typeof ReusedFromSchema>;
+
 export const MessageDtoSchema = z.object({
 	id: z.string(),
 	role: z.enum(['user', 'assistant', 'tool']),
@@ -45,7 +64,9 @@ export const MessageDtoSchema = z.object({
 	usage: ModelUsageSchema.optional(),
 	name: z.string().optional(),
 	toolCallId: z.string().optional(),
-	status: z.enum(['success', 'error']).optional()
+	status: z.enum(['success', 'error']).optional(),
+	reusedFrom: ReusedFromSchema.optional(),
+	versions: VersionsSchema.optional()
 });
 export type MessageDto = z.infer<typeof MessageDtoSchema>;
 
@@ -71,8 +92,13 @@ export type ConversationPage = z.infer<typeof ConversationPageSchema>;
 
 export const QueuedMessageSchema = z.object({
 	id: z.string(),
+	/** Empty for a queued regenerate. */
 	message: z.string(),
 	createdAt: z.string(),
+	/** A queued edit: the user message it replaces. */
+	editOf: z.string().optional(),
+	/** A queued regenerate: the assistant message it replaces. */
+	regenerate: z.string().optional(),
 	/** The model it was sent with, chosen when it starts. */
 	model: ModelIdSchema.optional()
 });

@@ -17,6 +17,8 @@ export const API_ERROR_STATUS = {
 	APPROVAL_REQUIRED: 409,
 	/** Decisions for a conversation that waits for none. */
 	NOT_WAITING: 409,
+	/** An edit or regenerate whose starting checkpoint CHECKPOINT_RETENTION has pruned. */
+	BRANCH_POINT_PRUNED: 409,
 	MESSAGE_TOO_LARGE: 413,
 	PAYLOAD_TOO_LARGE: 413,
 	/** A Host that is neither loopback nor in ALLOWED_HOSTS: what a DNS-rebinding page sends. */

@@ -10,5 +10,6 @@ import { z } from './zod';
 export const RunStatusSchema = z.enum(['running', 'interrupted', 'completed', 'failed', 'cancelled', 'waiting']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
-export const RunTriggerSchema = z.enum(['message', 'resume', 'auto-resume', 'approval']);
+/** `edit` and `regenerate` start a new branch of the thread from an earlier checkpoint. */
+export const RunTriggerSchema = z.enum(['message', 'resume', 'auto-resume', 'approval', 'edit', 'regenerate']);
 export type RunTrigger = z.infer<typeof RunTriggerSchema>;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Readiness } from '../protocol';
+import type { ConversationDetail, ConversationSummary, Readiness } from '../protocol';
 import type { Settings } from './settings';
 import { ApprovalExpiry } from './approvals/approval-expiry';
 import { openDatabase } from './db/database';
@@ -14,7 +14,12 @@ import { readSystemPrompt } from './agent/system-prompt';
 import { ThreadReader } from './agent/thread-reader';
 import { createCrashInjector, crashBeforeCheckpoint } from './crash-points';
 import { EventLoopShare } from './event-loop-share';
-import { DeltaSqliteSaver } from './checkpoint';
+import { DeltaSqliteSaver, latestCheckpointId } from './checkpoint';
+import { BranchReader } from './branches/branch-reader';
+import { switchBranch } from './branches/branch-switch';
+import { findForkPoint } from './branches/fork-point';
+import { conversationDetail } from './conversation-detail';
+import { BranchStore } from './db/branch-store';
 import { loadMcpConfig } from './mcp/mcp-config';
 import { configuredProviders } from './models/configured-providers';
 import { ModelCatalog } from './models/model-catalog';
@@ -44,13 +49,21 @@ export type Runtime = {
 	models: ModelCatalog;
 	approvals: ApprovalJournal;
 	allowedTools: AllowedTools;
+	branches: BranchStore;
+	branchReader: BranchReader;
 	/** What is left to do on the conversation's thread (runs/thread-work.ts). */
 	threadWork: (conversationId: string) => Promise<ThreadWork>;
+	/** GET /api/conversations/:id (conversation-detail.ts). */
+	detail: (conversation: ConversationSummary) => Promise<ConversationDetail>;
+	/** Makes the branch holding the message active (branches/branch-switch.ts). */
+	switchBranch: (conversationId: string, messageId: string) => Promise<void>;
 	/** Refuses while a run holds the conversation (db/conversation-deletion.ts). */
 	deleteConversation: (id: string) => void;
 	readiness: () => Promise<Readiness>;
 	/** A request's turn of the event loop when it is busy (see EventLoopShare); undefined: go on now. */
 	turn: () => Promise<void> | undefined;
+	/** The service's log, for what routes see happen (a slow SSE reader dropped). */
+	log: (line: string, error?: unknown) => void;
 	/** Drains runs (each records its outcome), then closes MCP servers and the database. */
 	close: () => Promise<void>;
 };
@@ -70,7 +83,12 @@ function logLine(line: string, error?: unknown): void {
 export async function startRuntime(settings: Settings, env: Record<string, string | undefined>): Promise<Runtime> {
 	const crash = createCrashInjector(settings.SOPHOS_CRASH_AT);
 	const db = openDatabase(settings.paths.database, logLine);
-	const saver = new DeltaSqliteSaver(db);
+	const branches = new BranchStore(db);
+	const saver = new DeltaSqliteSaver(db, {
+		onPut: ({ threadId, ns, checkpointId, parentId }) => {
+			if (ns === '' && parentId !== undefined) branches.advance(threadId, parentId, checkpointId);
+		}
+	});
 	const checkpointer = crashBeforeCheckpoint(saver, crash);
 	const conversations = new ConversationStore(db);
 	const runs = new RunStore(db);
@@ -122,14 +140,18 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		turn: () => loop.turn(),
 		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md'))
 	});
-	const threads = new ThreadReader(graph, checkpointer);
+	const threads = new ThreadReader(graph, checkpointer, {
+		stored: (id) => branches.head(id),
+		latest: (id) => latestCheckpointId(db, id)
+	});
+	const branchReader = new BranchReader({ db, checkpointer, branches });
 
-	const interrupted = await recoverRuns({ runs, threads, approvals, now });
+	const interrupted = await recoverRuns({ runs, threads, approvals, branches, now });
 	if (interrupted.length) logLine(`Recovery: ${interrupted.length} run(s) left running were marked interrupted`);
 
 	await toolbox.start();
 
-	const prune = createThreadPruner({ db, threads, runs, approvals, registry, retention: settings.CHECKPOINT_RETENTION });
+	const prune = createThreadPruner({ db, threads, runs, approvals, branches, registry, retention: settings.CHECKPOINT_RETENTION });
 	let expiry: ApprovalExpiry | undefined;
 	const runService = new RunService({
 		graph,
@@ -141,6 +163,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		conversations,
 		queue,
 		registry,
+		branches,
+		forkPoint: (id, target) => findForkPoint({ graph, threads, branchReader }, id, target),
 		recursionLimit: settings.AGENT_RECURSION_LIMIT,
 		bufferLimit: settings.SSE_BUFFER_EVENTS,
 		maxConcurrentRuns: settings.MAX_CONCURRENT_RUNS,
@@ -156,11 +180,21 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	});
 
 	if (settings.AUTO_RESUME) {
-		await autoResume(interrupted, { runService, threads, runs, journal, approvals, toolbox, max: settings.AUTO_RESUME_MAX, log: logLine });
+		await autoResume(interrupted, {
+			runService,
+			threads,
+			runs,
+			journal,
+			approvals,
+			branches,
+			toolbox,
+			max: settings.AUTO_RESUME_MAX,
+			log: logLine
+		});
 	}
 	expiry = new ApprovalExpiry({ approvals, runService, now, log: logLine });
 	expiry.schedule();
-	runService.startWaiting();
+	runService.startWaiting().catch((e) => logLine('Starting queued messages failed', e));
 
 	let closed: Promise<void> | null = null;
 	return {
@@ -174,9 +208,27 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		models,
 		approvals,
 		allowedTools,
-		threadWork: (id) => readThreadWork({ threads, runs, approvals }, id),
+		branches,
+		branchReader,
+		threadWork: (id) => readThreadWork({ threads, runs, approvals, branches }, id),
+		detail: (conversation) => conversationDetail({ threads, runs, approvals, branches, queue, branchReader }, conversation),
+		switchBranch: (id, messageId) =>
+			switchBranch(
+				{
+					branchReader,
+					branches,
+					conversations,
+					runs,
+					approvals,
+					writtenAt: async (threadId, checkpointId) =>
+						(await checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_id: checkpointId } }))?.checkpoint.ts
+				},
+				id,
+				messageId
+			),
 		deleteConversation: (id) => deleteConversation({ db, conversations, runs, saver, log: logLine }, id),
 		turn: () => loop.turn(),
+		log: logLine,
 		readiness: sharedCheck(
 			async () => checkReadiness({ db, models: await models.readiness(), defaultModel: models.defaultModel, mcp: toolbox.status() }),
 			settings.READINESS_CACHE_MS

@@ -66,6 +66,7 @@ export const SettingsSchema = z.object({
 	MAX_TOOL_CALLS_PER_STEP: integer(1, 1_000).default(10),
 	MAX_STREAMS_PER_RUN: integer(1, 1_000).default(10),
 	READINESS_CACHE_MS: integer(0, 60_000).default(1_000),
+	SSE_READER_BACKLOG_BYTES: integer(16_384, 1_073_741_824).default(1_048_576),
 	MAX_MESSAGE_CHARS: integer(1, 10_000_000).default(32_000),
 	MCP_TOOL_TIMEOUT_MS: integer(1, 3_600_000).default(60_000),
 	TOOL_RESULT_MAX_CHARS: integer(100, 10_000_000).default(20_000),

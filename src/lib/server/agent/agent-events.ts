@@ -1,6 +1,6 @@
 import { AIMessage, AIMessageChunk, type BaseMessage, ToolMessage } from '@langchain/core/messages';
 import type { TraceNote } from '../../protocol';
-import { messageText, reasoningOf } from './messages';
+import { messageText, reasoningOf, reusedFromOf } from './messages';
 
 /** Pure: turns LangGraph's `messages` stream into the run's token, reasoning and trace events. */
 
@@ -52,6 +52,7 @@ export async function* agentEvents(
 				});
 			}
 		} else if (node === 'tools' && ToolMessage.isInstance(message) && message.name && message.tool_call_id) {
+			const reusedFrom = reusedFromOf(message);
 			yield trace({
 				step,
 				name: message.name,
@@ -61,7 +62,8 @@ export async function* agentEvents(
 					name: message.name,
 					tool_call_id: message.tool_call_id,
 					status: message.status ?? 'success',
-					result: messageText(message.content)
+					result: messageText(message.content),
+					...(reusedFrom ? { reusedFrom } : {})
 				}
 			});
 		}

@@ -1,5 +1,5 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
-import type { MessageDto } from '../../protocol';
+import { ReusedFromSchema, type MessageDto, type ReusedFrom } from '../../protocol';
 import { modelCallOf } from '../models/model-call';
 
 /** Flattens string or multi-part content to its text. */
@@ -13,6 +13,12 @@ export function messageText(content: BaseMessage['content']): string {
 export function reasoningOf(message: BaseMessage): string {
 	const value = message.additional_kwargs?.reasoning_content;
 	return typeof value === 'string' ? value : '';
+}
+
+/** Where a tool message's result came from, when tools/branch-reuse.ts took it from another branch. */
+export function reusedFromOf(message: BaseMessage): ReusedFrom | undefined {
+	const parsed = ReusedFromSchema.safeParse(message.additional_kwargs?.reused_from);
+	return parsed.success ? parsed.data : undefined;
 }
 
 /** Whether the API shows the message: user, assistant and tool messages are; system and others not. */
@@ -42,13 +48,15 @@ export function toMessageDto(message: BaseMessage): MessageDto | null {
 		};
 	}
 	if (ToolMessage.isInstance(message)) {
+		const reusedFrom = reusedFromOf(message);
 		return {
 			id,
 			role: 'tool',
 			content,
 			...(message.name ? { name: message.name } : {}),
 			toolCallId: message.tool_call_id,
-			status: message.status === 'error' ? 'error' : 'success'
+			status: message.status === 'error' ? 'error' : 'success',
+			...(reusedFrom ? { reusedFrom } : {})
 		};
 	}
 	return null;

@@ -13,6 +13,8 @@ export type ThreadState = { messages: MessageDto[]; pending: string[] };
 
 export type CheckpointSummary = {
 	checkpoint_id: string;
+	/** The checkpoint it was written after; branches share the ones before they fork. */
+	parent_checkpoint_id: string | null;
 	created_at: string | null;
 	step: number | null;
 	source: string | null;
@@ -21,21 +23,45 @@ export type CheckpointSummary = {
 	last_message: MessageDto | null;
 };
 
-const threadConfig = (threadId: string) => ({ configurable: { thread_id: threadId } });
+/** Where a thread's active branch is: its stored head (none until it first branches) and its latest checkpoint. */
+export type BranchHeads = {
+	stored(threadId: string): string | undefined;
+	latest(threadId: string): string | undefined;
+};
 
-/** Reads threads from their checkpoints; never calls the model or a tool. */
+export type ThreadConfig = { configurable: { thread_id: string; checkpoint_id?: string } };
+
+/** Reads threads at their active branch's head, from their checkpoints; never calls the model or a tool. */
 export class ThreadReader {
 	constructor(
 		private readonly graph: AgentGraph,
-		private readonly checkpointer: BaseCheckpointSaver
+		private readonly checkpointer: BaseCheckpointSaver,
+		private readonly heads: BranchHeads
 	) {}
 
+	/** The active branch's head; a thread that never branched is read at its latest checkpoint. */
+	headConfig(threadId: string): ThreadConfig {
+		const head = this.heads.stored(threadId);
+		return { configurable: { thread_id: threadId, ...(head ? { checkpoint_id: head } : {}) } };
+	}
+
 	/**
-	 * The thread's messages as of its latest checkpoint, read from the saver directly: what
-	 * `getState` would give as values, without building the pending tasks a run does not need.
+	 * Where a run starts. A head that is the latest checkpoint is not named, so LangGraph loads it
+	 * as it always has and a resumed step reuses the writes it saved; an earlier one is named, and
+	 * LangGraph forks from it, as its time travel does (the steps after it run again).
+	 */
+	startConfig(threadId: string): ThreadConfig {
+		const head = this.heads.stored(threadId);
+		const named = head !== undefined && head !== this.heads.latest(threadId);
+		return { configurable: { thread_id: threadId, ...(named ? { checkpoint_id: head } : {}) } };
+	}
+
+	/**
+	 * The messages at the active branch's head, read from the saver directly: what `getState` would
+	 * give as values, without building the pending tasks a run does not need.
 	 */
 	async messages(threadId: string): Promise<BaseMessage[]> {
-		const tuple = await this.checkpointer.getTuple(threadConfig(threadId));
+		const tuple = await this.checkpointer.getTuple(this.headConfig(threadId));
 		return (tuple?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? [];
 	}
 
@@ -45,21 +71,24 @@ export class ThreadReader {
 	}
 
 	async state(threadId: string): Promise<ThreadState> {
-		const snapshot = await this.graph.getState(threadConfig(threadId));
+		const snapshot = await this.graph.getState(this.headConfig(threadId));
 		const messages = (snapshot.values as { messages?: BaseMessage[] }).messages ?? [];
 		return { messages: toMessageDtos(messages), pending: snapshot.tasks.map((t) => t.name) };
 	}
 
-	/** Every checkpoint of the thread, oldest first. */
-	async *history(threadId: string): AsyncGenerator<CheckpointSummary> {
+	/** The thread's checkpoints, oldest first: every one, or those `only` holds (a branch's path). */
+	async *history(threadId: string, only?: ReadonlySet<string>): AsyncGenerator<CheckpointSummary> {
 		const newestFirst = [];
-		for await (const snapshot of this.graph.getStateHistory(threadConfig(threadId))) newestFirst.push(snapshot);
+		for await (const snapshot of this.graph.getStateHistory({ configurable: { thread_id: threadId } })) {
+			if (!only || only.has(String(snapshot.config.configurable?.checkpoint_id))) newestFirst.push(snapshot);
+		}
 		for (const snapshot of newestFirst.reverse()) {
 			const messages = (snapshot.values as { messages?: BaseMessage[] }).messages ?? [];
 			const dtos = toMessageDtos(messages);
 			const metadata = snapshot.metadata as { step?: number; source?: string } | undefined;
 			yield {
 				checkpoint_id: String(snapshot.config.configurable?.checkpoint_id ?? ''),
+				parent_checkpoint_id: (snapshot.parentConfig?.configurable?.checkpoint_id as string | undefined) ?? null,
 				created_at: snapshot.createdAt ?? null,
 				step: metadata?.step ?? null,
 				source: metadata?.source ?? null,

@@ -2,6 +2,7 @@
 // once (appended suffixes) instead of once per checkpoint. See README.md.
 
 export { DeltaSqliteSaver, type DeltaSqliteSaverOptions } from './saver.js';
+export { checkpointLineage, latestCheckpointId, type LineageEntry } from './lineage.js';
 export {
 	parseCheckpointRetention,
 	pruneThreadCheckpoints,

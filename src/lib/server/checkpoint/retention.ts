@@ -32,14 +32,24 @@ type Row = Pick<CheckpointRow, 'checkpoint_id' | 'parent_checkpoint_id' | 'chann
 /**
  * Keep the newest `keepLast` checkpoints of each namespace of a thread (never fewer than one, so
  * the latest always survives) and delete the older ones with their pending writes, in one
- * transaction. Values that kept checkpoints referenced in a deleted row are moved into the oldest
- * kept checkpoint that uses them, and a kept checkpoint whose parent is deleted becomes a root, so
- * every kept checkpoint still reads whole. Log items no kept checkpoint reaches are deleted.
+ * transaction. With `branches`, every branch keeps its own newest `keepLast` instead, so no branch
+ * is pruned away: a branch is the chain that ends at a tip (a checkpoint no other follows) or at one
+ * of `branches.heads` (where a reader's branch ends before its next step is written); a thread that
+ * never forked is one branch, so the result is the same for it. Without, branches that are not the
+ * newest lose their checkpoints (an abandoned branch).
+ * Values that kept checkpoints referenced in a deleted row are moved into the oldest kept checkpoint
+ * that uses them, and a kept checkpoint whose parent is deleted becomes a root, so every kept
+ * checkpoint still reads whole. Log items no kept checkpoint reaches are deleted.
  *
  * Space is returned to SQLite's free list and reused by later writes; shrinking the file is left
  * to the caller (VACUUM, or `PRAGMA incremental_vacuum` on a database with auto_vacuum=INCREMENTAL).
  */
-export function pruneThreadCheckpoints(db: Database.Database, threadId: string, keepLast: number): PruneResult {
+export function pruneThreadCheckpoints(
+	db: Database.Database,
+	threadId: string,
+	keepLast: number,
+	branches?: { heads: readonly string[] }
+): PruneResult {
 	if (!Number.isSafeInteger(keepLast) || keepLast < 1) throw new RangeError(`keepLast must be >= 1, got ${keepLast}`);
 	const store = new CheckpointStore(db);
 	return db.transaction(() => {
@@ -48,7 +58,7 @@ export function pruneThreadCheckpoints(db: Database.Database, threadId: string, 
 			id: number;
 			checkpoint_ns: string;
 		}[];
-		for (const ns of namespaces) pruneNamespace(db, store, threadId, ns, keepLast, result);
+		for (const ns of namespaces) pruneNamespace(db, store, threadId, ns, keepLast, branches, result);
 		if (result.deletedCheckpoints > 0) result.deletedItems = collectLogs(db, threadId);
 		return result;
 	})();
@@ -60,6 +70,7 @@ function pruneNamespace(
 	threadId: string,
 	{ id: thread, checkpoint_ns: ns }: { id: number; checkpoint_ns: string },
 	keepLast: number,
+	branches: { heads: readonly string[] } | undefined,
 	result: PruneResult
 ): void {
 	const rows = db
@@ -70,8 +81,10 @@ function pruneNamespace(
 		)
 		.all(thread) as Row[];
 	if (rows.length <= keepLast) return;
-	const kept = rows.slice(0, keepLast).reverse(); // oldest first: it receives relocated values
-	const dropped = new Map(rows.slice(keepLast).map((row) => [row.checkpoint_id, row]));
+	const keep = branches ? branchTails(rows, keepLast, branches.heads) : new Set(rows.slice(0, keepLast).map((row) => row.checkpoint_id));
+	const kept = rows.filter((row) => keep.has(row.checkpoint_id)).reverse(); // oldest first: it receives relocated values
+	const dropped = new Map(rows.filter((row) => !keep.has(row.checkpoint_id)).map((row) => [row.checkpoint_id, row]));
+	if (dropped.size === 0) return;
 	const holders = new Map<string, string>(); // `${origin}\n${channel}` → kept checkpoint now storing it
 
 	for (const row of kept) {
@@ -91,19 +104,37 @@ function pruneNamespace(
 		}
 	}
 
-	// Kept checkpoints are exactly the newest ids, so everything older goes: stored checkpoints,
-	// the writes of any older id, and older ids known only as a parent (or by their writes) unless a
-	// kept checkpoint still names one as its parent.
+	// Branches keep different ranges of ids, so the dropped checkpoints go one by one, with their
+	// writes; then, as for a thread of one branch, the writes of older ids known only as a parent (or
+	// by their writes), and those ids unless a kept checkpoint still names one as its parent.
+	const keyOf = db.prepare(`SELECT id FROM lg_checkpoints WHERE thread = ? AND checkpoint_id = ?`).pluck();
+	const deleteWrites = db.prepare(`DELETE FROM lg_writes WHERE checkpoint = ?`);
+	const deleteCheckpoint = db.prepare(`DELETE FROM lg_checkpoints WHERE id = ?`);
+	for (const id of dropped.keys()) {
+		const key = keyOf.get(thread, id);
+		result.deletedWrites += deleteWrites.run(key).changes;
+		result.deletedCheckpoints += deleteCheckpoint.run(key).changes;
+	}
 	const oldestKept = kept[0]!.checkpoint_id;
-	const older = `SELECT id FROM lg_checkpoints WHERE thread = ? AND checkpoint_id < ?`;
-	result.deletedWrites += db.prepare(`DELETE FROM lg_writes WHERE checkpoint IN (${older})`).run(thread, oldestKept).changes;
-	result.deletedCheckpoints += db
-		.prepare(`DELETE FROM lg_checkpoints WHERE thread = ? AND checkpoint_id < ? AND type IS NOT NULL`)
-		.run(thread, oldestKept).changes;
+	const stubs = `SELECT id FROM lg_checkpoints WHERE thread = ? AND checkpoint_id < ? AND type IS NULL`;
+	result.deletedWrites += db.prepare(`DELETE FROM lg_writes WHERE checkpoint IN (${stubs})`).run(thread, oldestKept).changes;
 	db.prepare(
-		`DELETE FROM lg_checkpoints WHERE thread = ? AND checkpoint_id < ? AND type IS NULL
+		`DELETE FROM lg_checkpoints WHERE id IN (${stubs})
 		 AND id NOT IN (SELECT parent FROM lg_checkpoints WHERE thread = ? AND parent IS NOT NULL)`
 	).run(thread, oldestKept, thread);
+}
+
+/** The newest `keepLast` checkpoints of the chain ending at each tip and at each of `heads`. */
+function branchTails(rows: readonly Row[], keepLast: number, heads: readonly string[]): Set<string> {
+	const parents = new Map(rows.map((row) => [row.checkpoint_id, row.parent_checkpoint_id]));
+	const followed = new Set(rows.flatMap((row) => (row.parent_checkpoint_id === null ? [] : [row.parent_checkpoint_id])));
+	const ends = [...rows.filter((row) => !followed.has(row.checkpoint_id)).map((row) => row.checkpoint_id), ...heads];
+	const keep = new Set<string>();
+	for (const end of ends) {
+		let at: string | null | undefined = end;
+		for (let n = 0; n < keepLast && at != null && parents.has(at); n++, at = parents.get(at)) keep.add(at);
+	}
+	return keep;
 }
 
 function storedEntry(origin: Row, channel: string): ChannelEntry {

@@ -45,6 +45,11 @@ export interface DeltaSqliteSaverOptions {
 	maxSegments?: number;
 	/** Decoded items kept in memory across calls (see item-cache.ts); 0 disables. */
 	cacheItems?: number;
+	/**
+	 * Called inside the transaction that stores each checkpoint, so what it writes commits or rolls
+	 * back with the checkpoint (the app moves a branch's head here). It must be synchronous.
+	 */
+	onPut?: (put: { threadId: string; ns: string; checkpointId: string; parentId: string | undefined }) => void;
 }
 
 type Skeleton = Omit<Checkpoint, 'id' | 'channel_values'>;
@@ -54,6 +59,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 	private readonly cache: ItemCache;
 	private readonly reader: ChannelReader;
 	private readonly logs: LogWriter;
+	private readonly onPut: DeltaSqliteSaverOptions['onPut'];
 	/** Puts run one at a time so a log's tip cannot move between planning and writing. */
 	private queue: Promise<unknown> = Promise.resolve();
 
@@ -70,6 +76,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 		this.cache = new ItemCache(cacheItems);
 		this.reader = new ChannelReader(this.store, this.cache, this.serde);
 		this.logs = new LogWriter(this.store, this.cache, this.serde, maxSegments);
+		this.onPut = options.onPut;
 	}
 
 	async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -199,6 +206,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 				type,
 				...encodeCheckpoint(skeleton, map, metadataBytes)
 			});
+			this.onPut?.({ threadId, ns, checkpointId: id, parentId });
 			return done;
 		})();
 		for (const done of applied) this.logs.remember(done);

@@ -51,6 +51,7 @@ export class ConversationStore {
 	private readonly remove;
 	private readonly modelById;
 	private readonly setModelRow;
+	private readonly branchShown;
 
 	constructor(private readonly db: Database.Database) {
 		this.byId = db.prepare<[string], SummaryRow>(`${SUMMARY_SELECT} WHERE c.id = ?`);
@@ -62,6 +63,9 @@ export class ConversationStore {
 		this.remove = db.prepare('DELETE FROM conversations WHERE id = ?');
 		this.modelById = db.prepare<[string], { model: string | null }>('SELECT model FROM conversations WHERE id = ?');
 		this.setModelRow = db.prepare('UPDATE conversations SET model = ? WHERE id = ?');
+		this.branchShown = db.prepare(
+			'UPDATE conversations SET message_count = ?, updated_at = coalesce(?, updated_at) WHERE id = ?'
+		);
 	}
 
 	get(id: string): ConversationSummary | undefined {
@@ -96,6 +100,11 @@ export class ConversationStore {
 	/** Chooses the model for this and later runs; only a run that has claimed the conversation does this. */
 	setModel(id: string, model: string): void {
 		this.setModelRow.run(model, id);
+	}
+
+	/** Another branch is active: the row takes its message count and, when known, its last write time. */
+	showBranch(id: string, messageCount: number, updatedAt: string | undefined): void {
+		this.branchShown.run(messageCount, updatedAt ?? null, id);
 	}
 
 	/** Removes the conversation and, by cascade, its runs. */

@@ -2,9 +2,19 @@ import type Database from 'better-sqlite3';
 import type { QueuedMessage } from '../../protocol';
 import { ApiError } from '../errors';
 
+type Row = {
+	id: string;
+	message: string;
+	created_at: string;
+	edit_of: string | null;
+	regenerate: string | null;
+	model: string | null;
+};
+
 /**
  * Messages waiting for a conversation's active run to end, or for room under MAX_CONCURRENT_RUNS
- * (ifBusy "enqueue"), oldest first. At most `maxPerConversation` (MAX_QUEUED_MESSAGES) wait on one
+ * (ifBusy "enqueue"), oldest first; an edit carries the message it replaces, a regenerate the
+ * answer it replaces (and no text). At most `maxPerConversation` (MAX_QUEUED_MESSAGES) wait on one
  * conversation: past it `add` refuses with QUEUE_FULL, so a careless client cannot stack up an
  * unbounded backlog of runs.
  */
@@ -19,9 +29,11 @@ export class MessageQueue {
 		db: Database.Database,
 		private readonly maxPerConversation: number
 	) {
-		this.insert = db.prepare('INSERT INTO queued_messages (id, conversation_id, message, created_at, model) VALUES (?, ?, ?, ?, ?)');
-		this.byConversation = db.prepare<[string], { id: string; message: string; created_at: string; model: string | null }>(
-			'SELECT id, message, created_at, model FROM queued_messages WHERE conversation_id = ? ORDER BY created_at, rowid'
+		this.insert = db.prepare(
+			'INSERT INTO queued_messages (id, conversation_id, message, created_at, edit_of, regenerate, model) VALUES (?, ?, ?, ?, ?, ?, ?)'
+		);
+		this.byConversation = db.prepare<[string], Row>(
+			'SELECT id, message, created_at, edit_of, regenerate, model FROM queued_messages WHERE conversation_id = ? ORDER BY created_at, rowid'
 		);
 		this.count = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM queued_messages WHERE conversation_id = ?');
 		this.remove = db.prepare('DELETE FROM queued_messages WHERE id = ?');
@@ -30,20 +42,32 @@ export class MessageQueue {
 		);
 	}
 
-	add(conversationId: string, id: string, message: string, now: string, model?: string): void {
+	/** `model`: the one it was sent with, chosen when it starts. */
+	add(
+		conversationId: string,
+		id: string,
+		message: string,
+		now: string,
+		queued: { editOf?: string; regenerate?: string; model?: string } = {}
+	): void {
 		if (this.count.get(conversationId)!.n >= this.maxPerConversation) {
 			throw new ApiError(
 				'QUEUE_FULL',
 				`This conversation already has ${this.maxPerConversation} queued messages (MAX_QUEUED_MESSAGES): wait until they have run`
 			);
 		}
-		this.insert.run(id, conversationId, message, now, model ?? null);
+		this.insert.run(id, conversationId, message, now, queued.editOf ?? null, queued.regenerate ?? null, queued.model ?? null);
 	}
 
 	list(conversationId: string): QueuedMessage[] {
-		return this.byConversation
-			.all(conversationId)
-			.map((r) => ({ id: r.id, message: r.message, createdAt: r.created_at, ...(r.model ? { model: r.model } : {}) }));
+		return this.byConversation.all(conversationId).map((r) => ({
+			id: r.id,
+			message: r.message,
+			createdAt: r.created_at,
+			...(r.edit_of ? { editOf: r.edit_of } : {}),
+			...(r.regenerate ? { regenerate: r.regenerate } : {}),
+			...(r.model ? { model: r.model } : {})
+		}));
 	}
 
 	delete(id: string): void {

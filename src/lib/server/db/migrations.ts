@@ -148,6 +148,46 @@ export const MIGRATIONS: readonly Migration[] = [
 		}
 	},
 	{
+		name: 'branches: the active branch of each conversation, runs that start one, reused calls, queued edits',
+		up: `-- Branches. A conversation whose thread has branched (an edit, a regenerate, a switch) reads its
+	-- messages from, and starts its next run at, its active branch's head checkpoint; without a row,
+	-- the thread's latest checkpoint. Each checkpoint put on the head moves the head to it, in the
+	-- checkpoint's own transaction (the saver's onPut). \`switched_after_run\`: the newest run when the
+	-- branch was last switched; it and older runs tell nothing about the branch now shown.
+	CREATE TABLE conversation_branches (
+		conversation_id TEXT PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
+		head TEXT NOT NULL,
+		switched_after_run TEXT
+	);
+	-- Runs that start a branch: SQLite cannot widen a CHECK, so the table is rebuilt with its rows
+	-- (rowids kept, since the list orders ties by them).
+	CREATE TABLE runs_with_branches (
+		id TEXT PRIMARY KEY,
+		conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+		status TEXT NOT NULL CHECK (status IN ('running', 'interrupted', 'completed', 'failed', 'cancelled', 'waiting')),
+		error_code TEXT,
+		error_message TEXT,
+		started_at TEXT NOT NULL,
+		finished_at TEXT,
+		trigger TEXT NOT NULL DEFAULT 'message'
+			CHECK (trigger IN ('message', 'resume', 'auto-resume', 'approval', 'edit', 'regenerate')),
+		input TEXT
+	);
+	INSERT INTO runs_with_branches (rowid, id, conversation_id, status, error_code, error_message, started_at, finished_at, trigger, input)
+		SELECT rowid, id, conversation_id, status, error_code, error_message, started_at, finished_at, trigger, input FROM runs;
+	DROP TABLE runs;
+	ALTER TABLE runs_with_branches RENAME TO runs;
+	CREATE INDEX runs_by_conversation ON runs(conversation_id, started_at);
+	CREATE UNIQUE INDEX one_running_run ON runs(conversation_id) WHERE status = 'running';
+	-- A call a new branch repeats is found by its tool and canonical arguments; the assistant message
+	-- that made it names the branch it took effect in.
+	ALTER TABLE tool_calls ADD COLUMN message_id TEXT;
+	CREATE INDEX tool_calls_by_args ON tool_calls(thread_id, tool, args_hash);
+	-- An edit or a regenerate queued with ifBusy "enqueue": the message it edits or regenerates.
+	ALTER TABLE queued_messages ADD COLUMN edit_of TEXT;
+	ALTER TABLE queued_messages ADD COLUMN regenerate TEXT;`
+	},
+	{
 		name: 'the model of each conversation and of each queued message',
 		up: `-- The model a conversation answers with (<provider>/<model>), set by the run that chose it and kept
 	-- for later turns until another is chosen. NULL for conversations from before: they take DEFAULT_MODEL.

@@ -8,6 +8,9 @@ export type RunOutcome = {
 	messageCount: number;
 };
 
+/** Runs that send a message: their claim is the moment the conversation moves to the top. */
+const SENDS_MESSAGE: ReadonlySet<RunTrigger> = new Set(['message', 'edit']);
+
 type RunRow = {
 	id: string;
 	status: RunStatus;
@@ -67,9 +70,9 @@ export class RunStore {
 
 	/**
 	 * Claims the conversation for a new run. Returns false when another run holds it. A message run
-	 * also moves the conversation to the top of the list in the same commit, and sets the model it
-	 * chose, so a refused claim changes nothing and a run's model cannot change while it runs; a
-	 * resume does that only once it is sure to go ahead (`touchConversation`).
+	 * (an edit too) also moves the conversation to the top of the list in the same commit, and sets
+	 * the model it chose, so a refused claim changes nothing and a run's model cannot change while it
+	 * runs; other runs do that only once they are sure to go ahead (`touchConversation`).
 	 */
 	claim(
 		conversationId: string,
@@ -82,7 +85,7 @@ export class RunStore {
 		try {
 			this.db.transaction(() => {
 				this.insert.run(runId, conversationId, now, trigger, input);
-				if (trigger === 'message') this.touch.run(now, conversationId);
+				if (SENDS_MESSAGE.has(trigger)) this.touch.run(now, conversationId);
 				if (model !== undefined) this.setModel.run(model, conversationId);
 			})();
 			return true;

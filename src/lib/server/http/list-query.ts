@@ -21,3 +21,13 @@ export function parseListLimit(params: URLSearchParams): number | undefined {
 	}
 	return parsed.data;
 }
+
+/** `?branches=` of the JSONL export: `active` (the default: the active branch's checkpoints) or `all`. */
+export function parseBranchesQuery(params: URLSearchParams): 'active' | 'all' {
+	const values = params.getAll('branches');
+	if (values.length === 0) return 'active';
+	if (values.length > 1 || (values[0] !== 'active' && values[0] !== 'all')) {
+		throw new ApiError('BAD_REQUEST', 'Invalid query "branches": "active" or "all", once');
+	}
+	return values[0];
+}

@@ -26,6 +26,11 @@ export type ResolvedTool = {
 	tool: string;
 	/** From the server's annotations (readOnlyHint or idempotentHint), unless config overrides. */
 	safeToRepeat: boolean;
+	/**
+	 * Whether a new branch that repeats a call of this tool made elsewhere makes it again rather
+	 * than reusing that result: only a read (readOnlyHint), unless config's `safeToRepeat` says so.
+	 */
+	repeatsInNewBranch: boolean;
 	/** `auto` or `ask`: a `deny` tool is never offered nor resolved. */
 	approval: Exclude<ApprovalMode, 'deny'>;
 	/** openWorldHint: the tool reaches outside (the web), so what it is sent can leave the machine. */
@@ -68,14 +73,23 @@ export class Toolbox {
 		const override = this.config[server.name]?.safeToRepeat;
 		const configured = typeof override === 'object' ? override[tool] : override;
 		const declared = annotations ? annotations.readOnlyHint === true || annotations.idempotentHint === true : false;
+		const readOnly = annotations?.readOnlyHint === true;
 		const approval = resolveApproval({
 			setting: this.config[server.name]?.approval,
 			tool,
-			readOnly: annotations?.readOnlyHint === true,
+			readOnly,
 			fallback: this.options.approval ?? 'writes'
 		});
 		if (approval === 'deny') return undefined;
-		return { name, server, tool, safeToRepeat: configured ?? declared, approval, openWorld: annotations?.openWorldHint === true };
+		return {
+			name,
+			server,
+			tool,
+			safeToRepeat: configured ?? declared,
+			repeatsInNewBranch: configured ?? readOnly,
+			approval,
+			openWorld: annotations?.openWorldHint === true
+		};
 	}
 
 	/** Calls a resolved tool; failures of the call itself come back as an error outcome for the model. */

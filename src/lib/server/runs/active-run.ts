@@ -7,10 +7,18 @@ import { EventLog } from '../stream/event-log';
  */
 export type UserInput = { id: string; message: string };
 
-/** A decided run continues a thread that paused for a person; the decisions are in the journal. */
+/**
+ * What a run sends, from where its conversation's active branch has its head: a message, a resume
+ * (of the head's pending step, after any lost message), a regenerate (the head is the checkpoint
+ * before the step that produced the answer, so that step runs again), or decisions: a decided run
+ * continues a thread that paused for a person; the decisions are in the journal.
+ * An edit is a message run whose head was moved, with its claim, to the checkpoint before the
+ * message it replaces: LangGraph forks from there.
+ */
 export type RunInput =
 	| { kind: 'message'; input: UserInput }
 	| { kind: 'resume'; lostInput: UserInput | null }
+	| { kind: 'regenerate' }
 	| { kind: 'decided' };
 
 /** Why a run was stopped from outside; it decides the status the run ends in. */
@@ -27,6 +35,7 @@ export class ActiveRun {
 	readonly control = new RunControl();
 	private readonly controller = new AbortController();
 	private reason: StopReason | null = null;
+	/** Settles once the outcome is recorded, retention has run and the next queued message (if any) has started. */
 	done: Promise<void> = Promise.resolve();
 
 	constructor(

@@ -1,11 +1,9 @@
 import type { RunTrigger } from '../../protocol';
-import type { ThreadReader } from '../agent/thread-reader';
-import type { RunStore } from '../db/run-store';
 import type { Toolbox } from '../mcp/toolbox';
 import type { ApprovalJournal } from '../tools/approval-journal';
 import type { ToolJournal } from '../tools/tool-journal';
 import { danglingToolCalls } from './dangling-tool-calls';
-import { readThreadWork } from './read-thread-work';
+import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
 import type { RunService } from './run-service';
 import { stepsToResume } from './thread-work';
 
@@ -32,10 +30,8 @@ export function shouldAutoResume(input: {
 	return input.pending.every((n) => n === 'agent' || n === 'tools') && input.openCalls.every((c) => c.recorded || c.safeToRepeat);
 }
 
-export type AutoResumeParts = {
+export type AutoResumeParts = ThreadWorkSources & {
 	runService: RunService;
-	threads: ThreadReader;
-	runs: RunStore;
 	journal: ToolJournal;
 	approvals: ApprovalJournal;
 	toolbox: Pick<Toolbox, 'resolve'>;

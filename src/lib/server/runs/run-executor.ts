@@ -37,8 +37,6 @@ function toRunEvent(e: AgentEvent): RunEvent {
 	}
 }
 
-const threadConfig = (run: ActiveRun) => ({ configurable: { thread_id: run.conversationId, run_id: run.id } });
-
 const MOVED_ON = 'the conversation moved on';
 
 /**
@@ -51,7 +49,7 @@ async function messageInput(run: ActiveRun, input: UserInput, parts: ExecutorPar
 		const closing = open.map(
 			(call) => new ToolMessage({ content: `Not run: ${MOVED_ON}.`, name: call.name, tool_call_id: call.id, status: 'error' })
 		);
-		await parts.graph.updateState(threadConfig(run), { messages: closing }, 'tools');
+		await parts.graph.updateState(parts.threads.headConfig(run.conversationId), { messages: closing }, 'tools');
 	}
 	parts.approvals.denyPending(run.conversationId, MOVED_ON, parts.now());
 	return { messages: [new HumanMessage({ content: input.message, id: input.id })] };
@@ -59,6 +57,11 @@ async function messageInput(run: ActiveRun, input: UserInput, parts: ExecutorPar
 
 async function graphInput(run: ActiveRun, input: RunInput, parts: ExecutorParts) {
 	if (input.kind === 'decided') return new Command<{ decided: true }, Record<string, never>, 'tools'>({ resume: { decided: true } });
+	if (input.kind === 'regenerate') {
+		// A regenerate moves the conversation on as a new message does: calls waiting for a person are denied.
+		parts.approvals.denyPending(run.conversationId, MOVED_ON, parts.now());
+		return null;
+	}
 	const userInput = input.kind === 'message' ? input.input : input.lostInput;
 	return userInput ? messageInput(run, userInput, parts) : null;
 }
@@ -74,8 +77,11 @@ async function streamRun(run: ActiveRun, input: RunInput, parts: ExecutorParts, 
 	}
 	const wait = parts.turn();
 	if (wait) await wait;
-	const stream = (await parts.graph.stream(await graphInput(run, input, parts), {
-		...threadConfig(run),
+	const graphIn = await graphInput(run, input, parts);
+	// Read after the input is prepared: closing open calls writes a checkpoint, which moves the head.
+	const at = parts.threads.startConfig(run.conversationId);
+	const stream = (await parts.graph.stream(graphIn, {
+		configurable: { ...at.configurable, run_id: run.id },
 		streamMode: 'messages',
 		durability: 'sync',
 		recursionLimit: parts.recursionLimit,
@@ -96,7 +102,7 @@ async function streamRun(run: ActiveRun, input: RunInput, parts: ExecutorParts, 
 async function keepPartialAnswer(run: ActiveRun, text: string, parts: ExecutorParts): Promise<void> {
 	if (!text) return;
 	const message = new AIMessage({ content: text, response_metadata: { stop_reason: 'cancelled' } });
-	await parts.graph.updateState(threadConfig(run), { messages: [message] }, 'agent');
+	await parts.graph.updateState(parts.threads.headConfig(run.conversationId), { messages: [message] }, 'agent');
 }
 
 function outcomeOf(run: ActiveRun, error: unknown, waiting: boolean): Omit<RunOutcome, 'messageCount'> {

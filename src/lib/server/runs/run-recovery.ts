@@ -1,4 +1,3 @@
-import type { ThreadReader } from '../agent/thread-reader';
 import type { RunOutcome } from '../db/run-store';
 import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
 import type { ThreadWork } from './thread-work';
@@ -23,7 +22,7 @@ function recoveredOutcome(work: ThreadWork, messageCount: number): RunOutcome {
  * `interrupted`. Message counts are recomputed from the threads. Returns the interrupted runs'
  * conversations.
  */
-export async function recoverRuns(parts: ThreadWorkSources & { threads: ThreadReader; now: () => string }): Promise<string[]> {
+export async function recoverRuns(parts: ThreadWorkSources & { now: () => string }): Promise<string[]> {
 	const interrupted: string[] = [];
 	for (const { id, conversationId } of parts.runs.listRunning()) {
 		const work = await readThreadWork(parts, conversationId, { id, input: parts.runs.get(id)?.input ?? null });

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { CancelResult, Decision, RunTrigger, StartResult } from '../../protocol';
 import { checkDecisions } from '../approvals/decision-check';
+import type { ForkTarget } from '../branches/fork-point';
+import type { BranchStore } from '../db/branch-store';
 import type { ConversationStore } from '../db/conversation-store';
 import type { MessageQueue } from '../db/message-queue';
 import type { AllowedTools } from '../tools/allowed-tools';
@@ -12,11 +14,21 @@ import { executeRun, type ExecutorParts } from './run-executor';
 
 export type IfBusy = 'reject' | 'enqueue' | 'interrupt';
 
+/** A run that sends `message` (an edit's new text too), or with none a regenerate: the head's pending step runs. */
+const runInputOf = (runId: string, message: string | null): RunInput =>
+	message === null ? { kind: 'regenerate' } : { kind: 'message', input: { id: runId, message } };
+
 /** `model`: the `<provider>/<model>` the conversation answers with from this run on, checked by the caller. */
 export type StartRequest =
 	| { kind: 'message'; conversation: string | null; message: string; ifBusy?: IfBusy; model?: string }
 	| { kind: 'resume'; conversation: string; trigger?: Extract<RunTrigger, 'resume' | 'auto-resume'>; model?: string }
-	| { kind: 'decide'; conversation: string; decisions: Decision[] };
+	| { kind: 'decide'; conversation: string; decisions: Decision[] }
+	| BranchRequest;
+
+/** A run that starts a new branch: an edit of a user message, or a regenerate of an answer. */
+export type BranchRequest =
+	| { kind: 'edit'; conversation: string; editOf: string; message: string; ifBusy?: IfBusy; model?: string }
+	| { kind: 'regenerate'; conversation: string; messageId: string; ifBusy?: IfBusy; model?: string };
 
 export type RunServiceParts = ExecutorParts & {
 	/** Told when a run has ended and left the registry (retention prunes here); errors are logged. */
@@ -27,6 +39,9 @@ export type RunServiceParts = ExecutorParts & {
 	allowed: AllowedTools;
 	/** Runs `fn` in a transaction fsync'd on commit (db/durable-commit.ts). */
 	durably: <T>(fn: () => T) => T;
+	branches: BranchStore;
+	/** Where a branch replacing the target starts (branches/fork-point.ts); refuses with an ApiError. */
+	forkPoint: (conversationId: string, target: ForkTarget) => Promise<string>;
 	bufferLimit: number;
 	/** MAX_CONCURRENT_RUNS: runs holding a claim at once, in every process on the database. */
 	maxConcurrentRuns: number;
@@ -34,6 +49,13 @@ export type RunServiceParts = ExecutorParts & {
 
 /** What a claim came to: the run may go ahead, its conversation is busy, or no run may start now. */
 type Claim = 'claimed' | 'busy' | 'full';
+
+const forkTarget = (r: BranchRequest): ForkTarget =>
+	r.kind === 'edit' ? { kind: 'edit', messageId: r.editOf } : { kind: 'regenerate', messageId: r.messageId };
+
+/** The branch a queued edit or regenerate starts, if it is one. */
+const queuedTarget = (q: { editOf?: string; regenerate?: string }): ForkTarget | null =>
+	q.editOf ? { kind: 'edit', messageId: q.editOf } : q.regenerate ? { kind: 'regenerate', messageId: q.regenerate } : null;
 
 /** Where a run starts, is cancelled, and where the process stops them all. */
 export class RunService {
@@ -50,11 +72,13 @@ export class RunService {
 
 	/**
 	 * Claims the conversation and starts the run in the background. The claim (a `running` row under
-	 * a unique index) happens before any await, so of two concurrent starts exactly one wins.
+	 * a unique index) is one synchronous commit, so of two concurrent starts exactly one wins; a
+	 * message or resume claims before any await.
 	 */
 	async start(request: StartRequest): Promise<StartResult> {
 		this.refuseIfClosing();
-		const { conversations, runs, queue } = this.parts;
+		if (request.kind === 'edit' || request.kind === 'regenerate') return this.startBranch(request);
+		const { conversations, queue } = this.parts;
 		const runId = randomUUID();
 		const now = this.parts.now();
 		if (request.kind === 'message' && request.conversation === null) {
@@ -76,19 +100,12 @@ export class RunService {
 			// Queued behind the conversation's run, or behind the cap: startWaiting starts it when there is room.
 			if (request.kind === 'message' && request.ifBusy === 'enqueue') {
 				const queued = randomUUID();
-				queue.add(conversationId, queued, request.message, now, request.model);
+				queue.add(conversationId, queued, request.message, now, { model: request.model });
 				return { conversation: conversationId, queued };
 			}
 			if (claim === 'full') throw this.tooManyRuns();
 			if (request.kind === 'message' && request.ifBusy === 'interrupt' && this.registry.get(conversationId)) {
-				this.handingOver.add(conversationId);
-				try {
-					await this.cancelConversation(conversationId);
-					return await this.start({ ...request, ifBusy: 'reject' });
-				} finally {
-					this.handingOver.delete(conversationId);
-					this.startWaiting();
-				}
+				return this.interrupt(conversationId, request);
 			}
 			throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
 		}
@@ -99,6 +116,50 @@ export class RunService {
 		// A resume's model is set only once it is sure to go ahead, before its first step.
 		if (request.kind === 'resume' && request.model) conversations.setModel(conversationId, request.model);
 		return this.launch(conversationId, runId, input, now);
+	}
+
+	/**
+	 * An edit or a regenerate: finds where its branch starts, then, in one commit, claims the
+	 * conversation and moves its active branch's head there, so a crash at any later point leaves a
+	 * run that resumes on the new branch (an edit's message is then a lost input, re-sent there).
+	 * A busy conversation, or a full service, gets the busy rules of any message.
+	 */
+	private async startBranch(request: BranchRequest): Promise<StartResult> {
+		const { conversations, queue, branches } = this.parts;
+		const conversationId = request.conversation;
+		if (!conversations.exists(conversationId)) throw new ApiError('NOT_FOUND', 'Conversation Not Found');
+		const from = await this.parts.forkPoint(conversationId, forkTarget(request));
+		this.refuseIfClosing();
+		const runId = randomUUID();
+		const now = this.parts.now();
+		const message = request.kind === 'edit' ? request.message : null;
+		const claim = conversations.transaction(() => {
+			const c = this.claim(conversationId, runId, now, request.kind, message, request.model);
+			if (c === 'claimed') branches.startBranchAt(conversationId, from);
+			return c;
+		});
+		if (claim === 'claimed') return this.launch(conversationId, runId, runInputOf(runId, message), now);
+		if (request.ifBusy === 'enqueue') {
+			const queued = randomUUID();
+			const what = request.kind === 'edit' ? { editOf: request.editOf } : { regenerate: request.messageId };
+			queue.add(conversationId, queued, message ?? '', now, { ...what, model: request.model });
+			return { conversation: conversationId, queued };
+		}
+		if (claim === 'full') throw this.tooManyRuns();
+		if (request.ifBusy === 'interrupt' && this.registry.get(conversationId)) return this.interrupt(conversationId, request);
+		throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
+	}
+
+	/** ifBusy "interrupt": cancels the conversation's run, then starts `request` in the slot it leaves. */
+	private async interrupt(conversationId: string, request: Extract<StartRequest, { ifBusy?: IfBusy }>): Promise<StartResult> {
+		this.handingOver.add(conversationId);
+		try {
+			await this.cancelConversation(conversationId);
+			return await this.start({ ...request, ifBusy: 'reject' });
+		} finally {
+			this.handingOver.delete(conversationId);
+			this.startWaitingLogged();
+		}
 	}
 
 	/** Cancels a run: harmless when it has already ended, and its one recorded outcome is returned. */
@@ -146,28 +207,54 @@ export class RunService {
 
 	/**
 	 * Starts queued messages, the conversation waiting longest first, one per idle conversation,
-	 * while MAX_CONCURRENT_RUNS leaves room; called at start and whenever a run ends.
+	 * while MAX_CONCURRENT_RUNS leaves room; called at start and whenever a run ends. Resolves once
+	 * each has started or been left waiting.
 	 */
-	startWaiting(): void {
+	async startWaiting(): Promise<void> {
 		if (this.closing) return;
 		for (const id of this.parts.queue.conversationsWaiting()) {
-			if (this.startQueued(id) === 'full') return;
+			if ((await this.startQueued(id)) === 'full') return;
 		}
 	}
 
-	/** Starts the oldest queued message of an idle conversation; nothing if busy, full or nothing waits. */
-	private startQueued(conversationId: string): Claim | null {
-		const { queue, conversations } = this.parts;
+	private startWaitingLogged(): void {
+		this.startWaiting().catch((e) => this.parts.log('Starting queued messages failed', e));
+	}
+
+	/**
+	 * Starts the oldest queued message of an idle conversation; nothing if busy, full or nothing waits.
+	 * A queued edit or regenerate first finds where its branch starts: one whose message is no longer
+	 * on the active branch (or whose starting checkpoint was pruned) is dropped with a log line, and
+	 * the next one is tried.
+	 */
+	private async startQueued(conversationId: string): Promise<Claim | null> {
+		const { queue, conversations, branches } = this.parts;
 		const next = queue.list(conversationId)[0];
 		if (!next) return null;
+		const target = queuedTarget(next);
+		let from: string | null = null;
+		if (target) {
+			try {
+				from = await this.parts.forkPoint(conversationId, target);
+			} catch (e) {
+				if (!(e instanceof ApiError)) throw e;
+				this.parts.log(`Queued ${target.kind} ${next.id} dropped: ${e.message}`);
+				queue.delete(next.id);
+				return this.startQueued(conversationId);
+			}
+			if (this.closing) return null;
+		}
 		const runId = randomUUID();
 		const now = this.parts.now();
+		const message = target?.kind === 'regenerate' ? null : next.message;
 		const claim = conversations.transaction(() => {
-			const c = this.claim(conversationId, runId, now, 'message', next.message, next.model);
-			if (c === 'claimed') queue.delete(next.id);
+			const c = this.claim(conversationId, runId, now, target?.kind ?? 'message', message, next.model);
+			if (c !== 'claimed') return c;
+			queue.delete(next.id);
+			if (from) branches.startBranchAt(conversationId, from);
 			return c;
 		});
-		if (claim === 'claimed') this.launch(conversationId, runId, { kind: 'message', input: { id: runId, message: next.message } }, now);
+		if (claim === 'claimed') this.launch(conversationId, runId, runInputOf(runId, message), now);
 		return claim;
 	}
 
@@ -207,7 +294,7 @@ export class RunService {
 		run.done = executeRun(run, input, this.parts).finally(async () => {
 			this.registry.remove(run);
 			await this.parts.afterRun(conversationId).catch((e) => this.parts.log(`After run ${runId}`, e));
-			if (!this.handingOver.has(conversationId)) this.startWaiting();
+			if (!this.handingOver.has(conversationId)) await this.startWaiting().catch((e) => this.parts.log('Starting queued messages failed', e));
 		});
 		return { conversation: conversationId, run: runId };
 	}

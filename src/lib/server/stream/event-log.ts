@@ -1,48 +1,58 @@
 import { formatSseFrame } from './sse-frame';
 import { isTerminal, type RunEvent } from '../../protocol';
+import { newLogWork, TextStretch, type LogWork } from './text-stretch';
 
 /**
  * A run's numbered events, kept for replay to late subscribers (`Last-Event-ID`) and fanned out to
- * live ones. Bounded: past `limit` entries, runs of consecutive `token` (or `reasoning`) events are
- * merged into one entry that remembers where each original event ended, so a replay from any id
- * inside the merged run still starts exactly after that id: no text lost, none repeated.
+ * live ones. Bounded: once the log passes `limit` entries, consecutive `token` (or `reasoning`)
+ * events are kept merged, one entry per stretch, that remembers where each original event ended, so
+ * a replay from any id inside a stretch still starts exactly after that id: no text lost, none repeated.
  */
 
-type Entry = {
-	/** Id of the last event merged into this entry; the id its frame carries. */
-	id: number;
-	event: RunEvent;
-	/** For merged text entries: ids and end offsets of the events merged, in order. */
-	pieces?: { id: number; end: number }[];
-	frame: string;
-};
+/**
+ * Entries the merge of the log's first `limit` entries moves per publish. More than the one entry a
+ * publish can add, so the merge ends, after about limit / 7 publishes; few, so no publish waits on
+ * it (one pass over 10,000 entries at once was a 10-25 ms publish, mostly code not yet compiled).
+ */
+const MERGE_STEPS = 8;
+
+/** One event as published, with the frame every subscriber was sent. */
+type Published = { id: number; event: RunEvent; frame: string };
+type Entry = Published | TextStretch;
+type TextEvent = Extract<RunEvent, { event: 'token' | 'reasoning' }>;
+
+const isText = (e: RunEvent): e is TextEvent => e.event === 'token' || e.event === 'reasoning';
+const lastIdOf = (entry: Entry) => (entry instanceof TextStretch ? entry.lastId : entry.id);
 
 export type Subscriber = (frame: string, event: RunEvent, id: number) => void;
 
-const MERGEABLE = new Set(['token', 'reasoning']);
-
 export class EventLog {
-	private entries: Entry[] = [];
+	/** In id order. While `merge` is set, [written, read) is what the merge has already moved. */
+	private readonly entries: Entry[] = [];
+	private merge: { read: number; written: number } | null = null;
+	private merging = false;
 	private nextId = 1;
 	private readonly subscribers = new Set<Subscriber>();
 	private ended = false;
-	private compactAt: number;
 
 	/**
-	 * @param limit entries kept before text events are merged (SSE_BUFFER_EVENTS). Merging keeps all
-	 * text, so memory is O(text + other events); when other events alone pass the limit, the next
-	 * merge waits until the log has doubled, so merging stays linear overall.
+	 * @param limit entries kept as published (SSE_BUFFER_EVENTS). Past it, each text event is
+	 * appended to the stretch at the log's end, and the entries kept so far are merged a few per
+	 * publish, so a publish is O(1) however long the answer. Entries stay within `limit` plus one per
+	 * non-text event and per stretch; memory is their frames, the text, and 4 bytes per merged event.
+	 * @param work counts the log's work (see LogWork); tests read it, the service never does.
 	 */
-	constructor(private readonly limit: number) {
-		this.compactAt = limit;
-	}
+	constructor(
+		private readonly limit: number,
+		private readonly work: LogWork = newLogWork()
+	) {}
 
 	get lastId(): number {
 		return this.nextId - 1;
 	}
 
 	get size(): number {
-		return this.entries.length;
+		return this.merge ? this.merge.written + this.entries.length - this.merge.read : this.entries.length;
 	}
 
 	get isEnded(): boolean {
@@ -58,8 +68,13 @@ export class EventLog {
 		if (this.ended) throw new Error('The run has already published its terminal event');
 		const id = this.nextId++;
 		const frame = formatSseFrame(event.event, event.data, id);
-		this.entries.push({ id, event, frame });
-		if (this.entries.length > this.compactAt) this.compact();
+		if (this.merging && isText(event)) this.appendText(id, event);
+		else this.entries.push({ id, event, frame });
+		if (!this.merging && this.entries.length > this.limit) {
+			this.merging = true;
+			this.merge = { read: 0, written: 0 };
+		}
+		if (this.merge) this.mergeSome(this.merge);
 		if (isTerminal(event)) this.ended = true;
 		for (const subscriber of this.subscribers) {
 			try {
@@ -87,44 +102,58 @@ export class EventLog {
 		return { missed, detach: () => this.subscribers.delete(live) };
 	}
 
-	private replay(lastEventId: number): string[] {
+	private replay(after: number): string[] {
+		// Entries are in id order: find the first that holds an event after `after`.
+		let low = 0;
+		let high = this.size;
+		while (low < high) {
+			const mid = (low + high) >>> 1;
+			if (lastIdOf(this.at(mid)) > after) high = mid;
+			else low = mid + 1;
+		}
 		const frames: string[] = [];
-		for (const entry of this.entries) {
-			if (entry.id <= lastEventId) continue;
-			const inside = entry.pieces?.findIndex((p) => p.id === lastEventId) ?? -1;
-			if (entry.pieces && inside >= 0) {
-				const text = (entry.event.data as string).slice(entry.pieces[inside]!.end);
-				frames.push(formatSseFrame(entry.event.event, text, entry.id));
-			} else {
-				frames.push(entry.frame);
-			}
+		for (let i = low, size = this.size; i < size; i++) {
+			const entry = this.at(i);
+			frames.push(entry instanceof TextStretch ? entry.frameAfter(after) : entry.frame);
 		}
 		return frames;
 	}
 
-	private compact(): void {
-		const merged: Entry[] = [];
-		for (const entry of this.entries) {
-			const prev = merged.at(-1);
-			if (prev && MERGEABLE.has(entry.event.event) && prev.event.event === entry.event.event) {
-				const prevText = prev.event.data as string;
-				const pieces = prev.pieces ?? [{ id: prev.id, end: prevText.length }];
-				const text = prevText + (entry.event.data as string);
-				const morePieces = entry.pieces
-					? entry.pieces.map((p) => ({ id: p.id, end: prevText.length + p.end }))
-					: [{ id: entry.id, end: text.length }];
-				const event = { event: entry.event.event, data: text } as RunEvent;
-				merged[merged.length - 1] = {
-					id: entry.id,
-					event,
-					pieces: [...pieces, ...morePieces],
-					frame: formatSseFrame(event.event, text, entry.id)
-				};
-			} else {
-				merged.push(entry);
-			}
+	/** The entry at `index` in id order, skipping what a merge under way has moved. */
+	private at(index: number): Entry {
+		const m = this.merge;
+		return this.entries[m && index >= m.written ? index - m.written + m.read : index]!;
+	}
+
+	/** Every text event at the end of the log is the next id of the stretch there, if of its kind. */
+	private appendText(id: number, event: TextEvent): void {
+		const last = this.entries.at(-1);
+		if (last instanceof TextStretch && last.event === event.event) last.append(event.data);
+		else this.entries.push(this.newStretch(id, event));
+	}
+
+	private newStretch(id: number, event: TextEvent): TextStretch {
+		const stretch = new TextStretch(event.event, id, this.work);
+		stretch.append(event.data);
+		return stretch;
+	}
+
+	/**
+	 * Moves up to MERGE_STEPS entries from `read` to `written`, text events as published joining the
+	 * stretch before them. Stretches made since the merge began are moved whole, so two stretches of
+	 * one kind may end up side by side: one entry more, and nothing is ever copied twice.
+	 */
+	private mergeSome(merge: { read: number; written: number }): void {
+		for (let step = 0; step < MERGE_STEPS && merge.read < this.entries.length; step++) {
+			const entry = this.entries[merge.read++]!;
+			this.work.entriesVisited++;
+			const before = merge.written > 0 ? this.entries[merge.written - 1] : undefined;
+			if (entry instanceof TextStretch || !isText(entry.event)) this.entries[merge.written++] = entry;
+			else if (before instanceof TextStretch && before.event === entry.event.event) before.append(entry.event.data);
+			else this.entries[merge.written++] = this.newStretch(entry.id, entry.event);
 		}
-		this.entries = merged;
-		this.compactAt = Math.max(this.limit, merged.length * 2);
+		if (merge.read < this.entries.length) return;
+		this.entries.length = merge.written;
+		this.merge = null;
 	}
 }

@@ -8,8 +8,11 @@ export type JournalEntry = {
 	runId: string;
 	step: number;
 	tool: string;
+	/** canonicalArgsHash of the arguments. */
 	argsHash: string;
 	idempotencyKey: string;
+	/** The assistant message that made the call: it names the branch the call was made in. */
+	messageId: string | null;
 	attempts: number;
 	outcome: JournalOutcome['outcome'] | null;
 	result: string | null;
@@ -23,6 +26,7 @@ type Row = {
 	tool: string;
 	args_hash: string;
 	idempotency_key: string;
+	message_id: string | null;
 	attempts: number;
 	outcome: JournalOutcome['outcome'] | null;
 	result: string | null;
@@ -35,14 +39,19 @@ type Row = {
  */
 export class ToolJournal {
 	private readonly byCall;
+	private readonly byArgs;
 	private readonly intent;
 	private readonly outcome;
 
 	constructor(private readonly db: Database.Database) {
 		this.byCall = db.prepare<[string, string], Row>('SELECT * FROM tool_calls WHERE thread_id = ? AND tool_call_id = ?');
+		this.byArgs = db.prepare<[string, string, string], Row>(
+			`SELECT * FROM tool_calls WHERE thread_id = ? AND tool = ? AND args_hash = ? AND outcome = 'success'
+			 ORDER BY intent_at, rowid`
+		);
 		this.intent = db.prepare(
-			`INSERT INTO tool_calls (thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, intent_at)
-			 VALUES (@threadId, @toolCallId, @runId, @step, @tool, @argsHash, @idempotencyKey, @now)
+			`INSERT INTO tool_calls (thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, message_id, intent_at)
+			 VALUES (@threadId, @toolCallId, @runId, @step, @tool, @argsHash, @idempotencyKey, @messageId, @now)
 			 ON CONFLICT (thread_id, tool_call_id) DO UPDATE SET
 				run_id = excluded.run_id, attempts = attempts + 1, intent_at = excluded.intent_at
 			 WHERE outcome IS NULL`
@@ -56,6 +65,11 @@ export class ToolJournal {
 	get(threadId: string, toolCallId: string): JournalEntry | undefined {
 		const row = this.byCall.get(threadId, toolCallId);
 		return row && toEntry(row);
+	}
+
+	/** Calls of the thread to `tool` with these arguments that succeeded, oldest first (any branch). */
+	succeededWith(threadId: string, tool: string, argsHash: string): JournalEntry[] {
+		return this.byArgs.all(threadId, tool, argsHash).map(toEntry);
 	}
 
 	/**
@@ -84,6 +98,7 @@ function toEntry(row: Row): JournalEntry {
 		tool: row.tool,
 		argsHash: row.args_hash,
 		idempotencyKey: row.idempotency_key,
+		messageId: row.message_id,
 		attempts: row.attempts,
 		outcome: row.outcome,
 		result: row.result

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { interrupt } from '@langchain/langgraph';
@@ -10,6 +10,8 @@ import type { Toolbox } from '../mcp/toolbox';
 import type { ToolOutcome } from '../mcp/tool-result';
 import type { AllowedTools } from './allowed-tools';
 import type { ApprovalJournal } from './approval-journal';
+import { reuseFromOtherBranch } from './branch-reuse';
+import { canonicalArgsHash } from './canonical-args';
 import { mayRepeat, uncertainCallMessage, type UnfinishedCallPolicy } from './repeat-policy';
 import type { ToolJournal } from './tool-journal';
 
@@ -33,9 +35,8 @@ type ToolCall = NonNullable<AIMessage['tool_calls']>[number] & { id: string };
 
 type ReadyPlan = Exclude<CallPlan, { kind: 'ask' }>;
 
-type At = { threadId: string; runId: string; step: number; signal?: AbortSignal };
-
-const argsHash = (args: unknown) => createHash('sha256').update(JSON.stringify(args)).digest('hex');
+/** `messageId`: the assistant message whose calls these are. */
+type At = { threadId: string; runId: string; step: number; messageId: string | null; signal?: AbortSignal };
 
 const CANCELLED = 'The call was cancelled before it finished; it may or may not have taken effect.';
 
@@ -51,8 +52,10 @@ function knownTexts(messages: readonly BaseMessage[]): string[] {
 /**
  * The tools step: the calls of the last assistant message, one at a time, each through the journal,
  * so a step repeated after a crash skips the calls that finished and reports or repeats (by policy)
- * the one that was in flight. Every call carries `_meta.idempotencyKey` = "<thread>:<tool_call_id>",
- * the same on every attempt, so a server can deduplicate.
+ * the one that was in flight, and a call that repeats one another branch already made takes that
+ * result without running or asking anyone (branch-reuse.ts). Every call carries
+ * `_meta.idempotencyKey` = "<thread>:<tool_call_id>", the same on every attempt, so a server can
+ * deduplicate.
  *
  * When any call needs a person's decision, none of the step's calls runs: the requests are
  * journalled and the step pauses with LangGraph's interrupt(). The run that carries out the
@@ -72,13 +75,15 @@ export async function runToolStep(messages: BaseMessage[], config: RunnableConfi
 		threadId: String(config.configurable?.thread_id),
 		runId: String(config.configurable?.run_id ?? ''),
 		step: Number(config.metadata?.langgraph_step ?? -1),
+		messageId: last?.id ?? null,
 		signal: config.signal
 	};
 	const known = parts.guard ? knownTexts(messages) : [];
-	const plans = calls.map((call) => plan(call, at, known, parts));
+	const taken = calls.map((call) => reuseFromOtherBranch(call, messages, parts.toolbox.resolve(call.name), at.threadId, parts.journal));
+	const plans = calls.map((call, i) => (taken[i] ? undefined : plan(call, at, known, parts)));
 	const asks = calls.flatMap((call, i) => {
-		const p = plans[i]!;
-		return p.kind === 'ask' ? [{ toolCallId: call.id, attempt: p.attempt, tool: call.name, args: call.args, reason: p.reason }] : [];
+		const p = plans[i];
+		return p?.kind === 'ask' ? [{ toolCallId: call.id, attempt: p.attempt, tool: call.name, args: call.args, reason: p.reason }] : [];
 	});
 	if (asks.length) {
 		const now = parts.now();
@@ -88,11 +93,13 @@ export async function runToolStep(messages: BaseMessage[], config: RunnableConfi
 		// of pausing; decisions are read from the journal, so a call still undecided pauses again.
 		for (;;) interrupt({ approvals: asks.map((a) => a.toolCallId) });
 	}
-	const ready = plans.filter((p): p is ReadyPlan => p.kind !== 'ask');
+	const ready = plans.map((p) => (p?.kind === 'ask' ? undefined : p));
 	const results: ToolMessage[] = [];
 	for (const [i, call] of calls.entries()) {
-		const outcome = await runCall(call, ready[i]!, at, parts);
-		results.push(new ToolMessage({ content: outcome.text, name: call.name, tool_call_id: call.id, status: outcome.status }));
+		const from = taken[i];
+		const outcome: ToolOutcome = from ? { status: 'success', text: from.text } : await runCall(call, ready[i]!, at, parts);
+		const reused = from ? { additional_kwargs: { reused_from: from.from } } : {};
+		results.push(new ToolMessage({ content: outcome.text, name: call.name, tool_call_id: call.id, status: outcome.status, ...reused }));
 	}
 	return { messages: [...results, ...refused] };
 }
@@ -124,7 +131,17 @@ async function runCall(call: ToolCall, plan: ReadyPlan, at: At, parts: ToolStepP
 	const idempotencyKey = `${at.threadId}:${call.id}`;
 	const intent = () =>
 		journal.recordIntent(
-			{ threadId: at.threadId, toolCallId: call.id, runId: at.runId, step: at.step, tool: call.name, argsHash: argsHash(call.args), idempotencyKey },
+			{
+				threadId: at.threadId,
+				toolCallId: call.id,
+				runId: at.runId,
+				step: at.step,
+				tool: call.name,
+				// The arguments it is made with (a person may have edited them), so another branch finds it by those.
+				argsHash: canonicalArgsHash(plan.kind === 'call' ? plan.args : call.args),
+				idempotencyKey,
+				messageId: at.messageId
+			},
 			now(),
 			!mayRepeat(target?.safeToRepeat ?? false, parts.policy)
 		);

@@ -28,8 +28,11 @@ export const GET: RequestHandler = ({ url, request }) => {
 	if (!id) return singleEventResponse({ event: 'chat-error', data: { code: 'BAD_REQUEST', message: 'Invalid Conversation ID' } });
 	const run = rt.runService.registry.get(id);
 	if (run) {
-		const lastEventId = parseLastEventId(request.headers.get('last-event-id'));
-		return liveEventResponse(run.log, lastEventId, request.signal, rt.settings.MAX_STREAMS_PER_RUN);
+		return liveEventResponse(run.log, parseLastEventId(request.headers.get('last-event-id')), request.signal, {
+			maxFollowers: rt.settings.MAX_STREAMS_PER_RUN,
+			backlogLimitBytes: rt.settings.SSE_READER_BACKLOG_BYTES,
+			onDrop: (e) => rt.log(`Run ${run.id}: dropped a slow SSE reader (${e.message}); it may reconnect with Last-Event-ID`)
+		});
 	}
 	const conversation = rt.conversations.get(id);
 	if (!conversation) {

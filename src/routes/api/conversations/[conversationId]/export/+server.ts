@@ -4,13 +4,15 @@ import { errorResponse } from '$lib/server/http/api-error';
 import { requireConversation } from '$lib/server/http/conversation-param';
 import { markdownTranscript } from '$lib/server/export/markdown-transcript';
 import { checkpointJsonl } from '$lib/server/export/checkpoint-jsonl';
+import { parseBranchesQuery } from '$lib/server/http/list-query';
 
 export const GET: RequestHandler = async ({ params, url }) => {
 	try {
 		const rt = runtime();
 		const conversation = requireConversation(rt.conversations, params.conversationId);
 		if (url.searchParams.get('format') === 'jsonl') {
-			const lines = checkpointJsonl(rt.threads.history(conversation.id));
+			const only = parseBranchesQuery(url.searchParams) === 'all' ? undefined : rt.branchReader.activeCheckpoints(conversation.id);
+			const lines = checkpointJsonl(rt.threads.history(conversation.id, only));
 			const encoder = new TextEncoder();
 			const body = new ReadableStream<Uint8Array>({
 				async pull(controller) {

@@ -8,7 +8,8 @@ export const GET: RequestHandler = async ({ params }) => {
 	try {
 		const rt = runtime();
 		const conversation = requireConversation(rt.conversations, params.conversationId);
-		const usage = usageByRun(await rt.threads.messages(conversation.id));
+		// Every branch's answers: a run whose branch is not the one shown still used what it used.
+		const usage = usageByRun(await rt.branchReader.everyBranchMessages(conversation.id));
 		return jsonResponse({ runs: rt.runs.list(conversation.id).map((run) => ({ ...run, usage: usage.get(run.id) ?? NO_USAGE })) });
 	} catch (e) {
 		return errorResponse(e);

@@ -1,0 +1,53 @@
+import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import type { ReusedFrom } from '../../protocol';
+import { reusedFromOf } from '../agent/messages';
+import type { ResolvedTool } from '../mcp/toolbox';
+import { canonicalArgsHash } from './canonical-args';
+import type { ToolJournal } from './tool-journal';
+
+/**
+ * Whether a call is made again or takes its result from another branch of the thread.
+ *
+ * An edit or a regenerate re-runs steps whose calls already took effect on the branch it replaces.
+ * A call that repeats one (same tool, canonically equal arguments) that succeeded on another branch
+ * is not made again when its tool is not a read: the recorded result is reused and the tool message
+ * says where it came from. A read runs again (a regenerated answer sees fresh pages), as does a call
+ * of a tool that mcp.json's `safeToRepeat` allows to repeat. A call the branch has already made, or
+ * taken over, is not "another branch's": the model calling it again here means to do it again, so
+ * only calls outside the branch's own history count, the oldest first. Failed calls never count.
+ *
+ * A call the journal already knows by its own id is this branch's (a step resumed after a crash, or
+ * a decision carried out) and goes its usual way. The journal is not searched for a tool that
+ * repeats in a new branch.
+ */
+export function reuseFromOtherBranch(
+	call: { id: string; name: string; args: unknown },
+	history: readonly BaseMessage[],
+	tool: Pick<ResolvedTool, 'repeatsInNewBranch'> | undefined,
+	threadId: string,
+	journal: Pick<ToolJournal, 'get' | 'succeededWith'>
+): { text: string; from: ReusedFrom } | undefined {
+	if (!tool || tool.repeatsInNewBranch || journal.get(threadId, call.id)) return undefined;
+	const earlier = journal.succeededWith(threadId, call.name, canonicalArgsHash(call.args));
+	if (earlier.length === 0) return undefined;
+	const onBranch = callsOfBranch(history);
+	const other = earlier.find((e) => !onBranch.has(e.toolCallId));
+	if (!other) return undefined;
+	return {
+		text: other.result ?? '',
+		from: { toolCallId: other.toolCallId, ...(other.messageId ? { messageId: other.messageId } : {}) }
+	};
+}
+
+/** The calls a branch's history made, and those it took over from other branches. */
+function callsOfBranch(history: readonly BaseMessage[]): Set<string> {
+	const ids = new Set<string>();
+	for (const m of history) {
+		if (AIMessage.isInstance(m)) for (const c of m.tool_calls ?? []) if (c.id) ids.add(c.id);
+		if (ToolMessage.isInstance(m)) {
+			const from = reusedFromOf(m);
+			if (from) ids.add(from.toolCallId);
+		}
+	}
+	return ids;
+}
