@@ -65,7 +65,10 @@ export class ScriptedOllama extends ScriptedHttpServer implements ScriptedModelS
 			return this.json(res, 200, this.tags());
 		}
 		if (req.method === 'GET' && req.url === '/api/version') return this.json(res, 200, { version: '0.12.6' });
-		if (req.method === 'POST' && req.url === '/api/chat') return this.chat(JSON.parse(body) as ChatRequest, res);
+		if (req.method === 'POST' && req.url === '/api/chat') {
+			await this.holdIfAsked();
+			return this.chat(JSON.parse(body) as ChatRequest, res);
+		}
 		this.json(res, 404, { error: 'not found' });
 	}
 

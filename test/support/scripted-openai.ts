@@ -43,11 +43,6 @@ export class ScriptedOpenAI extends ScriptedHttpServer implements ScriptedModelS
 	/** Authorization headers as sent, one per request of any kind. */
 	readonly authorizations: (string | undefined)[] = [];
 	reasoningField: ReasoningField = 'reasoning_content';
-	/**
-	 * Holds the next chat request at this name before anything answers it, its key and model
-	 * checks included, so a test can follow the run before its call fails.
-	 */
-	holdNext: string | undefined;
 
 	private constructor(
 		script: Script,
@@ -79,11 +74,7 @@ export class ScriptedOpenAI extends ScriptedHttpServer implements ScriptedModelS
 	protected async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
 		const body = await ScriptedHttpServer.body(req);
 		this.authorizations.push(req.headers.authorization);
-		if (req.method === 'POST' && req.url === '/v1/chat/completions' && this.holdNext) {
-			const hold = this.holdNext;
-			this.holdNext = undefined;
-			await this.holds.reach(hold);
-		}
+		if (req.method === 'POST' && req.url === '/v1/chat/completions') await this.holdIfAsked();
 		if (this.apiKey && req.headers.authorization !== `Bearer ${this.apiKey}`) {
 			return this.error(res, { status: 401, error: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' });
 		}

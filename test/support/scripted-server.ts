@@ -9,6 +9,11 @@ import { Holds, type Script } from './model-script';
 export abstract class ScriptedHttpServer {
 	protected readonly holds = new Holds();
 	private readonly server: http.Server;
+	/**
+	 * Holds the next chat request at this name before anything answers it (its key and model
+	 * checks included), so a test can follow the run before its call fails.
+	 */
+	holdNext: string | undefined;
 
 	protected constructor(public script: Script) {
 		this.server = http.createServer((req, res) => void this.handle(req, res));
@@ -23,6 +28,14 @@ export abstract class ScriptedHttpServer {
 	protected get origin(): string {
 		const { port } = this.server.address() as AddressInfo;
 		return `http://127.0.0.1:${port}`;
+	}
+
+	/** Called by a server as a chat request arrives: waits there if `holdNext` was set. */
+	protected async holdIfAsked(): Promise<void> {
+		const hold = this.holdNext;
+		if (hold === undefined) return;
+		this.holdNext = undefined;
+		await this.holds.reach(hold);
 	}
 
 	/** Resolves when a reply with this hold has streamed up to it. */
