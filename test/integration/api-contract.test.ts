@@ -6,6 +6,7 @@ import {
 	ConversationPageSchema,
 	ConversationSummarySchema,
 	EVENT_DATA,
+	ModelListSchema,
 	ReadinessSchema,
 	RunRecordSchema,
 	StartResultSchema,
@@ -54,6 +55,7 @@ describe('the service speaks the protocol module', () => {
 		for (const record of runs) expectShape(RunRecordSchema, record);
 		expectShape(CancelResultSchema, await (await service.post(`/api/runs/${started.run}/cancel`, {})).json());
 		expectShape(ReadinessSchema, await (await service.fetch('/api/readyz')).json());
+		expectShape(ModelListSchema, await (await service.fetch('/api/models')).json());
 	});
 
 	it('the single-event answers for no live run parse too', async () => {

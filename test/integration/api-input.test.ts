@@ -53,6 +53,25 @@ describe('bad input', () => {
 		expect(error.error).toMatchObject({ code, ...(message ? { message } : {}) });
 	});
 
+	// The afterAll check covers these too: no conversation is created and none changes its model.
+	it.each([
+		['not <provider>/<model>', { message: 'hi', model: 'qwen3' }, 'Invalid field "model"'],
+		['an empty model', { message: 'hi', model: '' }, 'Invalid field "model"'],
+		['a model of the wrong type', { message: 'hi', model: 42 }, 'Invalid field "model"'],
+		['a model over 256 characters', { message: 'hi', model: `ollama/${'x'.repeat(260)}` }, 'Invalid field "model"'],
+		['a provider that is not configured', { message: 'hi', model: 'vllm/qwen3' }, 'Unknown model "vllm/qwen3": no provider "vllm" is configured (configured: ollama)'],
+		['a model the provider does not serve', { message: 'hi', model: 'ollama/llama3' }, 'Unknown model "ollama/llama3": "ollama" serves qwen3'],
+		['a model the provider does not serve, on a next turn', { message: 'hi', model: 'ollama/llama3', conversation: '{existing}' }, '"ollama" serves qwen3'],
+		['a model on a resume', { resume: true, model: 'openai/gpt-4o', conversation: '{existing}' }, 'no provider "openai"'],
+		['a model on a cancel', { cancel: true, model: 'ollama/qwen3', conversation: '{existing}' }, 'not a cancel']
+	])('POST /api/chat with %s', async (_, body, message) => {
+		const withId = { ...body, ...('conversation' in body ? { conversation: existing } : {}) };
+		const error = await errorOf(await service.post('/api/chat', withId));
+		expect(error).toMatchObject({ status: 400, error: { code: 'BAD_REQUEST', message: expect.stringContaining(message) } });
+		const { runs } = await (await service.fetch(`/api/conversations/${existing}/runs`)).json();
+		expect(runs).toHaveLength(1);
+	});
+
 	it('refuses a body over 1 MiB from its Content-Length', async () => {
 		const body = JSON.stringify({ message: 'x'.repeat(1024 * 1024 + 10) });
 		const error = await errorOf(await service.post('/api/chat', body));

@@ -74,7 +74,10 @@ describe('crash matrix', () => {
 				resumed = 'yes';
 			}
 			const after = await (await service.fetch(`/api/conversations/${conversation}`)).json();
-			const runs = (await (await service.fetch(`/api/conversations/${conversation}/runs`)).json()).runs as { status: string }[];
+			const runs = (await (await service.fetch(`/api/conversations/${conversation}/runs`)).json()).runs as {
+				status: string;
+				usage: { calls: number; outputTokens: number };
+			}[];
 
 			// Every run row ends in a terminal status.
 			expect(runs.every((r) => r.status !== 'running')).toBe(true);
@@ -82,6 +85,12 @@ describe('crash matrix', () => {
 			expect(after.resumable).toBe(false);
 			expect(after.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'All done.' });
 			expect(after.messages.filter((m: { role: string; content: string }) => m.role === 'user' && m.content === 'do it')).toHaveLength(1);
+			// Usage is counted once per answer, wherever the crash fell: the runs' totals are exactly the
+			// answers' own, and every answer of the finished thread has its call recorded.
+			const answers = after.messages.filter((m: { role: string }) => m.role === 'assistant') as { model?: string; usage?: { outputTokens: number } }[];
+			expect(answers.every((m) => m.model === 'ollama/qwen3' && m.usage !== undefined)).toBe(true);
+			expect(runs.reduce((n, r) => n + r.usage.calls, 0)).toBe(answers.length);
+			expect(runs.reduce((n, r) => n + r.usage.outputTokens, 0)).toBe(answers.reduce((n, m) => n + m.usage!.outputTokens, 0));
 
 			await service.stop();
 			const db = new Database(path.join(dataDir, 'sophos.db'), { readonly: true });

@@ -11,7 +11,7 @@ describe('reasoning (OLLAMA_THINK=true)', () => {
 	let service: Service;
 	beforeAll(async () => {
 		ollama = await ScriptedOllama.start(
-			answerScript('The answer is **42**.', { thinking: 'Let me think this through step by step.' })
+			answerScript('The answer is **42**.', { thinking: 'Let me think this through step by step.', hold: 'think', holdAfterChunks: 0 })
 		);
 		service = await Service.start({ ollamaUrl: ollama.url, env: { OLLAMA_THINK: 'true' } });
 	});
@@ -22,7 +22,11 @@ describe('reasoning (OLLAMA_THINK=true)', () => {
 
 	it('streams as its own event, stays in the record and in the export', async () => {
 		const { conversation } = await (await service.post('/api/chat', { message: 'What is the answer?' })).json();
-		const events = await followRun(service.url, conversation);
+		// Held before its first chunk, so the stream is followed live and its reasoning events are seen.
+		await ollama.held('think');
+		const stream = await service.fetch(`/api/chat?conversation=${conversation}`);
+		ollama.release('think');
+		const events = await readEvents(stream);
 		expect(ollama.requests.at(-1)!.think).toBe(true);
 		const reasoning = events.filter((e) => e.event === 'reasoning').map((e) => e.data).join('');
 		expect(reasoning).toBe('Let me think this through step by step.');

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedOllama } from '../support/scripted-ollama';
+import { ScriptedOpenAI } from '../support/scripted-openai';
 import { answerScript, walkthroughScript } from '../support/scripts';
 import { ROOT, Service, tempDir } from '../support/service';
 import { followRun } from '../support/sse';
@@ -104,6 +105,46 @@ describe('MCP servers that are down', () => {
 		} finally {
 			await service.stop();
 			await ollama.close();
+		}
+	});
+});
+
+describe('readiness of each model provider', () => {
+	it('checks every configured provider and names the one that is down', async () => {
+		const ollama = await ScriptedOllama.start(answerScript('ok'));
+		const openai = await ScriptedOpenAI.start(answerScript('ok'));
+		const service = await Service.start({ ollamaUrl: ollama.url, env: { OPENAI_BASE_URL: openai.url, READINESS_CACHE_MS: '0' } });
+		try {
+			const up = await (await service.fetch('/api/readyz')).json();
+			expect(up).toMatchObject({ status: 'ok', defaultModel: 'ollama/qwen3' });
+			expect(up.checks.providers).toEqual({ ollama: { status: 'ok', kind: 'ollama' }, openai: { status: 'ok', kind: 'openai' } });
+
+			const url = openai.url;
+			await openai.close();
+			const res = await service.fetch('/api/readyz');
+			expect(res.status).toBe(503);
+			const down = await res.json();
+			// The default model is fine; the other provider is named with what to do.
+			expect(down.checks.model).toEqual({ status: 'ok' });
+			expect(down.checks.providers.openai).toMatchObject({ status: 'error', kind: 'openai' });
+			expect(down.message).toContain(`Model server "openai": The model server "openai" is not reachable at ${url}`);
+			expect(down.message).toContain('OPENAI_BASE_URL');
+		} finally {
+			await service.stop();
+			await ollama.close();
+		}
+	});
+
+	it('leaves Ollama out when DEFAULT_MODEL names another provider and no OLLAMA_ setting is given', async () => {
+		const openai = await ScriptedOpenAI.start(answerScript('ok'));
+		const service = await Service.start({ env: openai.serviceEnv() });
+		try {
+			const res = await service.fetch('/api/readyz');
+			expect(res.status).toBe(200);
+			expect(Object.keys((await res.json()).checks.providers)).toEqual(['openai']);
+		} finally {
+			await service.stop();
+			await openai.close();
 		}
 	});
 });

@@ -1,15 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScriptedOllama } from '../support/scripted-ollama';
+import type { ScriptedModelServer } from '../support/model-script';
+import { MODEL_SERVER_KINDS, MODEL_SERVERS } from '../support/model-servers';
 import { SUMMARY, WALKTHROUGH_PROMPT, walkthroughScript } from '../support/scripts';
 import { Service } from '../support/service';
 import { followRun } from '../support/sse';
 import { PageServer } from '../support/page-server';
 
 type Detail = {
-	conversation: { messageCount: number; status: string };
-	messages: { role: string; content: string; status?: string; name?: string }[];
+	conversation: { messageCount: number; status: string; model: string | null };
+	messages: { role: string; content: string; status?: string; name?: string; model?: string; usage?: { inputTokens?: number; outputTokens?: number } }[];
 	resumable: boolean;
 };
 
@@ -17,8 +18,9 @@ async function detail(service: Service, id: string): Promise<Detail> {
 	return (await service.fetch(`/api/conversations/${id}`)).json();
 }
 
-describe('the walkthrough run', () => {
-	let ollama: ScriptedOllama;
+// The same run against each provider's wire format, through its real client (ChatOllama, ChatOpenAI).
+describe.each(MODEL_SERVER_KINDS)('the walkthrough run (%s)', (kind) => {
+	let ollama: ScriptedModelServer;
 	let page: PageServer;
 	let prompt: string;
 	let env: Record<string, string>;
@@ -26,7 +28,7 @@ describe('the walkthrough run', () => {
 		page = await PageServer.start();
 		prompt = WALKTHROUGH_PROMPT.replace('{url}', page.url());
 		env = { FETCH_ALLOWED_HOSTS: page.host };
-		ollama = await ScriptedOllama.start(walkthroughScript({ url: page.url() }));
+		ollama = await MODEL_SERVERS[kind](walkthroughScript({ url: page.url() }));
 	});
 	afterAll(async () => {
 		await ollama.close();
@@ -34,7 +36,7 @@ describe('the walkthrough run', () => {
 	});
 
 	it('completes with 8 messages, 9 checkpoints and the entity in memory', async () => {
-		const service = await Service.start({ ollamaUrl: ollama.url, env });
+		const service = await Service.start({ env: { ...ollama.serviceEnv(), ...env } });
 		try {
 			const res = await service.post('/api/chat', { message: prompt });
 			expect(res.status).toBe(200);
@@ -52,6 +54,11 @@ describe('the walkthrough run', () => {
 			expect(page.requests).toEqual(['/robots.txt', '/']);
 			expect(d.conversation).toMatchObject({ messageCount: 8, status: 'completed' });
 			expect(d.resumable).toBe(false);
+			// Every answer says which model gave it and what its call used, from the provider's own figures.
+			const answers = d.messages.filter((m) => m.role === 'assistant');
+			expect(d.conversation.model).toBe(ollama.defaultModel);
+			expect(answers.map((m) => m.model)).toEqual(Array(4).fill(ollama.defaultModel));
+			for (const m of answers) expect(m.usage).toMatchObject({ inputTokens: expect.any(Number), outputTokens: expect.any(Number) });
 
 			const jsonl = await (await service.fetch(`/api/conversations/${conversation}/export?format=jsonl`)).text();
 			const checkpoints = jsonl.trim().split('\n').map((l) => JSON.parse(l));
@@ -60,6 +67,8 @@ describe('the walkthrough run', () => {
 
 			const runs = await (await service.fetch(`/api/conversations/${conversation}/runs`)).json();
 			expect(runs.runs).toEqual([expect.objectContaining({ id: run, status: 'completed', error: null })]);
+			const inputTokens = answers.reduce((n, m) => n + m.usage!.inputTokens!, 0);
+			expect(runs.runs[0].usage).toMatchObject({ calls: 4, inputTokens });
 
 			const memory = fs.readFileSync(path.join(service.options.dataDir, 'memory.jsonl'), 'utf8');
 			expect(memory).toContain('"name":"example.com"');
@@ -73,7 +82,7 @@ describe('the walkthrough run', () => {
 	it('survives SIGKILL while the model streams step 3, and resumes without redoing the first tool', async () => {
 		ollama.script = walkthroughScript({ url: page.url(), second: { hold: 'step3', holdAfterChunks: 2 } });
 		page.requests.length = 0;
-		const service = await Service.start({ ollamaUrl: ollama.url, env });
+		const service = await Service.start({ env: { ...ollama.serviceEnv(), ...env } });
 		let restarted: Service | undefined;
 		try {
 			const { conversation } = await (await service.post('/api/chat', { message: prompt })).json();
@@ -106,6 +115,12 @@ describe('the walkthrough run', () => {
 			const runs = (await (await restarted.fetch(`/api/conversations/${conversation}/runs`)).json()).runs;
 			expect(runs.map((r: { status: string }) => r.status)).toEqual(['completed', 'interrupted']);
 			expect(runs[1].error.code).toBe('PROCESS_EXITED');
+			// Usage counts each answer once, for the run whose call gave it: the killed run's step-1
+			// answer survived, its step-3 call died with it and left nothing; the resume made three.
+			expect(runs.map((r: { usage: { calls: number } }) => r.usage.calls)).toEqual([3, 1]);
+			const answers = after.messages.filter((m) => m.role === 'assistant');
+			const outputTokens = answers.reduce((n, m) => n + (m.usage?.outputTokens ?? 0), 0);
+			expect(runs[0].usage.outputTokens + runs[1].usage.outputTokens).toBe(outputTokens);
 		} finally {
 			await restarted?.stop();
 		}

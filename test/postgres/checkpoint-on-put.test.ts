@@ -39,7 +39,7 @@ describe('DeltaPostgresSaver onPut', () => {
 		await saver.put(at(), root, metadata, {});
 		const [onBranch, elsewhere] = [checkpoint(), checkpoint()];
 		await storage.runs.finish('r1', { status: 'completed', messageCount: 0 }, '2026-01-01T00:00:01.000Z');
-		await storage.runs.claim('c1', 'edit', '2026-01-01T00:00:02.000Z', 'edit', 'edited', root.id);
+		await storage.runs.claim('c1', 'edit', '2026-01-01T00:00:02.000Z', 'edit', 'edited', { branchFrom: root.id });
 		await saver.put(at(root.id), onBranch, metadata, {});
 		expect(await storage.branches.head('c1')).toBe(onBranch.id);
 		await saver.put(at(root.id), elsewhere, metadata, {});

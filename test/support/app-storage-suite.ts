@@ -35,19 +35,27 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 		};
 
 		it('creates a conversation with its first run claimed, and refuses a taken id, changing nothing', async () => {
-			await storage.conversations.createWithRun('c1', 'r1', 'Hello there\nsecond line', T(0));
+			await storage.conversations.createWithRun('c1', 'r1', 'Hello there\nsecond line', T(0), 'ollama/qwen3');
 			expect(await storage.conversations.get('c1')).toEqual({
 				id: 'c1',
 				title: 'Hello there',
 				createdAt: T(0),
 				updatedAt: T(0),
 				messageCount: 0,
+				model: 'ollama/qwen3',
 				status: 'running'
 			});
 			expect(await storage.runs.get('r1')).toMatchObject({ conversationId: 'c1', status: 'running', trigger: 'message', input: 'Hello there\nsecond line' });
 			await expect(storage.conversations.createWithRun('c1', 'r2', 'again', T(1))).rejects.toThrow();
 			expect(await storage.runs.get('r2')).toBeUndefined();
 			expect(await storage.conversations.list()).toHaveLength(1);
+			await storage.runs.finish('r1', { status: 'completed', messageCount: 2 }, T(1));
+			// A resume sets its model only once it goes ahead; a default conversation has none.
+			expect(await storage.runs.claim('c1', 'r3', T(2), 'resume', null)).toBe('claimed');
+			await opened.other.conversations.setModel('c1', 'openai/gpt');
+			expect(await storage.conversations.model('c1')).toBe('openai/gpt');
+			await storage.conversations.createWithRun('c2', 'r4', 'no model', T(3));
+			expect(await storage.conversations.model('c2')).toBeNull();
 		});
 
 		it('lets one run claim a conversation at a time, whoever asks, at the same moment too', async () => {
@@ -334,12 +342,14 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 		it('starts a branch with the run that claims it, switches branches, and queues edits and regenerates', async () => {
 			await conversation('c1');
 			expect(await storage.branches.head('c1')).toBeUndefined();
-			expect(await storage.runs.claim('c1', 'edit-1', T(1), 'edit', 'edited', 'checkpoint-3')).toBe('claimed');
+			expect(await storage.runs.claim('c1', 'edit-1', T(1), 'edit', 'edited', { branchFrom: 'checkpoint-3', model: 'ollama/other' })).toBe('claimed');
 			expect(await opened.other.branches.head('c1')).toBe('checkpoint-3');
+			expect(await opened.other.conversations.model('c1')).toBe('ollama/other');
 			expect((await storage.conversations.list())[0]).toMatchObject({ id: 'c1', updatedAt: T(1) });
 			// A claim refused starts no branch.
-			expect(await storage.runs.claim('c1', 'edit-2', T(2), 'edit', 'again', 'checkpoint-9')).toBe('busy');
+			expect(await storage.runs.claim('c1', 'edit-2', T(2), 'edit', 'again', { branchFrom: 'checkpoint-9', model: 'ollama/refused' })).toBe('busy');
 			expect(await storage.branches.head('c1')).toBe('checkpoint-3');
+			expect(await storage.conversations.model('c1')).toBe('ollama/other');
 			await storage.runs.finish('edit-1', { status: 'completed', messageCount: 6 }, T(3));
 			await storage.branches.switchTo('c1', 'checkpoint-7', 'edit-1');
 			await storage.conversations.showBranch('c1', 4, undefined);
@@ -349,16 +359,17 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			});
 			expect(await storage.conversations.get('c1')).toMatchObject({ messageCount: 4, updatedAt: T(3) });
 			await storage.runs.claim('c1', 'busy', T(4), 'message', 'hi');
-			await storage.queue.add('c1', 'q-edit', 'better question', T(5), { editOf: 'human-1' });
+			await storage.queue.add('c1', 'q-edit', 'better question', T(5), { editOf: 'human-1', model: 'openai/gpt' });
 			await storage.queue.add('c1', 'q-regen', '', T(5), { regenerate: 'ai-2' });
 			expect(await storage.queue.list('c1')).toEqual([
-				{ id: 'q-edit', message: 'better question', createdAt: T(5), editOf: 'human-1' },
+				{ id: 'q-edit', message: 'better question', createdAt: T(5), editOf: 'human-1', model: 'openai/gpt' },
 				{ id: 'q-regen', message: '', createdAt: T(5), regenerate: 'ai-2' }
 			]);
 			await storage.runs.finish('busy', { status: 'completed', messageCount: 6 }, T(6));
-			const edit = { runId: 'q-edit-run', now: T(7), trigger: 'edit' as const, input: 'better question', branchFrom: 'checkpoint-1' };
+			const edit = { runId: 'q-edit-run', now: T(7), trigger: 'edit' as const, input: 'better question', branchFrom: 'checkpoint-1', model: 'openai/gpt' };
 			expect(await opened.other.queue.claimQueued('c1', 'q-edit', edit)).toBe('claimed');
 			expect(await storage.branches.head('c1')).toBe('checkpoint-1');
+			expect(await storage.conversations.get('c1')).toMatchObject({ model: 'openai/gpt', updatedAt: T(7) });
 			expect((await storage.queue.list('c1')).map((m) => m.id)).toEqual(['q-regen']);
 			await storage.queue.delete('q-regen');
 			expect(await storage.queue.list('c1')).toEqual([]);

@@ -1,6 +1,6 @@
 import type { ApiResult, ChatApi } from '../../src/lib/client/chat-api';
 import type { OpenRunStream, RunStreamHandlers } from '../../src/lib/client/run-stream';
-import type { AllowedTool, ConversationDetail, ConversationSummary, MessageDto, PendingApproval, Readiness, StreamEvent } from '../../src/lib/protocol';
+import type { AllowedTool, ConversationDetail, ConversationSummary, MessageDto, ModelList, PendingApproval, Readiness, StreamEvent } from '../../src/lib/protocol';
 
 /** Fakes for the client controller: an API whose answers a test sets or holds, and scripted streams. */
 
@@ -21,6 +21,7 @@ export function summary(id: string, extra: Partial<ConversationSummary> = {}): C
 		createdAt: '2026-11-01T10:00:00.000Z',
 		updatedAt: '2026-11-01T10:00:00.000Z',
 		messageCount: 0,
+		model: null,
 		status: 'completed',
 		...extra
 	};
@@ -49,7 +50,20 @@ export function waitingDetail(id: string, messages: MessageDto[], approvals: Pen
 
 export const READY: Readiness = {
 	status: 'ok',
-	checks: { database: { status: 'ok' }, model: { status: 'ok' }, mcp: {} }
+	defaultModel: 'ollama/qwen3',
+	checks: { database: { status: 'ok' }, model: { status: 'ok' }, providers: { ollama: { status: 'ok', kind: 'ollama' } }, mcp: {} }
+};
+
+export const MODELS: ModelList = {
+	default: 'ollama/qwen3',
+	models: [
+		{ id: 'ollama/qwen3', provider: 'ollama', name: 'qwen3' },
+		{ id: 'openai/qwen3-8b', provider: 'openai', name: 'qwen3-8b' }
+	],
+	providers: [
+		{ name: 'ollama', kind: 'ollama', status: 'ok' },
+		{ name: 'openai', kind: 'openai', status: 'ok' }
+	]
 };
 
 type Calls = { [K in keyof ChatApi]: Parameters<ChatApi[K]>[] };
@@ -66,7 +80,8 @@ export class FakeApi implements ChatApi {
 		deleteConversation: [],
 		readiness: [],
 		listAllowedTools: [],
-		revokeAllowedTool: []
+		revokeAllowedTool: [],
+		listModels: []
 	};
 	conversations: ConversationSummary[] = [];
 	allowed: AllowedTool[] = [];
@@ -91,7 +106,8 @@ export class FakeApi implements ChatApi {
 			const before = this.allowed.length;
 			this.allowed = this.allowed.filter((t) => t.tool !== tool);
 			return this.allowed.length < before ? ok(null) : fail(404, 'NOT_FOUND', `The tool "${tool}" is not always allowed`);
-		}
+		},
+		listModels: () => ok(MODELS)
 	};
 
 	listConversations = (limit: number) => this.answer('listConversations', limit);
@@ -104,6 +120,7 @@ export class FakeApi implements ChatApi {
 	readiness = () => this.answer('readiness');
 	listAllowedTools = () => this.answer('listAllowedTools');
 	revokeAllowedTool = (tool: string) => this.answer('revokeAllowedTool', tool);
+	listModels = () => this.answer('listModels');
 
 	private async answer<K extends keyof ChatApi>(name: K, ...args: Parameters<ChatApi[K]>): Promise<Awaited<ReturnType<ChatApi[K]>>> {
 		(this.calls[name] as unknown[]).push(args);

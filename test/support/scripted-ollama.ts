@@ -1,5 +1,6 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { checkHold, split, type Script, type ScriptedModelServer } from './model-script';
+import { ScriptedHttpServer } from './scripted-server';
 
 /**
  * A stand-in for Ollama that speaks its HTTP protocol (POST /api/chat as NDJSON or one JSON body,
@@ -25,93 +26,49 @@ export type ChatRequest = {
 	options?: Record<string, unknown>;
 };
 
-export type ScriptedReply = {
-	thinking?: string;
-	content?: string;
-	toolCalls?: { name: string; arguments: Record<string, unknown> }[];
-	/** Characters per streamed chunk (default 4: about one token). */
-	chunkChars?: number;
-	/** Stop streaming after this many content chunks until `release(hold)` is called. */
-	holdAfterChunks?: number;
-	/** Names the hold, for `held(name)` and `release(name)`. */
-	hold?: string;
-	/** Pause between chunks, for people watching the demo; tests never set it. */
-	delayMs?: number;
-	/** Answer with this HTTP error instead of a reply. */
-	httpError?: { status: number; error: string };
-};
+export type { Script, ScriptedReply } from './model-script';
 
-export type Script = (request: ChatRequest) => ScriptedReply;
-
-type Deferred = { promise: Promise<void>; resolve: () => void };
-const deferred = (): Deferred => {
-	let resolve!: () => void;
-	const promise = new Promise<void>((r) => (resolve = r));
-	return { promise, resolve };
-};
-
-function split(text: string, size: number): string[] {
-	const parts: string[] = [];
-	for (let i = 0; i < text.length; i += size) parts.push(text.slice(i, i + size));
-	return parts;
-}
-
-export class ScriptedOllama {
+export class ScriptedOllama extends ScriptedHttpServer implements ScriptedModelServer {
 	readonly requests: ChatRequest[] = [];
 	/** How often the model list was asked for (readiness does). */
 	tagsRequests = 0;
-	private readonly holds = new Map<string, { reached: Deferred; released: Deferred }>();
 
 	private constructor(
-		private readonly server: http.Server,
-		public script: Script,
+		script: Script,
 		public models: string[]
-	) {}
+	) {
+		super(script);
+	}
 
 	static async start(script: Script, models = ['qwen3:latest']): Promise<ScriptedOllama> {
-		let instance!: ScriptedOllama;
-		const server = http.createServer((req, res) => void instance.handle(req, res));
-		instance = new ScriptedOllama(server, script, models);
-		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const instance = new ScriptedOllama(script, models);
+		await instance.listen();
 		return instance;
 	}
 
 	get url(): string {
-		const { port } = this.server.address() as AddressInfo;
-		return `http://127.0.0.1:${port}`;
+		return this.origin;
 	}
 
-	/** Resolves when a reply with this hold has streamed up to it. */
-	held(name: string): Promise<void> {
-		return this.holdFor(name).reached.promise;
+	get defaultModel(): string {
+		return 'ollama/qwen3';
 	}
 
-	release(name: string): void {
-		this.holdFor(name).released.resolve();
+	serviceEnv(): Record<string, string> {
+		return { OLLAMA_HOST: this.url };
 	}
 
-	async close(): Promise<void> {
-		for (const h of this.holds.values()) h.released.resolve();
-		this.server.closeAllConnections();
-		await new Promise<void>((resolve) => this.server.close(() => resolve()));
-	}
-
-	private holdFor(name: string) {
-		let h = this.holds.get(name);
-		if (!h) this.holds.set(name, (h = { reached: deferred(), released: deferred() }));
-		return h;
-	}
-
-	private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-		const chunks: Buffer[] = [];
-		for await (const c of req) chunks.push(c as Buffer);
-		const body = Buffer.concat(chunks).toString('utf8');
+	protected async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+		const body = await ScriptedHttpServer.body(req);
 		if (req.method === 'GET' && req.url === '/api/tags') {
 			this.tagsRequests++;
 			return this.json(res, 200, this.tags());
 		}
 		if (req.method === 'GET' && req.url === '/api/version') return this.json(res, 200, { version: '0.12.6' });
-		if (req.method === 'POST' && req.url === '/api/chat') return this.chat(JSON.parse(body) as ChatRequest, res);
+		if (req.method === 'POST' && req.url === '/api/chat') {
+			await this.holdIfAsked();
+			return this.chat(JSON.parse(body) as ChatRequest, res);
+		}
 		this.json(res, 404, { error: 'not found' });
 	}
 
@@ -147,10 +104,7 @@ export class ScriptedOllama {
 		const size = reply.chunkChars ?? 4;
 		const thinking = reply.thinking && request.think !== false ? split(reply.thinking, size) : [];
 		const content = split(reply.content ?? '', size);
-		if (reply.hold && (reply.holdAfterChunks ?? 0) >= content.length) {
-			// A hold the reply never reaches would leave the test waiting forever: fail it loudly.
-			throw new Error(`hold "${reply.hold}" after ${reply.holdAfterChunks} chunks, but the reply has ${content.length}`);
-		}
+		checkHold(reply, content.length);
 		const final = {
 			...base(),
 			done: true,
@@ -178,9 +132,7 @@ export class ScriptedOllama {
 		for (const t of thinking) line({ ...base(), message: { role: 'assistant', content: '', thinking: t }, done: false });
 		for (const [i, c] of content.entries()) {
 			if (reply.hold && i === reply.holdAfterChunks) {
-				const h = this.holdFor(reply.hold);
-				h.reached.resolve();
-				await h.released.promise;
+				await this.holds.reach(reply.hold);
 				if (res.destroyed) return;
 			}
 			line({ ...base(), message: { role: 'assistant', content: c }, done: false });

@@ -1,4 +1,4 @@
-import type { ChatRequest, Script, ScriptedReply } from './scripted-ollama';
+import type { Script, ScriptedReply, ScriptRequest } from './model-script';
 
 /** Scripts for the scripted model: each decides a reply from the conversation alone. */
 
@@ -8,12 +8,12 @@ export const WALKTHROUGH_PROMPT =
 export const SUMMARY = 'Example Domain is a page reserved for use in documentation examples.';
 
 /** Messages after the last user message: the current turn. */
-export function currentTurn(request: ChatRequest) {
+export function currentTurn(request: ScriptRequest) {
 	const lastUser = request.messages.map((m) => m.role).lastIndexOf('user');
 	return { user: request.messages[lastUser]?.content ?? '', after: request.messages.slice(lastUser + 1) };
 }
 
-function offers(request: ChatRequest, name: string): boolean {
+function offers(request: ScriptRequest, name: string): boolean {
 	return request.tools?.some((t) => t.function.name === name) ?? false;
 }
 

@@ -19,7 +19,8 @@ export function tempDir(prefix = 'sophos-test-'): string {
 }
 
 export type ServiceOptions = {
-	ollamaUrl: string;
+	/** OLLAMA_HOST; leave it out when `env` points the service at another provider. */
+	ollamaUrl?: string;
 	/** Survives restarts: the database and memory file live here. */
 	dataDir?: string;
 	configDir?: string;
@@ -54,7 +55,7 @@ export class Service {
 				HOST: '127.0.0.1',
 				PORT: String(p),
 				BODY_SIZE_LIMIT: '2M',
-				OLLAMA_HOST: options.ollamaUrl,
+				...(options.ollamaUrl ? { OLLAMA_HOST: options.ollamaUrl } : {}),
 				DATABASE_PATH: path.join(dataDir, 'sophos.db'),
 				MEMORY_FILE_PATH: path.join(dataDir, 'memory.jsonl'),
 				CONFIG_DIR: options.configDir ?? path.join(ROOT, 'config'),

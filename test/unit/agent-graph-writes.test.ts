@@ -38,12 +38,11 @@ it('stores a streamed answer once: the agent step writes the AIMessage the threa
 	migrate(db);
 	const graph = buildAgentGraph({
 		checkpointer: new DeltaSqliteSaver(db),
-		chatModel: () => new StreamedReplyModel({}),
+		model: () => ({ chat: new StreamedReplyModel({}), classifyError: (e) => e as Error, record: (answer) => answer }),
 		tools: async () => [],
 		runTools: async () => ({ messages: [] }),
 		turn: () => undefined,
-		systemPrompt: async () => 'You are terse.',
-		classifyModelError: (e) => e as Error
+		systemPrompt: async () => 'You are terse.'
 	});
 	const config = { configurable: { thread_id: 'chat' } };
 	for (let turn = 0; turn < 3; turn += 1) {

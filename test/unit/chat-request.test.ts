@@ -28,6 +28,26 @@ describe('POST /api/chat body', () => {
 		expect(parseChatRequest({ message: ` ${'x'.repeat(100)} ` }, 100)).toMatchObject({ kind: 'message' });
 	});
 
+	it('carries a chosen model on a message or a resume', () => {
+		expect(parseChatRequest({ message: 'hi', model: 'vllm/Qwen/Qwen3-8B' }, 100)).toEqual({
+			kind: 'message',
+			conversation: null,
+			message: 'hi',
+			model: 'vllm/Qwen/Qwen3-8B'
+		});
+		expect(parseChatRequest({ resume: true, conversation: ID, model: 'ollama/qwen3' }, 100)).toEqual({ kind: 'resume', conversation: ID, model: 'ollama/qwen3' });
+	});
+
+	it.each([
+		[{ message: 'hi', model: 'qwen3' }, 'Invalid field "model": expected <provider>/<model>'],
+		[{ message: 'hi', model: 7 }, 'Invalid field "model"'],
+		[{ message: 'hi', model: `a/${'b'.repeat(256)}` }, 'Invalid field "model"'],
+		[{ cancel: true, conversation: ID, model: 'ollama/qwen3' }, 'not a cancel'],
+		[{ conversation: ID, decisions: [{ toolCallId: 'c', action: 'approve' }], model: 'ollama/qwen3' }, '"decisions" goes with "conversation" alone']
+	])('refuses a model where it does not belong or in the wrong form: %j', (body, message) => {
+		expect(() => parseChatRequest(body, 100)).toThrow(message);
+	});
+
 	it.each([null, [], 'hi', 3, true])('refuses a body that is not an object: %j', (body) => {
 		expect(() => parseChatRequest(body, 100)).toThrow('Request body must be a JSON object');
 	});

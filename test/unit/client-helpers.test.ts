@@ -34,7 +34,13 @@ describe('relativeTime', () => {
 
 describe('readinessAdvice', () => {
 	it('gives nothing when all is well', () => {
-		expect(readinessAdvice({ status: 'ok', checks: { database: { status: 'ok' }, model: { status: 'ok' }, mcp: {} } })).toEqual([]);
+		expect(
+			readinessAdvice({
+				status: 'ok',
+				defaultModel: 'ollama/qwen3',
+				checks: { database: { status: 'ok' }, model: { status: 'ok' }, providers: {}, mcp: {} }
+			})
+		).toEqual([]);
 		expect(readinessAdvice(null)).toEqual([]);
 	});
 
@@ -42,9 +48,11 @@ describe('readinessAdvice', () => {
 		const readiness: Readiness = {
 			status: 'error',
 			message: 'x',
+			defaultModel: 'ollama/qwen3',
 			checks: {
 				database: { status: 'ok' },
 				model: { status: 'error', message: 'Ollama is not reachable at http://127.0.0.1:9: start it with `ollama serve`' },
+				providers: { ollama: { status: 'error', kind: 'ollama', message: 'Ollama is not reachable at http://127.0.0.1:9: start it with `ollama serve`' } },
 				mcp: { memory: { status: 'ok', tools: 9 }, fetch: { status: 'error', tools: 0, message: 'exited' }, slow: { status: 'starting', tools: 0 } }
 			}
 		};

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { titleFromMessage } from '../../src/lib/server/db/conversation-store';
 import { createToolFilter } from '../../src/lib/server/mcp/tool-filter';
 import { capText } from '../../src/lib/server/mcp/tool-result';
-import { modelIsListed } from '../../src/lib/server/readiness';
-import { classifyModelError, classifyRunError } from '../../src/lib/server/agent/model-errors';
+import { modelIsListed, OllamaProvider } from '../../src/lib/server/models/ollama-provider';
+import { classifyRunError } from '../../src/lib/server/agent/model-errors';
 import { GraphRecursionError } from '@langchain/langgraph';
 
 describe('titleFromMessage', () => {
@@ -49,6 +49,8 @@ describe('modelIsListed', () => {
 
 describe('error classification', () => {
 	const host = 'http://127.0.0.1:11434';
+	const ollama = new OllamaProvider({ host, think: false, fetch });
+	const classifyModelError = (e: unknown, _host: string, model: string) => ollama.classifyError(e, model);
 	it('tells a missing model, an unreachable server and other failures apart', () => {
 		const notFound = Object.assign(new Error('model "qwen3" not found, try pulling it first'), { status_code: 404 });
 		expect(classifyModelError(notFound, host, 'qwen3').code).toBe('MODEL_UNAVAILABLE');

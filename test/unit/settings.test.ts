@@ -64,9 +64,20 @@ describe('settings', () => {
 		['SOPHOS_CRASH_AT', 'nowhere'],
 		['CHECKPOINT_RETENTION', 'latest:0'],
 		['CHECKPOINT_RETENTION', 'some'],
-		['SOPHOS_CRASH_AT', 'before-tool-call:0']
+		['SOPHOS_CRASH_AT', 'before-tool-call:0'],
+		['OPENAI_BASE_URL', 'localhost:1234'],
+		['DEFAULT_MODEL', 'qwen3']
 	])('refuses %s=%s with a message naming it', (name, value) => {
 		expect(() => parseSettings({ [name]: value })).toThrow(new RegExp(`^Invalid settings: ${name}="${value.replace('.', '\\.')}"`));
+	});
+
+	it('picks the default model and whether Ollama is a provider', () => {
+		expect(parseSettings({})).toMatchObject({ defaultModel: 'ollama/qwen3', ollamaEnabled: true });
+		expect(parseSettings({ OLLAMA_MODEL: 'llama3.2' }).defaultModel).toBe('ollama/llama3.2');
+		// LM Studio alone: Ollama is left out, so it is not reported down.
+		const lmstudio = parseSettings({ OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1', DEFAULT_MODEL: 'openai/qwen/qwen3-8b' });
+		expect(lmstudio).toMatchObject({ defaultModel: 'openai/qwen/qwen3-8b', ollamaEnabled: false, OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1' });
+		expect(parseSettings({ DEFAULT_MODEL: 'openai/x', OLLAMA_HOST: 'http://127.0.0.1:11434' }).ollamaEnabled).toBe(true);
 	});
 
 	it('names every bad variable at once', () => {

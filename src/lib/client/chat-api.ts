@@ -6,10 +6,12 @@
 import { z } from '../protocol/zod';
 import {
 	AllowedToolSchema,
+	ModelListSchema,
 	type AllowedTool,
 	type ConversationDetail,
 	type ConversationPage,
 	type Decision,
+	type ModelList,
 	type Readiness,
 	type RunRecord,
 	type WireError
@@ -21,9 +23,12 @@ export type ChatApi = {
 	listConversations(limit: number): Promise<ApiResult<ConversationPage>>;
 	getConversation(id: string): Promise<ApiResult<ConversationDetail>>;
 	listRuns(id: string): Promise<ApiResult<RunRecord[]>>;
+	/** `model` (with a message): a model the reader chose, sent only when it differs from the conversation's. */
 	startRun(body: StartBody): Promise<ApiResult<{ conversation: string; run: string }>>;
 	/** POST /api/conversations/:id/branch: the conversation as it reads on the branch now active. */
 	switchBranch(id: string, messageId: string): Promise<ApiResult<ConversationDetail>>;
+	/** GET /api/models; null when the body is not a model list. */
+	listModels(): Promise<ApiResult<ModelList | null>>;
 	/** POST /api/runs/:id/cancel: 404 or 405 means this server has no cancel endpoint. */
 	cancelRun(runId: string): Promise<ApiResult<unknown>>;
 	deleteConversation(id: string): Promise<ApiResult<null>>;
@@ -38,7 +43,7 @@ export type ChatApi = {
  * an edit of a user message, or a regenerate of an answer.
  */
 export type StartBody =
-	| { message: string; conversation: string | null }
+	| { message: string; conversation: string | null; model?: string }
 	| { conversation: string; resume: true }
 	| { conversation: string; decisions: Decision[] }
 	| { conversation: string; message: string; editOf: string }
@@ -93,6 +98,11 @@ export function httpChatApi(fetchImpl: Fetch = (...args) => fetch(...args)): Cha
 		startRun: (body) => call(fetchImpl, '/api/chat', json(body), (b) => b as { conversation: string; run: string }),
 		switchBranch: (id, messageId) =>
 			call(fetchImpl, `/api/conversations/${enc(id)}/branch`, json({ messageId }), (b) => b as ConversationDetail),
+		listModels: () =>
+			call(fetchImpl, '/api/models', {}, (b) => {
+				const list = ModelListSchema.safeParse(b);
+				return list.success ? list.data : null;
+			}),
 		cancelRun: (runId) => call(fetchImpl, `/api/runs/${enc(runId)}/cancel`, json({}), (b) => b),
 		deleteConversation: (id) => call(fetchImpl, `/api/conversations/${enc(id)}`, { method: 'DELETE' }, () => null),
 		// 503 carries the same body as 200: which check is down is the point of asking.

@@ -19,10 +19,12 @@ import {
 	DETACHED_MESSAGE,
 	INITIAL_SNAPSHOT,
 	IN_PROGRESS_MESSAGE,
+	currentSummary,
 	type ChatSnapshot,
 	type StopResult
 } from './chat-snapshot';
 import { isBusy, transition, type ChatStatus } from './chat-status';
+import { currentModel, modelToSend } from './model-choice';
 import { applyRunEvent, emptyLiveRun, settledLiveRun, type RunOutcome } from './live-run';
 import type { OpenRunStream, RunStreamHandle } from './run-stream';
 import { ConversationList } from './conversation-list';
@@ -37,7 +39,7 @@ import {
 	type WireError
 } from '../protocol';
 
-const MODEL_CODES = new Set(['MODEL_UNREACHABLE', 'MODEL_UNAVAILABLE']);
+const MODEL_CODES = new Set(['MODEL_UNREACHABLE', 'MODEL_UNAVAILABLE', 'MODEL_AUTH_FAILED', 'MODEL_RATE_LIMITED']);
 
 export { LIST_PAGE } from './conversation-list';
 
@@ -77,13 +79,20 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 		this.to('loading');
 		const detail = await this.loadDetail(id, epoch, { storedError: true });
 		if (epoch !== this.epoch) return;
+		this.set({ modelChoice: currentModel(detail?.conversation ?? null, this.state.models) });
 		if (detail?.conversation.status === 'running') this.attach(id);
 		else this.to('idle');
 	}
 
 	newChat(): void {
 		this.navigate();
+		this.set({ modelChoice: currentModel(null, this.state.models) });
 		if (this.state.status !== 'idle') this.to('idle');
+	}
+
+	/** The composer's model for the open conversation; the next message carries it. */
+	chooseModel(id: string): void {
+		this.set({ modelChoice: id });
 	}
 
 	/** Starts a run with `text`. False when nothing was sent: the caller gives the text back. */
@@ -92,9 +101,10 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 		if (!message || this.state.status !== 'idle') return false;
 		const epoch = this.epoch;
 		const conversation = this.state.conversationId;
+		const model = modelToSend(this.state.modelChoice, conversation ? currentSummary(this.state) : null, this.state.models);
 		this.set({ error: null, notice: null });
 		this.to('sending');
-		const res = await this.deps.api.startRun({ message, conversation });
+		const res = await this.deps.api.startRun({ message, conversation, ...(model ? { model } : {}) });
 		if (epoch !== this.epoch) return res.ok;
 		if (!res.ok) {
 			if (res.error.code === 'SESSION_IN_PROGRESS' && conversation) {
@@ -247,9 +257,17 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 		return this.list.showMore();
 	}
 
+	/** Readiness and the model list together: a provider that came back brings its models. */
 	async checkReadiness(): Promise<void> {
-		const res = await this.deps.api.readiness();
+		const [res, models] = await Promise.all([this.deps.api.readiness(), this.deps.api.listModels()]);
 		this.set({ readiness: res.ok && isReadiness(res.value) ? res.value : null });
+		if (models.ok && models.value) {
+			this.set({ models: models.value });
+			if (this.state.modelChoice === null) {
+				const open = this.state.conversationId ? currentSummary(this.state) : null;
+				this.set({ modelChoice: currentModel(open, models.value) });
+			}
+		}
 	}
 
 	dismissError(): void {
@@ -305,7 +323,8 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 	/** Leaves the open conversation: closes its stream and forgets its state. */
 	private navigate(): number {
 		this.closeStream();
-		this.set({ conversationId: null, base: [], live: null, runId: null, resumable: false, approvals: [], error: null, notice: null, connection: null });
+		const forgotten = { live: null, runId: null, resumable: false, approvals: [], error: null, notice: null, connection: null };
+		this.set({ conversationId: null, base: [], ...forgotten, modelChoice: null, lastRunUsage: null });
 		return ++this.epoch;
 	}
 
@@ -325,7 +344,7 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 	private attach(id: string): void {
 		this.closeStream();
 		this.epoch++;
-		this.set({ live: emptyLiveRun(), connection: 'connecting', resumable: false, approvals: [], notice: null, error: null });
+		this.set({ live: emptyLiveRun(), connection: 'connecting', resumable: false, approvals: [], notice: null, error: null, lastRunUsage: null });
 		if (this.state.status !== 'streaming') this.to('streaming');
 		const handle: RunStreamHandle = this.deps.openStream(id, {
 			onEvent: (e) => this.stream === handle && this.onEvent(id, e),
@@ -369,10 +388,18 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 		const storedError = outcome.kind === 'end' && outcome.status === 'failed';
 		this.set({ syncing: true });
 		try {
-			await Promise.all([this.loadDetail(id, epoch, { storedError }), this.refreshList()]);
+			await Promise.all([this.loadDetail(id, epoch, { storedError }), this.refreshList(), this.loadRunUsage(id, epoch, outcome.run)]);
 		} finally {
 			this.set({ syncing: false });
 		}
+	}
+
+	/** The ended run's totals for the timeline (GET /api/conversations/:id/runs). */
+	private async loadRunUsage(id: string, epoch: number, runId: string | undefined): Promise<void> {
+		const res = await this.deps.api.listRuns(id);
+		if (epoch !== this.epoch || !res.ok) return;
+		const run = res.value.find((r) => r.id === (runId ?? this.state.runId)) ?? res.value[0];
+		this.set({ lastRunUsage: run?.usage ?? null });
 	}
 
 	private async loadDetail(id: string, epoch: number, opts: { storedError: boolean }): Promise<ConversationDetail | null> {

@@ -4,7 +4,7 @@
  */
 import type { ChatStatus } from './chat-status';
 import type { LiveRun } from './live-run';
-import type { ConversationSummary, MessageDto, PendingApproval, Readiness, WireError } from '../protocol';
+import type { ConversationSummary, MessageDto, ModelList, PendingApproval, Readiness, RunUsage, WireError } from '../protocol';
 
 export type Notice = { kind: 'detached' | 'cancelled' | 'info'; message: string };
 
@@ -38,7 +38,18 @@ export type ChatSnapshot = {
 	error: WireError | null;
 	notice: Notice | null;
 	readiness: Readiness | null;
+	/** GET /api/models as last loaded; null until then, or when it could not be. */
+	models: ModelList | null;
+	/** The composer's model for the open conversation (or a new one): its own, until the reader picks another. */
+	modelChoice: string | null;
+	/** What the last run followed here used in all, for the timeline; null until it has ended. */
+	lastRunUsage: RunUsage | null;
 };
+
+/** The open conversation's summary: from the list, or as last loaded when it is older than the listed page. */
+export function currentSummary(s: ChatSnapshot): ConversationSummary | null {
+	return s.conversations.find((c) => c.id === s.conversationId) ?? (s.loadedSummary?.id === s.conversationId ? s.loadedSummary : null);
+}
 
 export type StopResult = 'cancelling' | 'detached' | 'ended' | 'failed' | 'not-streaming';
 
@@ -71,5 +82,8 @@ export const INITIAL_SNAPSHOT: ChatSnapshot = {
 	approvals: [],
 	error: null,
 	notice: null,
-	readiness: null
+	readiness: null,
+	models: null,
+	modelChoice: null,
+	lastRunUsage: null
 };

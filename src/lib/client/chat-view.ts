@@ -2,11 +2,12 @@
  * Pure. What the page shows for a snapshot of the controller: the transcript, the open
  * conversation's summary, and which indicators and banners are on.
  */
-import type { ChatSnapshot } from './chat-snapshot';
+import { currentSummary, type ChatSnapshot } from './chat-snapshot';
+import { modelOptions, type ModelOption } from './model-choice';
 import { isBusy } from './chat-status';
 import type { TimelineEntry } from './live-run';
 import { buildTranscript, type TranscriptItem } from './transcript';
-import type { ConversationSummary } from '../protocol';
+import type { ConversationSummary, RunUsage } from '../protocol';
 
 export type ChatView = {
 	transcript: TranscriptItem[];
@@ -22,22 +23,26 @@ export type ChatView = {
 	/** The approval card's buttons act: nothing is being started or followed. */
 	canDecide: boolean;
 	timeline: TimelineEntry[];
+	/** What the run the timeline shows used in all, once it has ended. */
+	runUsage: RunUsage | null;
 	warnings: { code: string; message: string; servers: string[] }[];
+	/** The composer's picker: empty until the model list is loaded. */
+	models: ModelOption[];
 };
 
 export function chatView(s: ChatSnapshot): ChatView {
 	const busy = isBusy(s.status);
 	return {
 		transcript: buildTranscript(s.base, s.live),
-		current:
-			s.conversations.find((c) => c.id === s.conversationId) ??
-			(s.loadedSummary?.id === s.conversationId ? s.loadedSummary : null),
+		current: currentSummary(s),
 		busy,
 		pending: busy && !s.live?.hasOutput,
 		showResume: s.resumable && !busy && s.status !== 'loading' && s.approvals.length === 0,
 		awaiting: new Set(s.approvals.map((a) => a.toolCallId)),
 		canDecide: s.status === 'idle',
 		timeline: s.live?.timeline ?? [],
-		warnings: s.live?.warnings ?? []
+		runUsage: s.lastRunUsage,
+		warnings: s.live?.warnings ?? [],
+		models: modelOptions(s.models, s.modelChoice)
 	};
 }

@@ -4,14 +4,27 @@
  * at http://127.0.0.1:11434: start it with `ollama serve`"); the advice adds the general fix, so
  * nothing here depends on the message's wording.
  */
-import type { Readiness } from '../protocol';
+import type { ProviderKind, Readiness } from '../protocol';
 
 export type Advice = { key: string; title: string; detail: string; fix: string };
+
+/** What brings a provider's server up, by the kind of server it is. */
+const PROVIDER_FIX: Record<ProviderKind, string> = {
+	ollama:
+		'Start Ollama (`ollama serve`) at the address in OLLAMA_HOST and pull the model named in OLLAMA_MODEL (`ollama pull qwen3` for the default), then select Check again.',
+	openai:
+		"Start the OpenAI-compatible server at its address (OPENAI_BASE_URL, or baseUrl in models.json, ending in /v1) with the model loaded: LM Studio's local server; llama.cpp's `llama-server -m model.gguf --jinja` (tool calls need `--jinja`); vLLM's `vllm serve <model> --enable-auto-tool-choice --tool-call-parser <parser>`. Then select Check again."
+};
+
+function kindOf(readiness: Readiness, provider: string | undefined): ProviderKind {
+	return (provider && readiness.checks.providers?.[provider]?.kind) || 'ollama';
+}
 
 export function readinessAdvice(readiness: Readiness | null): Advice[] {
 	if (!readiness || readiness.status === 'ok' || !readiness.checks) return [];
 	const advice: Advice[] = [];
-	const { database, model, mcp } = readiness.checks;
+	const { database, model, providers, mcp } = readiness.checks;
+	const defaultProvider = readiness.defaultModel?.split('/', 1)[0];
 	if (database?.status === 'error') {
 		advice.push({
 			key: 'database',
@@ -25,7 +38,17 @@ export function readinessAdvice(readiness: Readiness | null): Advice[] {
 			key: 'model',
 			title: 'The model is not available, so messages cannot be answered',
 			detail: model.message ?? '',
-			fix: 'Start Ollama (`ollama serve`) at the address in OLLAMA_HOST and pull the model named in OLLAMA_MODEL (`ollama pull qwen3` for the default), then select Check again.'
+			fix: PROVIDER_FIX[kindOf(readiness, defaultProvider)]
+		});
+	}
+	for (const [name, check] of Object.entries(providers ?? {})) {
+		// The default's provider is the model check above; saying it twice helps no one.
+		if (check.status !== 'error' || name === defaultProvider) continue;
+		advice.push({
+			key: `provider:${name}`,
+			title: `Model server "${name}" is down: conversations that use its models cannot be answered`,
+			detail: check.message ?? '',
+			fix: PROVIDER_FIX[check.kind]
 		});
 	}
 	for (const [name, check] of Object.entries(mcp ?? {})) {

@@ -8,7 +8,7 @@
  * durable, is that same step seen twice and is left out.
  */
 import type { LiveItem, LiveRun } from './live-run';
-import type { MessageDto, ReusedFrom, Versions } from '../protocol';
+import type { MessageDto, ModelUsage, ReusedFrom, Versions } from '../protocol';
 
 /** `reusedFrom`: the result came from the same call on another branch, which was not made again. */
 export type ToolResult = { content: string; status: 'success' | 'error'; reusedFrom?: ReusedFrom };
@@ -32,6 +32,9 @@ export type TranscriptItem =
 			id?: string;
 			versions?: Versions;
 			regenerate?: string;
+			/** Which model gave it and what its call used: known once the answer is durable. */
+			model?: string;
+			usage?: ModelUsage;
 	  }
 	/** A result whose call is not in view (never expected, but never hidden either). */
 	| { kind: 'tool'; key: string; name: string; result: ToolResult };
@@ -76,7 +79,17 @@ export function buildTranscript(base: readonly MessageDto[], live: LiveRun | nul
 			else if (m.role === 'assistant') {
 				const tools = (m.toolCalls ?? []).map((c, i): ToolCard => ({ key: `${key}/${c.id ?? i}`, id: c.id ?? '', name: c.name, args: c.args, result: null }));
 				tools.forEach((t) => t.id && cards.set(t.id, t));
-				items.push({ kind: 'assistant', key, text: m.content, reasoning: m.reasoning ?? '', tools, live: false, ...durable });
+				items.push({
+					kind: 'assistant',
+					key,
+					text: m.content,
+					reasoning: m.reasoning ?? '',
+					tools,
+					live: false,
+					...durable,
+					...(m.model ? { model: m.model } : {}),
+					...(m.usage ? { usage: m.usage } : {})
+				});
 			} else {
 				const result: ToolResult = {
 					content: m.content,

@@ -16,6 +16,25 @@ export const ToolCallDtoSchema = z.object({
 export type ToolCallDto = z.infer<typeof ToolCallDtoSchema>;
 
 /**
+ * What one model call used, from the provider's own figures (Ollama's eval counts and durations;
+ * an OpenAI-compatible server's usage chunk, timed by Sophos). Every figure is optional: a server
+ * that sends no usage chunk still has its timings.
+ */
+export const ModelUsageSchema = z.object({
+	inputTokens: z.number().int().nonnegative().optional(),
+	outputTokens: z.number().int().nonnegative().optional(),
+	/** From the request to the first token of reasoning, text or a tool call. */
+	firstTokenMs: z.number().nonnegative().optional(),
+	durationMs: z.number().nonnegative().optional(),
+	/** Output tokens over the time spent generating them. */
+	tokensPerSecond: z.number().nonnegative().optional()
+});
+export type ModelUsage = z.infer<typeof ModelUsageSchema>;
+
+/** A model is named `<provider>/<model>`, e.g. `ollama/qwen3`, `openai/qwen3-8b`, `vllm/Qwen/Qwen3-8B`. */
+const ModelIdSchema = z.string();
+
+/**
  * Where the branches of a conversation hold different messages at this position: the messages
  * there, oldest first (`ids`), and which of them this one is (`index`, from 0, of `count`).
  */
@@ -40,6 +59,9 @@ export const MessageDtoSchema = z.object({
 	content: z.string(),
 	reasoning: z.string().optional(),
 	toolCalls: z.array(ToolCallDtoSchema).optional(),
+	/** The model that gave an assistant message, and what its call used (absent on older answers). */
+	model: ModelIdSchema.optional(),
+	usage: ModelUsageSchema.optional(),
 	name: z.string().optional(),
 	toolCallId: z.string().optional(),
 	status: z.enum(['success', 'error']).optional(),
@@ -54,6 +76,8 @@ export const ConversationSummarySchema = z.object({
 	createdAt: z.string(),
 	updatedAt: z.string(),
 	messageCount: z.number().int(),
+	/** The model its runs answer with; null for a conversation from before models were chosen: DEFAULT_MODEL. */
+	model: ModelIdSchema.nullable(),
 	/** The latest run's status; null before the first run. */
 	status: RunStatusSchema.nullable(),
 	error: WireErrorSchema.optional()
@@ -74,7 +98,9 @@ export const QueuedMessageSchema = z.object({
 	/** A queued edit: the user message it replaces. */
 	editOf: z.string().optional(),
 	/** A queued regenerate: the assistant message it replaces. */
-	regenerate: z.string().optional()
+	regenerate: z.string().optional(),
+	/** The model it was sent with, chosen when it starts. */
+	model: ModelIdSchema.optional()
 });
 export type QueuedMessage = z.infer<typeof QueuedMessageSchema>;
 
@@ -88,6 +114,15 @@ export const ConversationDetailSchema = z.object({
 });
 export type ConversationDetail = z.infer<typeof ConversationDetailSchema>;
 
+/** What a run's model calls used in all: each answer counted once, for the run whose call gave it. */
+export const RunUsageSchema = z.object({
+	calls: z.number().int().nonnegative(),
+	inputTokens: z.number().int().nonnegative(),
+	outputTokens: z.number().int().nonnegative(),
+	durationMs: z.number().nonnegative()
+});
+export type RunUsage = z.infer<typeof RunUsageSchema>;
+
 export const RunRecordSchema = z.object({
 	id: z.string(),
 	status: RunStatusSchema,
@@ -96,7 +131,9 @@ export const RunRecordSchema = z.object({
 	input: z.string().nullable(),
 	error: WireErrorSchema.nullable(),
 	startedAt: z.string(),
-	finishedAt: z.string().nullable()
+	finishedAt: z.string().nullable(),
+	/** In GET /api/conversations/:id/runs, always; other answers that name a run leave it out. */
+	usage: RunUsageSchema.optional()
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 
@@ -137,13 +174,34 @@ export const CheckSchema = z.object({
 });
 export type Check = z.infer<typeof CheckSchema>;
 
+/** What kind of server a provider speaks to; the page's advice for one that is down depends on it. */
+export const ProviderKindSchema = z.enum(['ollama', 'openai']);
+export type ProviderKind = z.infer<typeof ProviderKindSchema>;
+
+export const ProviderCheckSchema = CheckSchema.extend({ kind: ProviderKindSchema });
+export type ProviderCheck = z.infer<typeof ProviderCheckSchema>;
+
 export const ReadinessSchema = z.object({
 	status: z.enum(['ok', 'error']),
 	message: z.string().optional(),
+	/** The model new conversations answer with, which `checks.model` is about. */
+	defaultModel: ModelIdSchema,
 	checks: z.object({
 		database: CheckSchema,
 		model: CheckSchema,
+		/** Each configured model provider: could its models be listed. */
+		providers: z.record(z.string(), ProviderCheckSchema),
 		mcp: z.record(z.string(), CheckSchema.extend({ tools: z.number().int() }))
 	})
 });
 export type Readiness = z.infer<typeof ReadinessSchema>;
+
+/** GET /api/models: the models of every provider that answered, and how each provider is. */
+export const ModelListSchema = z.object({
+	default: ModelIdSchema,
+	models: z.array(z.object({ id: ModelIdSchema, provider: z.string(), name: z.string() })),
+	providers: z.array(
+		z.object({ name: z.string(), kind: ProviderKindSchema, status: z.enum(['ok', 'error']), message: z.string().optional() })
+	)
+});
+export type ModelList = z.infer<typeof ModelListSchema>;

@@ -37,8 +37,19 @@ export const API_ERROR_STATUS = {
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
 
-/** Why a run `failed`: recorded on the run and sent as its `chat-error` event. */
-export const RUN_FAILURE_CODES = ['MODEL_UNREACHABLE', 'MODEL_UNAVAILABLE', 'RECURSION_LIMIT', 'AGENT_FAILURE'] as const;
+/**
+ * Why a run `failed`: recorded on the run and sent as its `chat-error` event. MODEL_AUTH_FAILED:
+ * the model server refused the API key (401/403); MODEL_RATE_LIMITED: it is rate limited or out of
+ * quota (429). Both leave the step pending, so the run resumes once fixed.
+ */
+export const RUN_FAILURE_CODES = [
+	'MODEL_UNREACHABLE',
+	'MODEL_UNAVAILABLE',
+	'MODEL_AUTH_FAILED',
+	'MODEL_RATE_LIMITED',
+	'RECURSION_LIMIT',
+	'AGENT_FAILURE'
+] as const;
 export type RunFailureCode = (typeof RUN_FAILURE_CODES)[number];
 
 /** Why a run was `interrupted`: recorded on the run and sent as the `cause` of its `end` event. */

@@ -1,28 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { Check, Readiness } from '../protocol';
+import type { Check, ProviderCheck, Readiness } from '../protocol';
 import type { ServerStatus } from './mcp/server-supervisor';
-
-
-const TAGS_TIMEOUT_MS = 3000;
-
-/** Exact match: "qwen3" is served by "qwen3" or "qwen3:latest", never by "qwen3-coder". */
-export function modelIsListed(names: string[], model: string): boolean {
-	return names.some((n) => n === model || (!model.includes(':') && n === `${model}:latest`));
-}
-
-async function checkModel(host: string, model: string): Promise<Check> {
-	try {
-		const res = await fetch(new URL('/api/tags', host), { signal: AbortSignal.timeout(TAGS_TIMEOUT_MS) });
-		if (!res.ok) return { status: 'error', message: `Ollama at ${host} answered ${res.status}` };
-		const body = (await res.json()) as { models?: { name?: string; model?: string }[] };
-		const names = (body.models ?? []).flatMap((m) => [m.name, m.model].filter((n): n is string => !!n));
-		return modelIsListed(names, model)
-			? { status: 'ok' }
-			: { status: 'error', message: `Model "${model}" is not pulled on ${host}: run \`ollama pull ${model}\`` };
-	} catch {
-		return { status: 'error', message: `Ollama is not reachable at ${host}: start it with \`ollama serve\`` };
-	}
-}
+import { parseModelId } from './models/model-id';
 
 function checkDatabase(db: Database.Database): Check {
 	try {
@@ -33,15 +12,19 @@ function checkDatabase(db: Database.Database): Check {
 	}
 }
 
-/** Database, model and each MCP server, separately; `error` names everything that is not up. */
-export async function checkReadiness(parts: {
+/**
+ * Database, default model, each model provider and each MCP server, separately; `error` names
+ * everything that is not up (a down default provider once, by the model check).
+ */
+export function checkReadiness(parts: {
 	db: Database.Database;
-	ollamaHost: string;
-	model: string;
+	models: { model: Check; providers: Record<string, ProviderCheck> };
+	defaultModel: string;
 	mcp: ServerStatus[];
-}): Promise<Readiness> {
+}): Readiness {
 	const database = checkDatabase(parts.db);
-	const model = await checkModel(parts.ollamaHost, parts.model);
+	const { model, providers } = parts.models;
+	const defaultProvider = parseModelId(parts.defaultModel)?.provider;
 	const mcp = Object.fromEntries(
 		parts.mcp.map((s): [string, Check & { tools: number }] => [
 			s.name,
@@ -55,12 +38,16 @@ export async function checkReadiness(parts: {
 	const down = [
 		...(database.status !== 'ok' ? [database.message!] : []),
 		...(model.status !== 'ok' ? [model.message!] : []),
+		...Object.entries(providers).flatMap(([name, c]) =>
+			c.status === 'ok' || name === defaultProvider ? [] : [`Model server "${name}": ${c.message}`]
+		),
 		...Object.entries(mcp).flatMap(([name, c]) => (c.status === 'ok' ? [] : [`MCP server "${name}" is ${c.status}`]))
 	];
 	return {
 		status: down.length ? 'error' : 'ok',
 		...(down.length ? { message: down.join('; ') } : {}),
-		checks: { database, model, mcp }
+		defaultModel: parts.defaultModel,
+		checks: { database, model, providers, mcp }
 	};
 }
 

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { ChatOllama } from '@langchain/ollama';
 import type { ConversationDetail, ConversationSummary, Readiness } from '../protocol';
 import type { Settings } from './settings';
 import { ApprovalExpiry } from './approvals/approval-expiry';
@@ -11,7 +10,6 @@ import { ConversationStore } from './db/conversation-store';
 import { MessageQueue } from './db/message-queue';
 import { RunStore } from './db/run-store';
 import { buildAgentGraph } from './agent/agent-graph';
-import { classifyModelError } from './agent/model-errors';
 import { readSystemPrompt } from './agent/system-prompt';
 import { ThreadReader } from './agent/thread-reader';
 import { createCrashInjector, crashBeforeCheckpoint } from './crash-points';
@@ -23,6 +21,9 @@ import { findForkPoint } from './branches/fork-point';
 import { conversationDetail } from './conversation-detail';
 import { BranchStore } from './db/branch-store';
 import { loadMcpConfig } from './mcp/mcp-config';
+import { configuredProviders } from './models/configured-providers';
+import { ModelCatalog } from './models/model-catalog';
+import { loadModelsConfig } from './models/models-config';
 import { Toolbox } from './mcp/toolbox';
 import { AllowedTools } from './tools/allowed-tools';
 import { ApprovalJournal } from './tools/approval-journal';
@@ -45,6 +46,7 @@ export type Runtime = {
 	threads: ThreadReader;
 	runService: RunService;
 	toolbox: Toolbox;
+	models: ModelCatalog;
 	approvals: ApprovalJournal;
 	allowedTools: AllowedTools;
 	branches: BranchStore;
@@ -113,15 +115,14 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 
 	// One for every run, so concurrent runs share each turn of the event loop.
 	const loop = new EventLoopShare();
+	const endpoints = await loadModelsConfig(path.join(settings.paths.configDir, 'models.json'), env);
+	const models = new ModelCatalog(configuredProviders(settings, endpoints, loop.fetch), settings.defaultModel);
 	const graph = buildAgentGraph({
 		checkpointer,
-		chatModel: () =>
-			new ChatOllama({
-				baseUrl: settings.OLLAMA_HOST,
-				model: settings.OLLAMA_MODEL,
-				think: settings.OLLAMA_THINK,
-				fetch: loop.fetch
-			}),
+		model: (config) => {
+			const conversation = String(config.configurable?.thread_id);
+			return models.step(conversations.model(conversation) ?? models.defaultModel, String(config.configurable?.run_id));
+		},
 		tools: () => toolbox.definitions(),
 		runTools: (messages, config) =>
 			runToolStep(messages, config, {
@@ -137,8 +138,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				now
 			}),
 		turn: () => loop.turn(),
-		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md')),
-		classifyModelError: (e) => classifyModelError(e, settings.OLLAMA_HOST, settings.OLLAMA_MODEL)
+		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md'))
 	});
 	const threads = new ThreadReader(graph, checkpointer, {
 		stored: (id) => branches.head(id),
@@ -205,6 +205,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		threads,
 		runService,
 		toolbox,
+		models,
 		approvals,
 		allowedTools,
 		branches,
@@ -229,7 +230,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		turn: () => loop.turn(),
 		log: logLine,
 		readiness: sharedCheck(
-			() => checkReadiness({ db, ollamaHost: settings.OLLAMA_HOST, model: settings.OLLAMA_MODEL, mcp: toolbox.status() }),
+			async () => checkReadiness({ db, models: await models.readiness(), defaultModel: models.defaultModel, mcp: toolbox.status() }),
 			settings.READINESS_CACHE_MS
 		),
 		close() {

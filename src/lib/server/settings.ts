@@ -4,6 +4,7 @@ import { parseCrashAt } from './crash-points';
 import { parseCheckpointRetention } from './checkpoint';
 import { isLoopbackListenAddress, parseHostEntry } from './http/host-allow-list';
 import { parseOrigin } from './http/origin-check';
+import { parseModelId } from './models/model-id';
 
 /**
  * Every setting the service reads from its environment, parsed once at start.
@@ -42,6 +43,13 @@ export const SettingsSchema = z.object({
 	OLLAMA_HOST: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:11434'),
 	OLLAMA_MODEL: z.string().trim().min(1).default('qwen3'),
 	OLLAMA_THINK: boolean.default(false),
+	OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+	OPENAI_API_KEY: z.string().trim().optional(),
+	DEFAULT_MODEL: z
+		.string()
+		.trim()
+		.refine((v) => parseModelId(v) !== null, 'expected <provider>/<model>, e.g. ollama/qwen3 or openai/qwen3-8b')
+		.optional(),
 	CONFIG_DIR: z.string().default('config'),
 	DATABASE_PATH: z.string().default('data/sophos.db'),
 	MEMORY_FILE_PATH: z.string().default('data/memory.jsonl'),
@@ -91,9 +99,16 @@ export const SettingsSchema = z.object({
 export type Settings = z.infer<typeof SettingsSchema> & {
 	/** Absolute paths derived from the settings above. */
 	paths: { database: string; configDir: string; memoryFile: string };
+	/** DEFAULT_MODEL, or `ollama/$OLLAMA_MODEL`. */
+	defaultModel: string;
+	/**
+	 * Whether Ollama is one of the providers: unless DEFAULT_MODEL names another one and no OLLAMA_*
+	 * setting is given, so a setup with LM Studio alone is not reported down for want of Ollama.
+	 */
+	ollamaEnabled: boolean;
 };
 
-const SECRETS = new Set(['SOPHOS_TOKEN']);
+const SECRETS = new Set(['SOPHOS_TOKEN', 'OPENAI_API_KEY']);
 
 type Exposure = Pick<z.infer<typeof SettingsSchema>, 'HOST' | 'ALLOWED_HOSTS'>;
 
@@ -149,8 +164,12 @@ export function parseSettings(env: Record<string, string | undefined>, cwd = pro
 		);
 	}
 	const abs = (p: string) => (p === ':memory:' ? p : path.resolve(cwd, p));
+	const defaultModel = s.DEFAULT_MODEL ?? `ollama/${s.OLLAMA_MODEL}`;
 	return {
 		...s,
+		defaultModel,
+		ollamaEnabled:
+			defaultModel.startsWith('ollama/') || ['OLLAMA_HOST', 'OLLAMA_MODEL', 'OLLAMA_THINK'].some((key) => key in present),
 		paths: {
 			database: abs(s.DATABASE_PATH),
 			configDir: abs(s.CONFIG_DIR),

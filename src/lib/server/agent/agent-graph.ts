@@ -13,10 +13,20 @@ import {
 } from '@langchain/langgraph';
 import { AgentState } from './agent-state';
 
+/** What an agent step needs of the model the run's conversation chose. */
+export type ModelStep = {
+	/** A fresh client per call, so aborting one run's request never touches another's. */
+	chat: BaseChatModel;
+	/** Turns a failed call into a typed error while its type is still known. */
+	classifyError: (e: unknown) => Error;
+	/** The answer as the thread keeps it: with the model that gave it, its run, and what the call used. */
+	record: (answer: BaseMessage) => BaseMessage;
+};
+
 export type AgentGraphParts = {
 	checkpointer: BaseCheckpointSaver;
-	/** A fresh client per call, so aborting one run's request never touches another's. */
-	chatModel: () => BaseChatModel;
+	/** The model for this step of this run (`config` holds the thread and run ids); may throw a typed error. */
+	model: (config: RunnableConfig) => ModelStep;
 	/** The tools to offer now; resolved at every step, so a server that comes back is used. */
 	tools: () => Promise<StructuredToolInterface[]>;
 	/** Runs the tool calls of the last assistant message and returns their tool messages. */
@@ -25,8 +35,6 @@ export type AgentGraphParts = {
 	turn: () => Promise<void> | undefined;
 	/** Re-read on every model call and never stored in the thread. */
 	systemPrompt: () => Promise<string>;
-	/** Turns a failed model call into a typed error while its type is still known. */
-	classifyModelError: (e: unknown) => Error;
 };
 
 type State = typeof AgentState.State;
@@ -52,17 +60,18 @@ export function buildAgentGraph(parts: AgentGraphParts) {
 	async function agent(state: State, config: LangGraphRunnableConfig) {
 		const [tools, system] = await Promise.all([parts.tools(), parts.systemPrompt()]);
 		await beginStep(parts, config);
-		const base = parts.chatModel();
-		const model = tools.length && base.bindTools ? base.bindTools(tools) : base;
+		const step = parts.model(config);
+		const model = tools.length && step.chat.bindTools ? step.chat.bindTools(tools) : step.chat;
+		let response: BaseMessage;
 		try {
-			const response = await model.invoke([new SystemMessage(system), ...state.messages], config);
-			// A streamed reply is an AIMessageChunk, which the reducer turns into an AIMessage for the
-			// thread. Returning that AIMessage makes the step's pending write the same bytes as the
-			// message in the next checkpoint, so the saver stores it once (checkpoint/write-links.ts).
-			return { messages: messagesStateReducer([], [response]) };
+			response = await model.invoke([new SystemMessage(system), ...state.messages], config);
 		} catch (e) {
-			throw parts.classifyModelError(e);
+			throw step.classifyError(e);
 		}
+		// A streamed reply is an AIMessageChunk, which the reducer turns into an AIMessage for the
+		// thread. Returning that AIMessage makes the step's pending write the same bytes as the
+		// message in the next checkpoint, so the saver stores it once (checkpoint/write-links.ts).
+		return { messages: messagesStateReducer([], [step.record(response)]) };
 	}
 
 	async function tools(state: State, config: LangGraphRunnableConfig) {

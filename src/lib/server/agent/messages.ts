@@ -1,5 +1,6 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { ReusedFromSchema, type MessageDto, type ReusedFrom } from '../../protocol';
+import { modelCallOf } from '../models/model-call';
 
 /** Flattens string or multi-part content to its text. */
 export function messageText(content: BaseMessage['content']): string {
@@ -33,6 +34,7 @@ export function toMessageDto(message: BaseMessage): MessageDto | null {
 	if (AIMessage.isInstance(message)) {
 		const reasoning = reasoningOf(message);
 		const calls = message.tool_calls ?? [];
+		const call = modelCallOf(message);
 		return {
 			id,
 			role: 'assistant',
@@ -40,7 +42,9 @@ export function toMessageDto(message: BaseMessage): MessageDto | null {
 			...(reasoning ? { reasoning } : {}),
 			...(calls.length
 				? { toolCalls: calls.map((c) => ({ id: c.id, name: c.name, args: c.args })) }
-				: {})
+				: {}),
+			...(call ? { model: call.model } : {}),
+			...(call?.usage ? { usage: call.usage } : {})
 		};
 	}
 	if (ToolMessage.isInstance(message)) {

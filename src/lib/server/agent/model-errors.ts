@@ -1,6 +1,7 @@
 import { GraphRecursionError } from '@langchain/langgraph';
 import { RunFailure } from '../errors';
 
+/** Errno and undici codes that mean the model server could not be reached, or the connection broke. */
 const NETWORK_CODES = new Set([
 	'ECONNREFUSED',
 	'ECONNRESET',
@@ -9,42 +10,23 @@ const NETWORK_CODES = new Set([
 	'EHOSTUNREACH',
 	'ENETUNREACH',
 	'ETIMEDOUT',
+	'EPIPE',
 	'UND_ERR_CONNECT_TIMEOUT',
+	'UND_ERR_HEADERS_TIMEOUT',
 	'UND_ERR_SOCKET'
 ]);
 
-function causeCode(e: unknown): string | undefined {
+/**
+ * The network code of a failed request, looked for along the cause chain (fetch throws a TypeError
+ * whose cause carries the errno; the OpenAI client wraps that TypeError once more); undefined when
+ * the failure was not the network's.
+ */
+export function networkErrorCode(e: unknown): string | undefined {
 	for (let c: unknown = e, depth = 0; c && depth < 5; c = (c as { cause?: unknown }).cause, depth++) {
 		const code = (c as { code?: unknown }).code;
-		if (typeof code === 'string') return code;
+		if (typeof code === 'string' && NETWORK_CODES.has(code)) return code;
 	}
 	return undefined;
-}
-
-/**
- * Classifies a failure of a model call while its type is still known: the Ollama client throws a
- * `ResponseError` with `status_code`, and fetch throws a TypeError whose cause carries the errno;
- * the wording of either is never read.
- */
-export function classifyModelError(e: unknown, host: string, model: string): RunFailure {
-	if (e instanceof RunFailure) return e;
-	const status = (e as { status_code?: unknown }).status_code;
-	const message = e instanceof Error ? e.message : String(e);
-	// /api/chat exists on every Ollama, so its 404 can only mean the model is not there.
-	if (status === 404) {
-		return new RunFailure(
-			'MODEL_UNAVAILABLE',
-			`The model "${model}" is not available on ${host}: run \`ollama pull ${model}\`.`,
-			{ cause: e }
-		);
-	}
-	const code = causeCode(e);
-	if (code && NETWORK_CODES.has(code)) {
-		return new RunFailure('MODEL_UNREACHABLE', `Ollama is not reachable at ${host} (${code ?? message}).`, {
-			cause: e
-		});
-	}
-	return new RunFailure('AGENT_FAILURE', `The model call failed: ${message}`, { cause: e });
 }
 
 /** Maps whatever ended a run to the wire code recorded on it. */

@@ -64,6 +64,21 @@ export class BranchReader {
 		return { parents, head, active: tips.find((t) => t.tip === head)!, tips };
 	}
 
+	/**
+	 * Every message any branch holds, each once (branches share what precedes their fork): what a
+	 * thread's runs produced, whichever branch is shown now. Without branches, the latest checkpoint's.
+	 */
+	async everyBranchMessages(threadId: string): Promise<BaseMessage[]> {
+		const head = this.head(threadId);
+		if (head === undefined) return [];
+		const tips = this.hasBranched(threadId) ? tipsOf(checkpointLineage(this.parts.db, threadId)) : [head];
+		const seen = new Map<string, BaseMessage>();
+		for (const tip of tips) {
+			for (const m of await this.messagesAt(threadId, tip)) if (m.id && !seen.has(m.id)) seen.set(m.id, m);
+		}
+		return [...seen.values()];
+	}
+
 	/** The checkpoints of the active branch, root first. */
 	activePath(threadId: string): string[] {
 		const head = this.head(threadId);

@@ -8,13 +8,14 @@ export type SummaryRow = {
 	created_at: string;
 	updated_at: string;
 	message_count: number;
+	model: string | null;
 	status: RunStatus | null;
 	error_code: string | null;
 	error_message: string | null;
 };
 
 const SUMMARY_SELECT = `
-	SELECT c.id, c.title, c.created_at, c.updated_at, c.message_count,
+	SELECT c.id, c.title, c.created_at, c.updated_at, c.message_count, c.model,
 		r.status, r.error_code, r.error_message
 	FROM conversations c
 	LEFT JOIN runs r ON r.rowid = (
@@ -28,6 +29,7 @@ export function toSummary(row: SummaryRow): ConversationSummary {
 		createdAt: row.created_at,
 		updatedAt: row.updated_at,
 		messageCount: row.message_count,
+		model: row.model,
 		status: row.status,
 		...(row.error_code ? { error: { code: row.error_code, message: row.error_message ?? '' } } : {})
 	};
@@ -48,6 +50,8 @@ export class ConversationStore {
 	private readonly first;
 	private readonly insert;
 	private readonly remove;
+	private readonly modelById;
+	private readonly setModelRow;
 	private readonly branchShown;
 
 	constructor(private readonly db: Database.Database) {
@@ -55,9 +59,11 @@ export class ConversationStore {
 		this.all = db.prepare<[], SummaryRow>(`${SUMMARY_SELECT} ORDER BY c.updated_at DESC, c.rowid DESC`);
 		this.first = db.prepare<[number], SummaryRow>(`${SUMMARY_SELECT} ORDER BY c.updated_at DESC, c.rowid DESC LIMIT ?`);
 		this.insert = db.prepare(
-			'INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)'
+			'INSERT INTO conversations (id, title, created_at, updated_at, model) VALUES (?, ?, ?, ?, ?)'
 		);
 		this.remove = db.prepare('DELETE FROM conversations WHERE id = ?');
+		this.modelById = db.prepare<[string], { model: string | null }>('SELECT model FROM conversations WHERE id = ?');
+		this.setModelRow = db.prepare('UPDATE conversations SET model = ? WHERE id = ?');
 		this.branchShown = db.prepare(
 			'UPDATE conversations SET message_count = ?, updated_at = coalesce(?, updated_at) WHERE id = ?'
 		);
@@ -83,8 +89,18 @@ export class ConversationStore {
 	}
 
 	/** Inserts the row; callers wrap it in the transaction that also claims the first run. */
-	create(id: string, firstMessage: string, now: string): void {
-		this.insert.run(id, titleFromMessage(firstMessage), now, now);
+	create(id: string, firstMessage: string, now: string, model: string | null = null): void {
+		this.insert.run(id, titleFromMessage(firstMessage), now, now, model);
+	}
+
+	/** The model the conversation's runs answer with; null: DEFAULT_MODEL. Read at every agent step. */
+	model(id: string): string | null {
+		return this.modelById.get(id)?.model ?? null;
+	}
+
+	/** Chooses the model for this and later runs; only a run that has claimed the conversation does this. */
+	setModel(id: string, model: string): void {
+		this.setModelRow.run(model, id);
 	}
 
 	/** Another branch is active: the row takes its message count and, when known, its last write time. */

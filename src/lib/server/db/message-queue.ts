@@ -3,7 +3,14 @@ import type { QueuedMessage } from '../../protocol';
 import { ApiError } from '../errors';
 
 /** A queued message as every engine selects it (timestamps as ISO text). */
-export type QueuedRow = { id: string; message: string; created_at: string; edit_of: string | null; regenerate: string | null };
+export type QueuedRow = {
+	id: string;
+	message: string;
+	created_at: string;
+	edit_of: string | null;
+	regenerate: string | null;
+	model: string | null;
+};
 
 /**
  * Messages waiting for a conversation's active run to end, or for room under MAX_CONCURRENT_RUNS
@@ -24,10 +31,10 @@ export class MessageQueue {
 		private readonly maxPerConversation: number
 	) {
 		this.insert = db.prepare(
-			'INSERT INTO queued_messages (id, conversation_id, message, created_at, edit_of, regenerate) VALUES (?, ?, ?, ?, ?, ?)'
+			'INSERT INTO queued_messages (id, conversation_id, message, created_at, edit_of, regenerate, model) VALUES (?, ?, ?, ?, ?, ?, ?)'
 		);
 		this.byConversation = db.prepare<[string], QueuedRow>(
-			'SELECT id, message, created_at, edit_of, regenerate FROM queued_messages WHERE conversation_id = ? ORDER BY created_at, rowid'
+			'SELECT id, message, created_at, edit_of, regenerate, model FROM queued_messages WHERE conversation_id = ? ORDER BY created_at, rowid'
 		);
 		this.count = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM queued_messages WHERE conversation_id = ?');
 		this.remove = db.prepare('DELETE FROM queued_messages WHERE id = ?');
@@ -36,14 +43,21 @@ export class MessageQueue {
 		);
 	}
 
-	add(conversationId: string, id: string, message: string, now: string, branch: { editOf?: string; regenerate?: string } = {}): void {
+	/** `model`: the one it was sent with, chosen when it starts. */
+	add(
+		conversationId: string,
+		id: string,
+		message: string,
+		now: string,
+		queued: { editOf?: string; regenerate?: string; model?: string } = {}
+	): void {
 		if (this.count.get(conversationId)!.n >= this.maxPerConversation) {
 			throw new ApiError(
 				'QUEUE_FULL',
 				`This conversation already has ${this.maxPerConversation} queued messages (MAX_QUEUED_MESSAGES): wait until they have run`
 			);
 		}
-		this.insert.run(id, conversationId, message, now, branch.editOf ?? null, branch.regenerate ?? null);
+		this.insert.run(id, conversationId, message, now, queued.editOf ?? null, queued.regenerate ?? null, queued.model ?? null);
 	}
 
 	list(conversationId: string): QueuedMessage[] {
@@ -66,6 +80,7 @@ export function toQueuedMessage(r: QueuedRow): QueuedMessage {
 		message: r.message,
 		createdAt: r.created_at,
 		...(r.edit_of ? { editOf: r.edit_of } : {}),
-		...(r.regenerate ? { regenerate: r.regenerate } : {})
+		...(r.regenerate ? { regenerate: r.regenerate } : {}),
+		...(r.model ? { model: r.model } : {})
 	};
 }

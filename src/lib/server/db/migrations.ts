@@ -186,6 +186,14 @@ export const MIGRATIONS: readonly Migration[] = [
 	-- An edit or a regenerate queued with ifBusy "enqueue": the message it edits or regenerates.
 	ALTER TABLE queued_messages ADD COLUMN edit_of TEXT;
 	ALTER TABLE queued_messages ADD COLUMN regenerate TEXT;`
+	},
+	{
+		name: 'the model of each conversation and of each queued message',
+		up: `-- The model a conversation answers with (<provider>/<model>), set by the run that chose it and kept
+	-- for later turns until another is chosen. NULL for conversations from before: they take DEFAULT_MODEL.
+	ALTER TABLE conversations ADD COLUMN model TEXT;
+	-- The model a message queued with ifBusy "enqueue" was sent with, applied when it starts.
+	ALTER TABLE queued_messages ADD COLUMN model TEXT;`
 	}
 ];
 

@@ -30,6 +30,7 @@ export type RunRow = {
 export class RunStore {
 	private readonly insert;
 	private readonly touch;
+	private readonly setModel;
 	private readonly finishRow;
 	private readonly finishTouch;
 	private readonly release;
@@ -44,6 +45,7 @@ export class RunStore {
 			"INSERT INTO runs (id, conversation_id, status, started_at, trigger, input) VALUES (?, ?, 'running', ?, ?, ?)"
 		);
 		this.touch = db.prepare('UPDATE conversations SET updated_at = ? WHERE id = ?');
+		this.setModel = db.prepare('UPDATE conversations SET model = ? WHERE id = ?');
 		this.finishRow = db.prepare(
 			`UPDATE runs SET status = ?, error_code = ?, error_message = ?, finished_at = ?
 			 WHERE id = ? AND status = 'running'`
@@ -69,14 +71,23 @@ export class RunStore {
 
 	/**
 	 * Claims the conversation for a new run. Returns false when another run holds it. A message run
-	 * (an edit too) also moves the conversation to the top of the list in the same commit; other
-	 * runs do that only once they are sure to go ahead (`touchConversation`).
+	 * (an edit too) also moves the conversation to the top of the list in the same commit, and sets
+	 * the model it chose, so a refused claim changes nothing and a run's model cannot change while it
+	 * runs; other runs do that only once they are sure to go ahead (`touchConversation`).
 	 */
-	claim(conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null): boolean {
+	claim(
+		conversationId: string,
+		runId: string,
+		now: string,
+		trigger: RunTrigger,
+		input: string | null,
+		model?: string
+	): boolean {
 		try {
 			this.db.transaction(() => {
 				this.insert.run(runId, conversationId, now, trigger, input);
 				if (SENDS_MESSAGE.has(trigger)) this.touch.run(now, conversationId);
+				if (model !== undefined) this.setModel.run(model, conversationId);
 			})();
 			return true;
 		} catch (e) {

@@ -24,7 +24,10 @@ function messageBlock(m: MessageDto): string[] {
 	return lines;
 }
 
-export function markdownTranscript(conversation: ConversationSummary, messages: MessageDto[]): string {
+export function markdownTranscript(
+	conversation: Pick<ConversationSummary, 'id' | 'title' | 'createdAt' | 'updatedAt'>,
+	messages: MessageDto[]
+): string {
 	return [
 		`# ${conversation.title}`,
 		'',

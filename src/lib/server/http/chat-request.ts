@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import { DecisionSchema } from '../../protocol';
 import { ApiError } from '../errors';
-import type { StartRequest } from '../runs/run-service';
+import type { BranchRequest, StartRequest } from '../runs/run-service';
+import { parseModelId } from '../models/model-id';
 import { MessageIdSchema } from './branch-request';
 import { parseUuid } from './uuid';
 
 /** More calls than one step may hold (tools/tool-step.ts) is never a real submission. */
 const MAX_DECISIONS = 100;
+/** Longest model id accepted: far past any real name, short enough to quote back in an error. */
+const MODEL_ID_MAX = 256;
 
 export const ChatRequestSchema = z.strictObject({
 	message: z.string().optional(),
@@ -17,7 +20,12 @@ export const ChatRequestSchema = z.strictObject({
 	/** Decides every call a waiting conversation paused on, and continues it. */
 	decisions: z.array(DecisionSchema).min(1).max(MAX_DECISIONS).optional(),
 	editOf: MessageIdSchema.optional(),
-	regenerate: MessageIdSchema.optional()
+	regenerate: MessageIdSchema.optional(),
+	model: z
+		.string()
+		.max(MODEL_ID_MAX)
+		.refine((v) => parseModelId(v) !== null, 'expected <provider>/<model>, an id from GET /api/models')
+		.optional()
 });
 
 export type ChatRequest = StartRequest | { kind: 'cancel'; conversation: string };
@@ -33,9 +41,18 @@ export function parseChatRequest(body: unknown, maxMessageChars: number): ChatRe
 		const field = issue.path.join('.') || (issue as { keys?: string[] }).keys?.join(', ') || 'body';
 		throw new ApiError('BAD_REQUEST', `Invalid field "${field}": ${issue.message}`);
 	}
-	const { message = '', conversation, resume, cancel, ifBusy, decisions, editOf, regenerate } = parsed.data;
+	const { message = '', conversation, resume, cancel, ifBusy, decisions, editOf, regenerate, model } = parsed.data;
+	const choice = model === undefined ? {} : { model };
 	if (decisions) {
-		if (parsed.data.message !== undefined || resume || cancel || ifBusy || editOf !== undefined || regenerate !== undefined) {
+		if (
+			parsed.data.message !== undefined ||
+			resume ||
+			cancel ||
+			ifBusy ||
+			editOf !== undefined ||
+			regenerate !== undefined ||
+			model !== undefined
+		) {
 			throw new ApiError('BAD_REQUEST', '"decisions" goes with "conversation" alone');
 		}
 		const id = parseUuid(conversation);
@@ -46,6 +63,7 @@ export function parseChatRequest(body: unknown, maxMessageChars: number): ChatRe
 		return { kind: 'decide', conversation: id, decisions };
 	}
 	if (cancel) {
+		if (model !== undefined) throw new ApiError('BAD_REQUEST', 'A model is chosen with a message or a resume, not a cancel');
 		const id = parseUuid(conversation);
 		if (conversation === undefined || conversation === null) {
 			throw new ApiError('BAD_REQUEST', 'A conversation is required to cancel');
@@ -54,18 +72,18 @@ export function parseChatRequest(body: unknown, maxMessageChars: number): ChatRe
 		return { kind: 'cancel', conversation: id };
 	}
 	if (editOf !== undefined || regenerate !== undefined) {
-		return parseBranchStart({ message, conversation, resume, ifBusy, editOf, regenerate }, maxMessageChars);
+		return { ...parseBranchStart({ message, conversation, resume, ifBusy, editOf, regenerate }, maxMessageChars), ...choice };
 	}
 	const text = checkedText(message, !resume, maxMessageChars);
 	if (conversation === undefined || conversation === null) {
 		if (resume) throw new ApiError('BAD_REQUEST', 'A conversation is required to resume');
-		return { kind: 'message', conversation: null, message: text, ...(ifBusy ? { ifBusy } : {}) };
+		return { kind: 'message', conversation: null, message: text, ...(ifBusy ? { ifBusy } : {}), ...choice };
 	}
 	const id = parseUuid(conversation);
 	if (!id) throw new ApiError('BAD_REQUEST', 'Invalid Conversation ID');
 	return resume
-		? { kind: 'resume', conversation: id }
-		: { kind: 'message', conversation: id, message: text, ...(ifBusy ? { ifBusy } : {}) };
+		? { kind: 'resume', conversation: id, ...choice }
+		: { kind: 'message', conversation: id, message: text, ...(ifBusy ? { ifBusy } : {}), ...choice };
 }
 
 function checkedText(message: string, required: boolean, maxMessageChars: number): string {
@@ -81,7 +99,7 @@ function checkedText(message: string, required: boolean, maxMessageChars: number
 function parseBranchStart(
 	body: Pick<z.infer<typeof ChatRequestSchema>, 'message' | 'conversation' | 'resume' | 'ifBusy' | 'editOf' | 'regenerate'>,
 	maxMessageChars: number
-): ChatRequest {
+): BranchRequest {
 	const { editOf, regenerate, resume, ifBusy } = body;
 	if (editOf !== undefined && regenerate !== undefined) throw new ApiError('BAD_REQUEST', 'Give editOf or regenerate, not both');
 	if (resume) throw new ApiError('BAD_REQUEST', 'A resume cannot edit or regenerate');

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { expandReferences, unsetMessage } from '../config-file';
 
 /**
  * `$CONFIG_DIR/mcp.json`: server name → connection, as a flat map or wrapped in `{"mcpServers": …}`
@@ -64,20 +65,12 @@ export function isStdio(c: McpServerConfig): c is z.infer<typeof StdioServerSche
 	return 'command' in c;
 }
 
-/**
- * `${NAME}` is the service's NAME and fails the start when NAME is unset, so a forgotten secret is
- * not sent as an empty string; `${NAME:-default}` gives `default` when NAME is unset or empty.
- */
-const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
-
 function expander(vars: Record<string, string | undefined>, unset: string[]) {
-	const expand = (where: string, value: string) =>
-		value.replace(REFERENCE, (_, name: string, fallback: string | undefined) => {
-			const v = vars[name];
-			if (fallback !== undefined) return v === undefined || v === '' ? fallback : v;
-			if (v === undefined) unset.push(`${where} uses \${${name}}, which is not set (write \${${name}:-} for an optional one)`);
-			return v ?? '';
-		});
+	const expand = (where: string, value: string) => {
+		const expanded = expandReferences(value, vars);
+		for (const name of expanded.unset) unset.push(`${where} ${unsetMessage(name)}`);
+		return expanded.value;
+	};
 	const expandAll = (where: string, map: Record<string, string>) =>
 		Object.fromEntries(Object.entries(map).map(([k, v]) => [k, expand(`${where}.${k}`, v)]));
 	return { expand, expandAll };

@@ -66,7 +66,9 @@ const MIGRATIONS: readonly string[] = [
 		title text NOT NULL,
 		created_at timestamptz NOT NULL,
 		updated_at timestamptz NOT NULL,
-		message_count integer NOT NULL DEFAULT 0
+		message_count integer NOT NULL DEFAULT 0,
+		-- The model it answers with (<provider>/<model>), set by the run that chose it; NULL: DEFAULT_MODEL.
+		model text
 	);
 	CREATE INDEX conversations_by_update ON conversations (updated_at DESC, seq DESC);
 	CREATE TABLE runs (
@@ -112,7 +114,9 @@ const MIGRATIONS: readonly string[] = [
 		created_at timestamptz NOT NULL,
 		-- A queued edit: the user message it replaces; a queued regenerate: the answer it replaces.
 		edit_of text,
-		regenerate text
+		regenerate text,
+		-- The model it was sent with, chosen when it starts.
+		model text
 	);
 	CREATE INDEX queued_by_conversation ON queued_messages (conversation_id, created_at, seq);
 	-- A tool call that waits for a person, and what they decided (tools/approval-journal.ts);

@@ -18,16 +18,17 @@ export type IfBusy = 'reject' | 'enqueue' | 'interrupt';
 const runInputOf = (runId: string, message: string | null): RunInput =>
 	message === null ? { kind: 'regenerate' } : { kind: 'message', input: { id: runId, message } };
 
+/** `model`: the `<provider>/<model>` the conversation answers with from this run on, checked by the caller. */
 export type StartRequest =
-	| { kind: 'message'; conversation: string | null; message: string; ifBusy?: IfBusy }
-	| { kind: 'resume'; conversation: string; trigger?: Extract<RunTrigger, 'resume' | 'auto-resume'> }
+	| { kind: 'message'; conversation: string | null; message: string; ifBusy?: IfBusy; model?: string }
+	| { kind: 'resume'; conversation: string; trigger?: Extract<RunTrigger, 'resume' | 'auto-resume'>; model?: string }
 	| { kind: 'decide'; conversation: string; decisions: Decision[] }
 	| BranchRequest;
 
 /** A run that starts a new branch: an edit of a user message, or a regenerate of an answer. */
 export type BranchRequest =
-	| { kind: 'edit'; conversation: string; editOf: string; message: string; ifBusy?: IfBusy }
-	| { kind: 'regenerate'; conversation: string; messageId: string; ifBusy?: IfBusy };
+	| { kind: 'edit'; conversation: string; editOf: string; message: string; ifBusy?: IfBusy; model?: string }
+	| { kind: 'regenerate'; conversation: string; messageId: string; ifBusy?: IfBusy; model?: string };
 
 export type RunServiceParts = ExecutorParts & {
 	/** Told when a run has ended and left the registry (retention prunes here); errors are logged. */
@@ -84,7 +85,7 @@ export class RunService {
 			const conversationId = randomUUID();
 			// Refused at the cap, rolling the new conversation back with it: there is no run to queue behind.
 			conversations.transaction(() => {
-				conversations.create(conversationId, request.message, now);
+				conversations.create(conversationId, request.message, now, request.model);
 				if (this.claim(conversationId, runId, now, 'message', request.message) === 'full') throw this.tooManyRuns();
 			});
 			return this.launch(conversationId, runId, { kind: 'message', input: { id: runId, message: request.message } }, now);
@@ -94,12 +95,12 @@ export class RunService {
 		if (request.kind === 'decide') return this.decide(conversationId, runId, request.decisions, now);
 		const trigger = request.kind === 'resume' ? (request.trigger ?? 'resume') : 'message';
 		const message = request.kind === 'message' ? request.message : null;
-		const claim = this.claim(conversationId, runId, now, trigger, message);
+		const claim = this.claim(conversationId, runId, now, trigger, message, request.kind === 'message' ? request.model : undefined);
 		if (claim !== 'claimed') {
 			// Queued behind the conversation's run, or behind the cap: startWaiting starts it when there is room.
 			if (request.kind === 'message' && request.ifBusy === 'enqueue') {
 				const queued = randomUUID();
-				queue.add(conversationId, queued, request.message, now);
+				queue.add(conversationId, queued, request.message, now, { model: request.model });
 				return { conversation: conversationId, queued };
 			}
 			if (claim === 'full') throw this.tooManyRuns();
@@ -112,6 +113,8 @@ export class RunService {
 			request.kind === 'message'
 				? { kind: 'message', input: { id: runId, message: request.message } }
 				: { kind: 'resume', lostInput: await this.checkResumable(conversationId, runId) };
+		// A resume's model is set only once it is sure to go ahead, before its first step.
+		if (request.kind === 'resume' && request.model) conversations.setModel(conversationId, request.model);
 		return this.launch(conversationId, runId, input, now);
 	}
 
@@ -131,14 +134,15 @@ export class RunService {
 		const now = this.parts.now();
 		const message = request.kind === 'edit' ? request.message : null;
 		const claim = conversations.transaction(() => {
-			const c = this.claim(conversationId, runId, now, request.kind, message);
+			const c = this.claim(conversationId, runId, now, request.kind, message, request.model);
 			if (c === 'claimed') branches.startBranchAt(conversationId, from);
 			return c;
 		});
 		if (claim === 'claimed') return this.launch(conversationId, runId, runInputOf(runId, message), now);
 		if (request.ifBusy === 'enqueue') {
 			const queued = randomUUID();
-			queue.add(conversationId, queued, message ?? '', now, request.kind === 'edit' ? { editOf: request.editOf } : { regenerate: request.messageId });
+			const what = request.kind === 'edit' ? { editOf: request.editOf } : { regenerate: request.messageId };
+			queue.add(conversationId, queued, message ?? '', now, { ...what, model: request.model });
 			return { conversation: conversationId, queued };
 		}
 		if (claim === 'full') throw this.tooManyRuns();
@@ -244,7 +248,7 @@ export class RunService {
 		const now = this.parts.now();
 		const message = target?.kind === 'regenerate' ? null : next.message;
 		const claim = conversations.transaction(() => {
-			const c = this.claim(conversationId, runId, now, target?.kind ?? 'message', message);
+			const c = this.claim(conversationId, runId, now, target?.kind ?? 'message', message, next.model);
 			if (c !== 'claimed') return c;
 			queue.delete(next.id);
 			if (from) branches.startBranchAt(conversationId, from);
@@ -261,10 +265,17 @@ export class RunService {
 	 * the conversation's `running` row under its unique index. Synchronous, so nothing slips between
 	 * the count and the claim.
 	 */
-	private claim(conversationId: string, runId: string, now: string, trigger: RunTrigger, message: string | null): Claim {
+	private claim(
+		conversationId: string,
+		runId: string,
+		now: string,
+		trigger: RunTrigger,
+		message: string | null,
+		model?: string
+	): Claim {
 		const { runs, maxConcurrentRuns } = this.parts;
 		if (runs.countRunning() >= maxConcurrentRuns) return runs.hasRunning(conversationId) ? 'busy' : 'full';
-		return runs.claim(conversationId, runId, now, trigger, message) ? 'claimed' : 'busy';
+		return runs.claim(conversationId, runId, now, trigger, message, model) ? 'claimed' : 'busy';
 	}
 
 	private tooManyRuns(): ApiError {

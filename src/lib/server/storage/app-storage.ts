@@ -43,11 +43,15 @@ export interface ConversationStorage {
 	/** The `limit` most recently updated, and whether there are more (the list's order, cut short). */
 	firstPage(limit: number): Promise<ConversationPage>;
 	/**
-	 * Creates the conversation and claims its first run (a message run carrying `firstMessage`) in
-	 * one transaction; 'full' creates nothing (there is no run to queue behind). Throws, changing
-	 * nothing, when the id is taken.
+	 * Creates the conversation (answering with `model`, or DEFAULT_MODEL) and claims its first run (a
+	 * message run carrying `firstMessage`) in one transaction; 'full' creates nothing (there is no
+	 * run to queue behind). Throws, changing nothing, when the id is taken.
 	 */
-	createWithRun(id: string, runId: string, firstMessage: string, now: string): Promise<'claimed' | 'full'>;
+	createWithRun(id: string, runId: string, firstMessage: string, now: string, model?: string): Promise<'claimed' | 'full'>;
+	/** The `<provider>/<model>` the conversation's runs answer with; null: DEFAULT_MODEL. */
+	model(id: string): Promise<string | null>;
+	/** Chooses the model for this and later runs; only a run that has claimed the conversation does this. */
+	setModel(id: string, model: string): Promise<void>;
 	/** Another branch is active: the row takes its message count and, when known, its last write time. */
 	showBranch(id: string, messageCount: number, updatedAt: string | undefined): Promise<void>;
 	/**
@@ -65,11 +69,19 @@ export interface ConversationStorage {
 export interface RunStorage {
 	/**
 	 * Claims the conversation for a new run, within maxConcurrentRuns, with nothing slipping between
-	 * the count and the claim in any process. A run that sends a message (a message, an edit) moves
-	 * the conversation to the top of the list in the same commit, and a run that starts a branch
-	 * (`branchFrom`, the checkpoint it starts at) makes it the active branch in that commit too.
+	 * the count and the claim in any process. In the same commit, when claimed: a run that sends a
+	 * message (a message, an edit) moves the conversation to the top of the list; `model`, the one
+	 * the run chose, becomes the conversation's; `branchFrom`, the checkpoint a run that starts a
+	 * branch begins at, becomes the active branch's head.
 	 */
-	claim(conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null, branchFrom?: string): Promise<Claim>;
+	claim(
+		conversationId: string,
+		runId: string,
+		now: string,
+		trigger: RunTrigger,
+		input: string | null,
+		also?: { branchFrom?: string; model?: string }
+	): Promise<Claim>;
 	/** Moves the conversation to the top of the list once its run is sure to go ahead. */
 	touchConversation(conversationId: string, now: string): Promise<void>;
 	/** Undoes a claim that turned out to have nothing to run; a finished run is never released. */
@@ -92,10 +104,17 @@ export interface RunStorage {
  */
 export interface QueueStorage {
 	/**
-	 * An edit carries the message it replaces, a regenerate the answer it replaces (and no text).
-	 * Throws ApiError QUEUE_FULL, changing nothing, when maxQueuedMessages already wait on the conversation.
+	 * An edit carries the message it replaces, a regenerate the answer it replaces (and no text);
+	 * `model`: the one it was sent with, chosen when it starts. Throws ApiError QUEUE_FULL, changing
+	 * nothing, when maxQueuedMessages already wait on the conversation.
 	 */
-	add(conversationId: string, id: string, message: string, now: string, branch?: { editOf?: string; regenerate?: string }): Promise<void>;
+	add(
+		conversationId: string,
+		id: string,
+		message: string,
+		now: string,
+		queued?: { editOf?: string; regenerate?: string; model?: string }
+	): Promise<void>;
 	list(conversationId: string): Promise<QueuedMessage[]>;
 	/** Drops a queued message that can no longer start (its branch point is gone). */
 	delete(id: string): Promise<void>;
@@ -108,7 +127,7 @@ export interface QueueStorage {
 	claimQueued(
 		conversationId: string,
 		queuedId: string,
-		run: { runId: string; now: string; trigger: RunTrigger; input: string | null; branchFrom?: string }
+		run: { runId: string; now: string; trigger: RunTrigger; input: string | null; branchFrom?: string; model?: string }
 	): Promise<Claim>;
 }
 

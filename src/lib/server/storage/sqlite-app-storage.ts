@@ -35,18 +35,18 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 	const allowed = new AllowedTools(db);
 	const branches = new BranchStore(db);
 	// Synchronous, so nothing slips between the count and the claim in this process.
-	const claim = (conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null): Claim => {
+	const claim = (conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null, model?: string): Claim => {
 		if (runs.countRunning() >= limits.maxConcurrentRuns) return runs.hasRunning(conversationId) ? 'busy' : 'full';
-		return runs.claim(conversationId, runId, now, trigger, input) ? 'claimed' : 'busy';
+		return runs.claim(conversationId, runId, now, trigger, input, model) ? 'claimed' : 'busy';
 	};
 	/** The claim, and when it succeeds whatever goes with it, in one transaction. */
 	const claimWith = (
 		conversationId: string,
-		run: { runId: string; now: string; trigger: RunTrigger; input: string | null; branchFrom?: string },
+		run: { runId: string; now: string; trigger: RunTrigger; input: string | null; branchFrom?: string; model?: string },
 		also: () => void = () => {}
 	): Claim =>
 		conversations.transaction(() => {
-			const claimed = claim(conversationId, run.runId, run.now, run.trigger, run.input);
+			const claimed = claim(conversationId, run.runId, run.now, run.trigger, run.input, run.model);
 			if (claimed !== 'claimed') return claimed;
 			if (run.branchFrom !== undefined) branches.startBranchAt(conversationId, run.branchFrom);
 			also();
@@ -58,11 +58,11 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 			exists: async (id) => conversations.exists(id),
 			list: async () => conversations.list(),
 			firstPage: async (limit) => conversations.firstPage(limit),
-			async createWithRun(id, runId, firstMessage, now) {
+			async createWithRun(id, runId, firstMessage, now, model) {
 				const rollBack = new Error('full: roll the new conversation back');
 				try {
 					conversations.transaction(() => {
-						conversations.create(id, firstMessage, now);
+						conversations.create(id, firstMessage, now, model);
 						if (claim(id, runId, now, 'message', firstMessage) === 'full') throw rollBack;
 					});
 					return 'claimed';
@@ -71,12 +71,14 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 					throw e;
 				}
 			},
+			model: async (id) => conversations.model(id),
+			setModel: async (id, model) => conversations.setModel(id, model),
 			showBranch: async (id, messageCount, updatedAt) => conversations.showBranch(id, messageCount, updatedAt),
 			delete: async (id) => deleteConversation({ db, conversations, runs, saver, log }, id)
 		},
 		runs: {
-			claim: async (conversationId, runId, now, trigger, input, branchFrom) =>
-				claimWith(conversationId, { runId, now, trigger, input, branchFrom }),
+			claim: async (conversationId, runId, now, trigger, input, also) =>
+				claimWith(conversationId, { runId, now, trigger, input, ...also }),
 			touchConversation: async (conversationId, now) => runs.touchConversation(conversationId, now),
 			releaseClaim: async (runId) => runs.releaseClaim(runId),
 			finish: async (runId, outcome, now) => runs.finish(runId, outcome, now),
@@ -86,7 +88,7 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 			listRunning: async () => runs.listRunning()
 		},
 		queue: {
-			add: async (conversationId, id, message, now, branch) => queue.add(conversationId, id, message, now, branch),
+			add: async (conversationId, id, message, now, queued) => queue.add(conversationId, id, message, now, queued),
 			list: async (conversationId) => queue.list(conversationId),
 			delete: async (id) => queue.delete(id),
 			conversationsWaiting: async () => queue.conversationsWaiting(),

@@ -15,7 +15,7 @@ export const POST: RequestHandler = async ({ request }) => {
 			requireConversation(rt.conversations, parsed.conversation);
 			return jsonResponse(await rt.runService.cancelConversation(parsed.conversation));
 		}
-		const started = await rt.runService.start(parsed);
+		const started = await rt.runService.start(await rt.models.choose(parsed));
 		return jsonResponse(started, 'queued' in started ? 202 : 200);
 	} catch (e) {
 		return errorResponse(e);

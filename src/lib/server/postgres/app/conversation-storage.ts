@@ -13,7 +13,7 @@ import { claimRun } from './run-storage.js';
 // The latest run gives the conversation its status, as in the SQLite store.
 const SUMMARY_SELECT = `
 	SELECT c.id, c.title, ${isoText('c.created_at')} AS created_at, ${isoText('c.updated_at')} AS updated_at,
-	       c.message_count, r.status, r.error_code, r.error_message
+	       c.message_count, c.model, r.status, r.error_code, r.error_message
 	FROM conversations c
 	LEFT JOIN LATERAL (
 		SELECT status, error_code, error_message FROM runs
@@ -43,14 +43,15 @@ export function postgresConversationStorage(pool: pg.Pool, maxConcurrentRuns: nu
 			return { conversations: rows.slice(0, limit).map(toSummary), hasMore: rows.length > limit };
 		},
 
-		async createWithRun(id, runId, firstMessage, now) {
+		async createWithRun(id, runId, firstMessage, now, model) {
 			const full = new Error('full: roll the new conversation back');
 			try {
 				return await inTransaction(pool, async (client) => {
-					await client.query(`INSERT INTO conversations (id, title, created_at, updated_at) VALUES ($1, $2, $3, $3)`, [
+					await client.query(`INSERT INTO conversations (id, title, created_at, updated_at, model) VALUES ($1, $2, $3, $3, $4)`, [
 						id,
 						titleFromMessage(firstMessage),
-						now
+						now,
+						model ?? null
 					]);
 					const claim = await claimRun(client, { conversationId: id, runId, now, trigger: 'message', input: firstMessage }, maxConcurrentRuns);
 					if (claim === 'full') throw full;
@@ -60,6 +61,15 @@ export function postgresConversationStorage(pool: pg.Pool, maxConcurrentRuns: nu
 				if (e === full) return 'full';
 				throw e;
 			}
+		},
+
+		async model(id) {
+			const { rows } = await pool.query<{ model: string | null }>(`SELECT model FROM conversations WHERE id = $1`, [id]);
+			return rows[0]?.model ?? null;
+		},
+
+		async setModel(id, model) {
+			await pool.query(`UPDATE conversations SET model = $1 WHERE id = $2`, [model, id]);
 		},
 
 		async showBranch(id, messageCount, updatedAt) {

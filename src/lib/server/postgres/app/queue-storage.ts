@@ -10,14 +10,14 @@ import { claimRun } from './run-storage.js';
 
 export function postgresQueueStorage(pool: pg.Pool, limits: AppStorageLimits): QueueStorage {
 	return {
-		async add(conversationId, id, message, now, branch = {}) {
+		async add(conversationId, id, message, now, queued = {}) {
 			await inTransaction(pool, async (client) => {
 				// Adds to one conversation take turns on its row, so two instances cannot both take the last place.
 				await client.query(`SELECT 1 FROM conversations WHERE id = $1 FOR NO KEY UPDATE`, [conversationId]);
 				const { rowCount } = await client.query(
-					`INSERT INTO queued_messages (id, conversation_id, message, created_at, edit_of, regenerate)
-					 SELECT $1, $2, $3, $4, $6, $7 WHERE (SELECT count(*) FROM queued_messages WHERE conversation_id = $2) < $5`,
-					[id, conversationId, message, now, limits.maxQueuedMessages, branch.editOf ?? null, branch.regenerate ?? null]
+					`INSERT INTO queued_messages (id, conversation_id, message, created_at, edit_of, regenerate, model)
+					 SELECT $1, $2, $3, $4, $6, $7, $8 WHERE (SELECT count(*) FROM queued_messages WHERE conversation_id = $2) < $5`,
+					[id, conversationId, message, now, limits.maxQueuedMessages, queued.editOf ?? null, queued.regenerate ?? null, queued.model ?? null]
 				);
 				if (!rowCount) {
 					throw new ApiError(
@@ -30,7 +30,7 @@ export function postgresQueueStorage(pool: pg.Pool, limits: AppStorageLimits): Q
 
 		async list(conversationId) {
 			const { rows } = await pool.query<QueuedRow>(
-				`SELECT id, message, ${isoText('created_at')} AS created_at, edit_of, regenerate FROM queued_messages
+				`SELECT id, message, ${isoText('created_at')} AS created_at, edit_of, regenerate, model FROM queued_messages
 				 WHERE conversation_id = $1 ORDER BY queued_messages.created_at, queued_messages.seq`,
 				[conversationId]
 			);

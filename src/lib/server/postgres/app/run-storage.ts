@@ -23,7 +23,15 @@ const CLAIM_LOCK = 0x50_48_c1_a1;
  */
 export async function claimRun(
 	client: pg.PoolClient,
-	run: { conversationId: string; runId: string; now: string; trigger: RunTrigger; input: string | null; branchFrom?: string },
+	run: {
+		conversationId: string;
+		runId: string;
+		now: string;
+		trigger: RunTrigger;
+		input: string | null;
+		branchFrom?: string;
+		model?: string;
+	},
 	maxConcurrentRuns: number
 ): Promise<Claim> {
 	// A statement of its own: the count after it sees every claim committed before the lock was had.
@@ -37,14 +45,16 @@ export async function claimRun(
 			ON CONFLICT (conversation_id) WHERE status = 'running' DO NOTHING
 			RETURNING conversation_id
 		), touched AS (
-			UPDATE conversations c SET updated_at = $5 FROM claimed
-			WHERE c.id = claimed.conversation_id AND $3 IN ('message', 'edit')
+			UPDATE conversations c
+			SET updated_at = CASE WHEN $3 IN ('message', 'edit') THEN $5::timestamptz ELSE c.updated_at END,
+			    model = coalesce($7, c.model)
+			FROM claimed WHERE c.id = claimed.conversation_id
 		)
 		SELECT CASE WHEN EXISTS (SELECT 1 FROM claimed) THEN 'claimed'
 		            WHEN counted.running >= $6 AND NOT counted.busy THEN 'full'
 		            ELSE 'busy' END AS claim
 		FROM counted`,
-		[run.runId, run.conversationId, run.trigger, run.input, run.now, maxConcurrentRuns]
+		[run.runId, run.conversationId, run.trigger, run.input, run.now, maxConcurrentRuns, run.model ?? null]
 	);
 	const claim = rows[0]!.claim;
 	if (claim === 'claimed' && run.branchFrom !== undefined) await startBranchAt(client, run.conversationId, run.branchFrom);
@@ -53,8 +63,8 @@ export async function claimRun(
 
 export function postgresRunStorage(pool: pg.Pool, maxConcurrentRuns: number): RunStorage {
 	return {
-		claim: (conversationId, runId, now, trigger, input, branchFrom) =>
-			inTransaction(pool, (client) => claimRun(client, { conversationId, runId, now, trigger, input, branchFrom }, maxConcurrentRuns)),
+		claim: (conversationId, runId, now, trigger, input, also) =>
+			inTransaction(pool, (client) => claimRun(client, { conversationId, runId, now, trigger, input, ...also }, maxConcurrentRuns)),
 
 		async touchConversation(conversationId, now) {
 			await pool.query(`UPDATE conversations SET updated_at = $1 WHERE id = $2`, [now, conversationId]);

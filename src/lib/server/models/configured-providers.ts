@@ -1,0 +1,28 @@
+import type { Settings } from '../settings';
+import type { ModelProvider } from './model-provider';
+import type { OpenAIEndpoint } from './models-config';
+import { OllamaProvider } from './ollama-provider';
+import { OpenAIProvider } from './openai-provider';
+
+/**
+ * The providers the settings and models.json configure, in the order GET /api/models lists them:
+ * `ollama`, `openai` (OPENAI_BASE_URL), then models.json's. All share `fetch`, the paced one.
+ */
+export function configuredProviders(settings: Settings, endpoints: readonly OpenAIEndpoint[], fetch: typeof globalThis.fetch): ModelProvider[] {
+	const providers: ModelProvider[] = [];
+	if (settings.ollamaEnabled) {
+		providers.push(new OllamaProvider({ host: settings.OLLAMA_HOST, think: settings.OLLAMA_THINK, fetch }));
+	}
+	if (settings.OPENAI_BASE_URL) {
+		const endpoint: OpenAIEndpoint = {
+			name: 'openai',
+			baseUrl: settings.OPENAI_BASE_URL,
+			...(settings.OPENAI_API_KEY ? { apiKey: settings.OPENAI_API_KEY } : {}),
+			urlSetting: 'OPENAI_BASE_URL',
+			keySetting: 'OPENAI_API_KEY'
+		};
+		providers.push(new OpenAIProvider(endpoint, fetch));
+	}
+	for (const endpoint of endpoints) providers.push(new OpenAIProvider(endpoint, fetch));
+	return providers;
+}

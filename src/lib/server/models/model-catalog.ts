@@ -1,0 +1,144 @@
+import type { BaseMessage } from '@langchain/core/messages';
+import type { ModelStep } from '../agent/agent-graph';
+import { ApiError, RunFailure } from '../errors';
+import type { StartRequest } from '../runs/run-service';
+import { recordModelCall } from './model-call';
+import { modelId, parseModelId } from './model-id';
+import type { ModelList, ProviderCheck, ProviderKind } from '../../protocol';
+import type { ModelProvider } from './model-provider';
+
+export type ModelCheck = { status: 'ok' | 'error'; message?: string };
+
+type Listing = { provider: ModelProvider; names: string[] } | { provider: ModelProvider; error: RunFailure };
+
+/** How many names a refusal quotes: enough to spot a typo, short enough to read. */
+const NAMES_QUOTED = 10;
+
+/** Every configured provider by name, and the default model: where a model id becomes a chat model. */
+export class ModelCatalog {
+	private readonly providers: Map<string, ModelProvider>;
+
+	/** Throws, naming DEFAULT_MODEL, when the default names no configured provider. */
+	constructor(
+		providers: readonly ModelProvider[],
+		readonly defaultModel: string
+	) {
+		this.providers = new Map(providers.map((p) => [p.name, p]));
+		const ref = parseModelId(defaultModel);
+		if (!ref) throw new Error(`DEFAULT_MODEL="${defaultModel}": expected <provider>/<model>, e.g. ollama/qwen3`);
+		if (!this.providers.has(ref.provider)) {
+			throw new Error(`DEFAULT_MODEL="${defaultModel}": no provider "${ref.provider}" is configured (configured: ${this.names()})`);
+		}
+	}
+
+	/** The provider and model name of an id; a stored id whose provider has since left the config is MODEL_UNAVAILABLE. */
+	resolve(id: string): { provider: ModelProvider; model: string } {
+		const ref = parseModelId(id);
+		const provider = ref && this.providers.get(ref.provider);
+		if (!ref || !provider) {
+			throw new RunFailure('MODEL_UNAVAILABLE', `The model "${id}" names no configured provider (configured: ${this.names()}); choose another model.`);
+		}
+		return { provider, model: ref.model };
+	}
+
+	/** The model `id` for one step of `run`: a chat model, its error classifier, and the answer's record. */
+	step(id: string, run: string): ModelStep {
+		const { provider, model } = this.resolve(id);
+		return {
+			chat: provider.chatModel(model),
+			classifyError: (e) => provider.classifyError(e, model),
+			record: (answer: BaseMessage) => {
+				const usage = provider.usageOf(answer);
+				return recordModelCall(answer, { model: id, run, ...(usage ? { usage } : {}) });
+			}
+		};
+	}
+
+	async list(): Promise<ModelList> {
+		const listings = await this.listAll();
+		return {
+			default: this.defaultModel,
+			models: listings.flatMap((l) =>
+				'names' in l ? l.names.map((name) => ({ id: modelId({ provider: l.provider.name, model: name }), provider: l.provider.name, name })) : []
+			),
+			providers: listings.map((l) => ({
+				name: l.provider.name,
+				kind: l.provider.kind,
+				...('error' in l ? { status: 'error' as const, message: l.error.message } : { status: 'ok' as const })
+			}))
+		};
+	}
+
+	/**
+	 * Checks the model a start request chose (see checkChoice); a new conversation that chose none
+	 * gets the default, and keeps it even if DEFAULT_MODEL changes later.
+	 */
+	async choose(request: StartRequest): Promise<StartRequest> {
+		if (request.kind === 'decide') return request;
+		if (request.model !== undefined) {
+			await this.checkChoice(request.model);
+			return request;
+		}
+		return request.kind === 'message' && request.conversation === null ? { ...request, model: this.defaultModel } : request;
+	}
+
+	/**
+	 * A model a request chose: BAD_REQUEST, naming the choice, unless its provider is configured
+	 * and lists it. A provider that cannot be asked now gets the benefit of the doubt: the run then
+	 * fails with MODEL_UNREACHABLE, which says what to do, and can be resumed.
+	 */
+	async checkChoice(id: string): Promise<void> {
+		const ref = parseModelId(id);
+		const provider = ref && this.providers.get(ref.provider);
+		if (!ref || !provider) {
+			throw new ApiError('BAD_REQUEST', `Unknown model "${id}": no provider "${ref?.provider ?? id}" is configured (configured: ${this.names()})`);
+		}
+		const listing = await this.listOne(provider);
+		if ('error' in listing || provider.serves(listing.names, ref.model)) return;
+		const names = listing.names.slice(0, NAMES_QUOTED).join(', ') + (listing.names.length > NAMES_QUOTED ? ', …' : '');
+		throw new ApiError('BAD_REQUEST', `Unknown model "${id}": "${provider.name}" serves ${names || 'no models'} (see GET /api/models)`);
+	}
+
+	/** The default model's check (is its provider up, does it serve the model) and each provider's. */
+	async readiness(): Promise<{ model: ModelCheck; providers: Record<string, ProviderCheck> }> {
+		const listings = await this.listAll();
+		const { provider, model } = this.resolve(this.defaultModel);
+		const own = listings.find((l) => l.provider === provider)!;
+		const check: ModelCheck =
+			'error' in own
+				? { status: 'error', message: own.error.message }
+				: provider.serves(own.names, model)
+					? { status: 'ok' }
+					: { status: 'error', message: provider.notServed(model).message };
+		return {
+			model: check,
+			providers: Object.fromEntries(
+				listings.map((l) => [
+					l.provider.name,
+					{ kind: l.provider.kind, ...('error' in l ? { status: 'error' as const, message: l.error.message } : { status: 'ok' as const }) }
+				])
+			)
+		};
+	}
+
+	/** The provider of the default model, whose failure the model check already names. */
+	get defaultProvider(): string {
+		return parseModelId(this.defaultModel)!.provider;
+	}
+
+	private listAll(): Promise<Listing[]> {
+		return Promise.all([...this.providers.values()].map((p) => this.listOne(p)));
+	}
+
+	private async listOne(provider: ModelProvider): Promise<Listing> {
+		try {
+			return { provider, names: await provider.listModels() };
+		} catch (e) {
+			return { provider, error: provider.classifyError(e, '') };
+		}
+	}
+
+	private names(): string {
+		return [...this.providers.keys()].join(', ');
+	}
+}
