@@ -144,7 +144,16 @@ describe('the front door in Chromium', () => {
 		const page = await context.newPage();
 		// How each request to Sophos ended, as the browser saw it (the page itself sees only opaque answers).
 		const outcomes: string[] = [];
-		const record = (method: string, url: string, outcome: string) => url.startsWith(sophos) && outcomes.push(`${method} ${new URL(url).pathname} ${outcome}`);
+		// The beacon is fire-and-forget: the page's script is done before its answer may arrive, so
+		// the count waits for every POST's answer instead of reading it when the script ends.
+		const POSTS = 6;
+		let allPosted!: () => void;
+		const posted = new Promise<void>((resolve) => (allPosted = resolve));
+		const record = (method: string, url: string, outcome: string) => {
+			if (!url.startsWith(sophos)) return;
+			outcomes.push(`${method} ${new URL(url).pathname} ${outcome}`);
+			if (outcomes.filter((o) => o.startsWith('POST ')).length === POSTS) allPosted();
+		};
 		page.on('response', (r) => record(r.request().method(), r.url(), String(r.status())));
 		page.on('requestfailed', (r) => record(r.method(), r.url(), r.failure()?.errorText ?? 'failed'));
 		try {
@@ -154,8 +163,9 @@ describe('the front door in Chromium', () => {
 			// Cross-Origin-Resource-Policy also hides it from a no-cors reader; text/plain ones (the
 			// beacon too) by SvelteKit's own 403 for cross-site forms. The DELETE never left: its
 			// preflight gets no CORS answer. What proves the guard is below: nothing changed.
+			await posted;
 			const posts = outcomes.filter((o) => o.startsWith('POST '));
-			expect(posts).toHaveLength(6);
+			expect(posts).toHaveLength(POSTS);
 			for (const o of posts) expect(o).toMatch(/ (403|net::ERR_BLOCKED_BY_RESPONSE\.NotSameOrigin)$/);
 			expect(posts.filter((o) => o.startsWith('POST /api/chat '))).toHaveLength(3);
 			expect(outcomes).toContain(`DELETE /api/conversations/${conversation} net::ERR_FAILED`);
