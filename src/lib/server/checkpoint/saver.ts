@@ -28,6 +28,7 @@ import { channelMapOf, encodeCheckpoint, metadataOf, skeletonBytes } from './row
 import { CheckpointStore, type CheckpointRow, type WriteRow } from './store.js';
 import { LogWriter, type PreparedLogWrite } from './log-writer.js';
 import { linkParentValues, linkParentWrites, writeBytes } from './write-links.js';
+import { putTarget, writesTarget } from './saver-config.js';
 
 export interface DeltaSqliteSaverOptions {
 	serde?: SerializerProtocol;
@@ -101,11 +102,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 		metadata: CheckpointMetadata,
 		newVersions: ChannelVersions
 	): Promise<RunnableConfig> {
-		if (!config.configurable) throw new Error('Empty configuration supplied.');
-		const threadId = config.configurable.thread_id as string | undefined;
-		if (!threadId) throw new Error(`Missing "thread_id" field in passed "config.configurable".`);
-		const ns = (config.configurable.checkpoint_ns as string | undefined) ?? '';
-		const parentId = config.configurable.checkpoint_id as string | undefined;
+		const { threadId, ns, parentId } = putTarget(config);
 		const copy = copyCheckpoint(checkpoint);
 		const run = this.queue.then(() => this.putNow(threadId, ns, parentId, copy, metadata, newVersions));
 		this.queue = run.catch(() => undefined);
@@ -114,12 +111,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 	}
 
 	async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
-		if (!config.configurable) throw new Error('Empty configuration supplied.');
-		const threadId = config.configurable.thread_id as string | undefined;
-		const checkpointId = config.configurable.checkpoint_id as string | undefined;
-		if (!threadId) throw new Error('Missing thread_id field in config.configurable.');
-		if (!checkpointId) throw new Error('Missing checkpoint_id field in config.configurable.');
-		const ns = (config.configurable.checkpoint_ns as string | undefined) ?? '';
+		const { threadId, ns, checkpointId } = writesTarget(config);
 		const rows = await Promise.all(
 			writes.map(async ([channel, value], idx) => {
 				const [type, bytes] = await this.serde.dumpsTyped(value);

@@ -30,6 +30,7 @@ import { LogWriter, type ArrayValue } from './log-writer.js';
 import { TupleReader } from './reader.js';
 import { putSql, type ParentRow, type Relink } from './put-statements.js';
 import { checkpointSql } from './store.js';
+import { putTarget, writesTarget } from '../../checkpoint/saver-config.js';
 
 export interface DeltaPostgresSaverOptions {
 	serde?: SerializerProtocol;
@@ -113,11 +114,9 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		metadata: CheckpointMetadata,
 		newVersions: ChannelVersions
 	): Promise<RunnableConfig> {
-		if (!config.configurable) throw new Error('Empty configuration supplied.');
-		const threadId = config.configurable.thread_id as string | undefined;
-		if (!threadId) throw new Error(`Missing "thread_id" field in passed "config.configurable".`);
-		const ns = (config.configurable.checkpoint_ns as string | undefined) ?? '';
-		const parentId = (config.configurable.checkpoint_id as string | undefined) || undefined;
+		const target = putTarget(config);
+		const { threadId, ns } = target;
+		const parentId = target.parentId || undefined;
 		const { id, channel_values: values, ...fields } = copyCheckpoint(checkpoint);
 		const [[type, skeleton], [metadataType, metadataBytes]] = await Promise.all([
 			this.serde.dumpsTyped(fields),
@@ -173,12 +172,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 	}
 
 	async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
-		if (!config.configurable) throw new Error('Empty configuration supplied.');
-		const threadId = config.configurable.thread_id as string | undefined;
-		const checkpointId = config.configurable.checkpoint_id as string | undefined;
-		if (!threadId) throw new Error('Missing thread_id field in config.configurable.');
-		if (!checkpointId) throw new Error('Missing checkpoint_id field in config.configurable.');
-		const ns = (config.configurable.checkpoint_ns as string | undefined) ?? '';
+		const { threadId, ns, checkpointId } = writesTarget(config);
 		const rows = await Promise.all(
 			writes.map(async ([channel, value], idx) => {
 				const [type, bytes] = await this.serde.dumpsTyped(value);
