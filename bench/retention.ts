@@ -77,7 +77,9 @@ try {
 		await measure('SQLite', {
 			saver: new DeltaSqliteSaver(sqlite),
 			history: sqliteCheckpointHistory(sqlite),
-			close: async () => sqlite.close()
+			close: async () => {
+				sqlite.close();
+			}
 		}),
 		await measure('PostgreSQL', {
 			saver: new DeltaPostgresSaver(pool),
