@@ -1,0 +1,120 @@
+// The tool host: each configured stdio server started once, served at /mcp/<name> over MCP's
+// Streamable HTTP transport with a session per client, every session sharing the one child; and
+// GET /health with each child's state. Requests pass the gate (request-gate.ts) first.
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ChildServer } from './child-server';
+import { createForwardingServer } from './forwarding-server';
+import type { HostConfig } from './host-config';
+import { refusalOf } from './request-gate';
+import type { Settings } from './settings';
+
+type Session = { child: string; transport: StreamableHTTPServerTransport; server: Server };
+
+const ROUTE = /^\/mcp\/([A-Za-z0-9_-]+)\/?$/;
+
+export class ToolHost {
+	private readonly children: Map<string, ChildServer>;
+	private readonly sessions = new Map<string, Session>();
+	private readonly http: http.Server;
+	private state: 'new' | 'listening' | 'closing' | 'closed' = 'new';
+
+	constructor(
+		config: HostConfig,
+		private readonly settings: Settings,
+		private readonly log: (line: string) => void = (line) => console.log(`tool-host: ${line}`)
+	) {
+		this.children = new Map(
+			Object.entries(config).map(([name, c]) => [name, new ChildServer(name, c, settings.callTimeoutMs, this.log)])
+		);
+		this.http = http.createServer((req, res) => {
+			this.handle(req, res).catch((e) => {
+				this.log(`request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+				if (!res.headersSent) reply(res, 500, 'Internal error');
+				else res.destroy();
+			});
+		});
+	}
+
+	/** Starts every child (each up or failed, failed ones retrying), then listens; the URL it serves. */
+	async start(): Promise<string> {
+		if (this.state !== 'new') throw new Error('the tool host was started already');
+		this.state = 'listening';
+		await Promise.all([...this.children.values()].map((c) => c.start()));
+		await new Promise<void>((resolve, reject) => {
+			this.http.once('error', reject);
+			this.http.listen(this.settings.port, this.settings.host, () => resolve());
+		});
+		const { address, port } = this.http.address() as AddressInfo;
+		const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+		this.log(`listening on ${url} (${[...this.children.keys()].map((n) => `/mcp/${n}`).join(', ')})`);
+		return url;
+	}
+
+	/** Stops taking requests, ends every session (and its open streams), then the children. */
+	async close(): Promise<void> {
+		if (this.state === 'closing' || this.state === 'closed') return;
+		this.state = 'closing';
+		const stopped = new Promise<void>((resolve) => this.http.close(() => resolve()));
+		const sessions = [...this.sessions.values()];
+		this.sessions.clear();
+		await Promise.all(sessions.map((s) => s.server.close().catch(() => {})));
+		this.http.closeAllConnections();
+		await stopped;
+		await Promise.all([...this.children.values()].map((c) => c.close()));
+		this.state = 'closed';
+	}
+
+	private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+		const refusal = refusalOf(req.headers, this.settings);
+		if (refusal) {
+			const challenge: Record<string, string> = refusal.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
+			return reply(res, refusal.status, refusal.message, challenge);
+		}
+		const pathname = new URL(req.url ?? '/', 'http://host').pathname;
+		if (pathname === '/health') {
+			if (req.method !== 'GET') return reply(res, 405, 'Method not allowed', { Allow: 'GET' });
+			const servers = [...this.children.values()].map((c) => c.status());
+			res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+			res.end(JSON.stringify({ ok: servers.every((s) => s.state === 'up'), servers }));
+			return;
+		}
+		const name = ROUTE.exec(pathname)?.[1];
+		const child = name === undefined ? undefined : this.children.get(name);
+		if (!name || !child) return reply(res, 404, 'No such server');
+		if (this.state !== 'listening') return reply(res, 503, 'The tool host is shutting down');
+
+		const sessionId = req.headers['mcp-session-id'];
+		if (typeof sessionId === 'string') {
+			const session = this.sessions.get(sessionId);
+			// 404 is what the MCP spec tells a client to answer with a new session.
+			if (!session || session.child !== name) return reply(res, 404, 'Session not found');
+			return session.transport.handleRequest(req, res);
+		}
+		if (req.method !== 'POST') return reply(res, 400, 'An Mcp-Session-Id header is required');
+		await this.openSession(name, child, req, res);
+	}
+
+	/** A new session: the transport answers anything but an initialize request with 400, and is then dropped. */
+	private async openSession(name: string, child: ChildServer, req: http.IncomingMessage, res: http.ServerResponse) {
+		const server = createForwardingServer(child);
+		const transport = new StreamableHTTPServerTransport({
+			sessionIdGenerator: randomUUID,
+			maxRequestBodySize: this.settings.bodyLimitBytes,
+			onsessioninitialized: (id) => void this.sessions.set(id, { child: name, transport, server }),
+			onsessionclosed: (id) => void this.sessions.delete(id)
+		});
+		await server.connect(transport);
+		await transport.handleRequest(req, res);
+		if (transport.sessionId === undefined) await server.close();
+	}
+}
+
+/** A refusal as a JSON-RPC error without an id, the shape the SDK's transport answers with itself. */
+function reply(res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+	res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+	res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
