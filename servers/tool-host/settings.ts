@@ -22,6 +22,11 @@ export type Settings = {
 	 * client vanished without cancelling.
 	 */
 	callTimeoutMs: number;
+	/**
+	 * TOOL_HOST_SESSION_IDLE_MS: a session with no request open for this long (default 10 min) is
+	 * closed, so a killed instance's session does not stay; a live Sophos keeps its GET stream open.
+	 */
+	sessionIdleMs: number;
 };
 
 const wholeNumber = (min: number, max: number) =>
@@ -53,7 +58,8 @@ const EnvSchema = z.object({
 		.default([]),
 	TOOL_HOST_BODY_LIMIT: wholeNumber(1024, 1024 * 1024 * 1024).default(1024 * 1024),
 	// setTimeout's ceiling (about 24.8 days).
-	TOOL_HOST_CALL_TIMEOUT_MS: wholeNumber(1, 2_147_483_647).default(600_000)
+	TOOL_HOST_CALL_TIMEOUT_MS: wholeNumber(1, 2_147_483_647).default(600_000),
+	TOOL_HOST_SESSION_IDLE_MS: wholeNumber(1_000, 2_147_483_647).default(600_000)
 });
 
 export class SettingsError extends Error {
@@ -91,6 +97,7 @@ export function parseSettings(env: Record<string, string | undefined>): Settings
 		configFile: s.TOOL_HOST_CONFIG,
 		allowedHosts: s.TOOL_HOST_ALLOWED_HOSTS,
 		bodyLimitBytes: s.TOOL_HOST_BODY_LIMIT,
-		callTimeoutMs: s.TOOL_HOST_CALL_TIMEOUT_MS
+		callTimeoutMs: s.TOOL_HOST_CALL_TIMEOUT_MS,
+		sessionIdleMs: s.TOOL_HOST_SESSION_IDLE_MS
 	};
 }

@@ -4,21 +4,19 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ChildServer } from './child-server';
 import { createForwardingServer } from './forwarding-server';
 import type { HostConfig } from './host-config';
 import { refusalOf } from './request-gate';
+import { SessionRegistry } from './session-registry';
 import type { Settings } from './settings';
-
-type Session = { child: string; transport: StreamableHTTPServerTransport; server: Server };
 
 const ROUTE = /^\/mcp\/([A-Za-z0-9_-]+)\/?$/;
 
 export class ToolHost {
 	private readonly children: Map<string, ChildServer>;
-	private readonly sessions = new Map<string, Session>();
+	private readonly sessions: SessionRegistry;
 	private readonly http: http.Server;
 	private state: 'new' | 'listening' | 'closing' | 'closed' = 'new';
 
@@ -27,6 +25,7 @@ export class ToolHost {
 		private readonly settings: Settings,
 		private readonly log: (line: string) => void = (line) => console.log(`tool-host: ${line}`)
 	) {
+		this.sessions = new SessionRegistry(settings.sessionIdleMs, this.log);
 		this.children = new Map(
 			Object.entries(config).map(([name, c]) => [name, new ChildServer(name, c, settings.callTimeoutMs, this.log)])
 		);
@@ -59,9 +58,7 @@ export class ToolHost {
 		if (this.state === 'closing' || this.state === 'closed') return;
 		this.state = 'closing';
 		const stopped = new Promise<void>((resolve) => this.http.close(() => resolve()));
-		const sessions = [...this.sessions.values()];
-		this.sessions.clear();
-		await Promise.all(sessions.map((s) => s.server.close().catch(() => {})));
+		await this.sessions.closeAll();
 		this.http.closeAllConnections();
 		await stopped;
 		await Promise.all([...this.children.values()].map((c) => c.close()));
@@ -77,7 +74,7 @@ export class ToolHost {
 		const pathname = new URL(req.url ?? '/', 'http://host').pathname;
 		if (pathname === '/health') {
 			if (req.method !== 'GET') return reply(res, 405, 'Method not allowed', { Allow: 'GET' });
-			const servers = [...this.children.values()].map((c) => c.status());
+			const servers = [...this.children.values()].map((c) => ({ ...c.status(), sessions: this.sessions.countFor(c.name) }));
 			res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
 			res.end(JSON.stringify({ ok: servers.every((s) => s.state === 'up'), servers }));
 			return;
@@ -92,6 +89,7 @@ export class ToolHost {
 			const session = this.sessions.get(sessionId);
 			// 404 is what the MCP spec tells a client to answer with a new session.
 			if (!session || session.child !== name) return reply(res, 404, 'Session not found');
+			this.sessions.track(session, res);
 			return session.transport.handleRequest(req, res);
 		}
 		if (req.method !== 'POST') return reply(res, 400, 'An Mcp-Session-Id header is required');
@@ -101,10 +99,10 @@ export class ToolHost {
 	/** A new session: the transport answers anything but an initialize request with 400, and is then dropped. */
 	private async openSession(name: string, child: ChildServer, req: http.IncomingMessage, res: http.ServerResponse) {
 		const server = createForwardingServer(child);
-		const transport = new StreamableHTTPServerTransport({
+		const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
 			sessionIdGenerator: randomUUID,
 			maxRequestBodySize: this.settings.bodyLimitBytes,
-			onsessioninitialized: (id) => void this.sessions.set(id, { child: name, transport, server }),
+			onsessioninitialized: (id) => this.sessions.add(id, { child: name, transport, server }),
 			onsessionclosed: (id) => void this.sessions.delete(id)
 		});
 		await server.connect(transport);

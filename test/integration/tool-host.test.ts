@@ -65,7 +65,7 @@ class HostProcess {
 		return this.exited;
 	}
 
-	health(): Promise<{ ok: boolean; servers: { name: string; state: string; restarts: number; error?: string }[] }> {
+	health(): Promise<{ ok: boolean; servers: { name: string; state: string; restarts: number; sessions: number; error?: string }[] }> {
 		return fetch(`${this.url}/health`, { headers: { Authorization: `Bearer ${TOKEN}` } }).then((r) => r.json());
 	}
 
@@ -274,6 +274,21 @@ describe('the shared tool host', () => {
 		expect(reread!.content).toContain('wrote the first program');
 	});
 
+	it("closes a killed instance's abandoned sessions, and keeps a live idle one whose stream is open", async () => {
+		const { host, ollama, start } = await setUp({ TOOL_HOST_SESSION_IDLE_MS: '1000' });
+		const [a, b] = [await start(), await start()];
+		expect((await host.health()).servers.find((s) => s.name === 'memory')?.sessions).toBe(2);
+
+		await a.kill();
+		await host.waitForOutput(/closed abandoned session \S+ of "memory"/);
+		// B's session is as old as A's and has had no request since; its open GET stream kept it.
+		expect((await host.health()).servers.find((s) => s.name === 'memory')?.sessions).toBe(1);
+		ollama.script = callsScript([{ name: 'memory__read_graph', arguments: {} }]);
+		const read = await runOnce(b, 'What do you know?');
+		expect(read.tools).toMatchObject([{ name: 'memory__read_graph', status: 'success' }]);
+		expect(b.output).not.toMatch(/server "memory" is down/);
+	});
+
 	it('restarts a child that dies, and reports one that cannot start as down', async () => {
 		const broken = { command: 'node', args: ['-e', 'process.exit(3)'] };
 		const { host } = await setUp({}, { broken });
@@ -288,7 +303,7 @@ describe('the shared tool host', () => {
 
 		const health = await host.health();
 		expect(health.ok).toBe(false);
-		expect(health.servers.find((s) => s.name === 'memory')).toEqual({ name: 'memory', state: 'up', restarts: 1 });
+		expect(health.servers.find((s) => s.name === 'memory')).toEqual({ name: 'memory', state: 'up', restarts: 1, sessions: 1 });
 		expect(health.servers.find((s) => s.name === 'broken')?.state).not.toBe('up');
 		const { client: brokenClient } = await connect(host, 'broken');
 		await expect(brokenClient.listTools()).rejects.toThrow(/tool server "broken" is down \(.*\); the tool host is restarting it/);

@@ -12,7 +12,8 @@ describe('tool host settings', () => {
 			configFile: 'config/tool-host.json',
 			allowedHosts: [],
 			bodyLimitBytes: 1024 * 1024,
-			callTimeoutMs: 600_000
+			callTimeoutMs: 600_000,
+			sessionIdleMs: 600_000
 		});
 	});
 
@@ -38,7 +39,8 @@ describe('tool host settings', () => {
 		[{ TOOL_HOST_PORT: '3x' }, 'TOOL_HOST_PORT="3x": expected a whole number'],
 		[{ TOOL_HOST_BODY_LIMIT: '10' }, 'TOOL_HOST_BODY_LIMIT="10": must be at least 1024'],
 		[{ TOOL_HOST_ALLOWED_HOSTS: 'a b' }, 'TOOL_HOST_ALLOWED_HOSTS="a b": "a b" is not a host or host:port'],
-		[{ TOOL_HOST_CALL_TIMEOUT_MS: '0' }, 'TOOL_HOST_CALL_TIMEOUT_MS="0": must be at least 1']
+		[{ TOOL_HOST_CALL_TIMEOUT_MS: '0' }, 'TOOL_HOST_CALL_TIMEOUT_MS="0": must be at least 1'],
+		[{ TOOL_HOST_SESSION_IDLE_MS: '999' }, 'TOOL_HOST_SESSION_IDLE_MS="999": must be at least 1000']
 	])('refuses %j: %s', (env, message) => {
 		expect(() => parseSettings(env)).toThrow(SettingsError);
 		expect(() => parseSettings(env)).toThrow(message);
