@@ -1,6 +1,10 @@
 // One hosted stdio server: the single child process every session's calls go to, through one SDK
 // client. A child that exits is started again after a backoff; meanwhile calls fail at once with an
 // error that says the server is down, and the health report shows it.
+//
+// Calls of tools the child does not declare read-only (readOnlyHint) are made one at a time. One
+// writing process is not enough: the memory server loads the graph, changes it and saves it whole,
+// so two calls in flight at once lose one's change (13 of 40 concurrent creates landed, issue 14).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
@@ -31,6 +35,9 @@ export class ChildServer {
 	private restarts = 0;
 	private everUp = false;
 	private lastError: string | undefined;
+	private readOnly = new Set<string>();
+	/** The last write made or waiting; each write starts when it settles. */
+	private lastWrite: Promise<unknown> = Promise.resolve();
 
 	constructor(
 		readonly name: string,
@@ -61,9 +68,12 @@ export class ChildServer {
 
 	/** Forwards the call as it came, `_meta` (the caller's idempotencyKey) included; aborting `signal` cancels it in the child. */
 	callTool(params: CallToolRequest['params'], signal: AbortSignal): Promise<CallToolResult> {
-		return this.forward((c) =>
-			c.request({ method: 'tools/call', params }, CallToolResultSchema, { signal, timeout: this.callTimeoutMs })
-		);
+		const call = () =>
+			this.forward((c) => c.request({ method: 'tools/call', params }, CallToolResultSchema, { signal, timeout: this.callTimeoutMs }));
+		if (this.readOnly.has(params.name)) return call();
+		const write = this.lastWrite.then(call);
+		this.lastWrite = write.catch(() => {});
+		return write;
 	}
 
 	async close(): Promise<void> {
@@ -104,8 +114,10 @@ export class ChildServer {
 				await client.close();
 				return;
 			}
+			const readOnly = await readOnlyTools(client);
 			client.onclose = () => this.client === client && this.exited();
 			this.client = client;
+			this.readOnly = readOnly;
 			this.state = 'up';
 			this.everUp = true;
 			this.failures = 0;
@@ -140,4 +152,16 @@ export class ChildServer {
 	private isClosed(): boolean {
 		return this.state === 'closed';
 	}
+}
+
+/** The names of the tools the child declares read-only, every page of its list. */
+async function readOnlyTools(client: Client): Promise<Set<string>> {
+	const names = new Set<string>();
+	let cursor: string | undefined;
+	do {
+		const page = await client.listTools(cursor === undefined ? undefined : { cursor });
+		for (const tool of page.tools) if (tool.annotations?.readOnlyHint === true) names.add(tool.name);
+		cursor = page.nextCursor;
+	} while (cursor !== undefined);
+	return names;
 }

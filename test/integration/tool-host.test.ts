@@ -209,6 +209,19 @@ describe('the shared tool host', () => {
 		expect(listed.visit).toEqual({ readOnlyHint: true, openWorldHint: true });
 	});
 
+	it('writes from two sessions at once all land: the host makes one write at a time in its child', async () => {
+		const { host } = await setUp();
+		const clients = [(await connect(host, 'memory')).client, (await connect(host, 'memory')).client];
+		const names = Array.from({ length: 40 }, (_, i) => `entity-${i}`);
+		await Promise.all(
+			names.map((name, i) =>
+				clients[i % 2]!.callTool({ name: 'create_entities', arguments: { entities: [{ name, entityType: 'thing', observations: [] }] } })
+			)
+		);
+		const graph = (await clients[0]!.callTool({ name: 'read_graph', arguments: {} })) as { structuredContent?: { entities: { name: string }[] } };
+		expect(graph.structuredContent?.entities.map((e) => e.name).sort()).toEqual([...names].sort());
+	});
+
 	it('refuses a missing or wrong token (401), a hostile Host or a browser Origin (403) and an oversized body (413), and nothing changes', async () => {
 		const { host } = await setUp({ TOOL_HOST_BODY_LIMIT: '4096' });
 		const { client, sessionId } = await connect(host, 'memory');
