@@ -3,7 +3,7 @@
 // services that each have their own data directory; the model is the scripted Ollama.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -300,6 +300,16 @@ describe('the shared tool host', () => {
 		const read = await runOnce(b, 'What do you know?');
 		expect(read.tools).toMatchObject([{ name: 'memory__read_graph', status: 'success' }]);
 		expect(b.output).not.toMatch(/server "memory" is down/);
+	});
+
+	it.each([
+		['off loopback without a token', { TOOL_HOST_HOST: '0.0.0.0', MEMORY_FILE_PATH: '/tmp/m.jsonl' }, 'TOOL_HOST_TOKEN is required when TOOL_HOST_HOST="0.0.0.0" is not a loopback address'],
+		["Sophos's mcp.json as its config", { TOOL_HOST_CONFIG: 'config/mcp.json', MEMORY_FILE_PATH: '/tmp/m.jsonl' }, 'memory: Unrecognized key: "approval"'],
+		['no MEMORY_FILE_PATH for the shipped config', {}, 'memory.env.MEMORY_FILE_PATH uses ${MEMORY_FILE_PATH}, which is not set']
+	])('refuses to start %s, saying why', (_name, env, message) => {
+		const started = spawnSync(process.execPath, ['build/servers/tool-host.mjs'], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
+		expect(started.status).toBe(2);
+		expect(started.stderr).toContain(message);
 	});
 
 	it('restarts a child that dies, and reports one that cannot start as down', async () => {
