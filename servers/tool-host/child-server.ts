@@ -99,6 +99,7 @@ export class ChildServer {
 	}
 
 	private downError(): McpError {
+		if (this.isClosed()) return new McpError(ErrorCode.InternalError, `tool server "${this.name}" stopped: the tool host is shutting down`);
 		const why = this.lastError ? ` (${this.lastError})` : '';
 		return new McpError(ErrorCode.InternalError, `tool server "${this.name}" is down${why}; the tool host is restarting it`);
 	}

@@ -27,6 +27,8 @@ export type Settings = {
 	 * closed, so a killed instance's session does not stay; a live Sophos keeps its GET stream open.
 	 */
 	sessionIdleMs: number;
+	/** TOOL_HOST_SHUTDOWN_GRACE_MS: how long SIGTERM lets calls in flight finish (default 10 s). */
+	shutdownGraceMs: number;
 };
 
 const wholeNumber = (min: number, max: number) =>
@@ -59,7 +61,8 @@ const EnvSchema = z.object({
 	TOOL_HOST_BODY_LIMIT: wholeNumber(1024, 1024 * 1024 * 1024).default(1024 * 1024),
 	// setTimeout's ceiling (about 24.8 days).
 	TOOL_HOST_CALL_TIMEOUT_MS: wholeNumber(1, 2_147_483_647).default(600_000),
-	TOOL_HOST_SESSION_IDLE_MS: wholeNumber(1_000, 2_147_483_647).default(600_000)
+	TOOL_HOST_SESSION_IDLE_MS: wholeNumber(1_000, 2_147_483_647).default(600_000),
+	TOOL_HOST_SHUTDOWN_GRACE_MS: wholeNumber(0, 600_000).default(10_000)
 });
 
 export class SettingsError extends Error {
@@ -98,6 +101,7 @@ export function parseSettings(env: Record<string, string | undefined>): Settings
 		allowedHosts: s.TOOL_HOST_ALLOWED_HOSTS,
 		bodyLimitBytes: s.TOOL_HOST_BODY_LIMIT,
 		callTimeoutMs: s.TOOL_HOST_CALL_TIMEOUT_MS,
-		sessionIdleMs: s.TOOL_HOST_SESSION_IDLE_MS
+		sessionIdleMs: s.TOOL_HOST_SESSION_IDLE_MS,
+		shutdownGraceMs: s.TOOL_HOST_SHUTDOWN_GRACE_MS
 	};
 }

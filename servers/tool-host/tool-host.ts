@@ -8,15 +8,19 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { ChildServer } from './child-server';
 import { createForwardingServer } from './forwarding-server';
 import type { HostConfig } from './host-config';
+import { RequestDrain } from './request-drain';
 import { refusalOf } from './request-gate';
 import { SessionRegistry } from './session-registry';
 import type { Settings } from './settings';
 
 const ROUTE = /^\/mcp\/([A-Za-z0-9_-]+)\/?$/;
+/** How long the error answers to calls cut off by a shutdown get to reach their clients. */
+const ANSWER_FLUSH_MS = 1_000;
 
 export class ToolHost {
 	private readonly children: Map<string, ChildServer>;
 	private readonly sessions: SessionRegistry;
+	private readonly inFlight = new RequestDrain();
 	private readonly http: http.Server;
 	private state: 'new' | 'listening' | 'closing' | 'closed' = 'new';
 
@@ -53,15 +57,24 @@ export class ToolHost {
 		return url;
 	}
 
-	/** Stops taking requests, ends every session (and its open streams), then the children. */
+	/**
+	 * Stops taking requests (new ones get 503), lets the calls in flight finish for up to
+	 * TOOL_HOST_SHUTDOWN_GRACE_MS, then closes the children, which answers each call still running
+	 * with the server-down error rather than leaving its client to wait for its own timeout; then
+	 * ends every session and its open streams.
+	 */
 	async close(): Promise<void> {
 		if (this.state === 'closing' || this.state === 'closed') return;
 		this.state = 'closing';
 		const stopped = new Promise<void>((resolve) => this.http.close(() => resolve()));
+		if (!(await this.inFlight.drained(this.settings.shutdownGraceMs))) {
+			this.log('calls still running after the grace period are answered with an error');
+		}
+		await Promise.all([...this.children.values()].map((c) => c.close()));
+		await this.inFlight.drained(ANSWER_FLUSH_MS);
 		await this.sessions.closeAll();
 		this.http.closeAllConnections();
 		await stopped;
-		await Promise.all([...this.children.values()].map((c) => c.close()));
 		this.state = 'closed';
 	}
 
@@ -90,6 +103,7 @@ export class ToolHost {
 			// 404 is what the MCP spec tells a client to answer with a new session.
 			if (!session || session.child !== name) return reply(res, 404, 'Session not found');
 			this.sessions.track(session, res);
+			if (req.method === 'POST') this.inFlight.track(res);
 			return session.transport.handleRequest(req, res);
 		}
 		if (req.method !== 'POST') return reply(res, 400, 'An Mcp-Session-Id header is required');

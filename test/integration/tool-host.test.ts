@@ -13,6 +13,7 @@ import { ScriptedOllama } from '../support/scripted-ollama';
 import { callsScript, currentTurn } from '../support/scripts';
 import { freePort, ROOT, Service, tempDir } from '../support/service';
 import { followRun } from '../support/sse';
+import { waitForLine } from '../support/test-config';
 
 const TOKEN = 'tool-host-test-token-0123456789';
 
@@ -285,6 +286,22 @@ describe('the shared tool host', () => {
 		expect(failed!.content).toMatch(/^The tool server for memory__read_graph is not running \(.*Session not found.*\); it will be restarted on its next use\.$/);
 		expect(reread).toMatchObject({ name: 'memory__read_graph', status: 'success' });
 		expect(reread!.content).toContain('wrote the first program');
+	});
+
+	it('SIGTERM lets calls finish for the grace period, then answers one still running with an error, not silence', async () => {
+		const { host, ollama, start } = await setUp({ TOOL_HOST_SHUTDOWN_GRACE_MS: '300' });
+		const a = await start();
+		ollama.script = callsScript([{ name: 'test__hang', arguments: {} }]);
+		const { conversation } = await (await a.post('/api/chat', { message: 'Hang.' })).json();
+		await waitForLine(host.options.log, /^hang started/);
+		expect(await host.stop('SIGTERM')).toBe(0);
+		expect(host.output).toContain('calls still running after the grace period are answered with an error');
+
+		expect((await followRun(a.url, conversation)).at(-1)?.event).toBe('end');
+		const [hang] = await toolMessages(a, conversation);
+		// Without the answer, the call would wait for MCP_TOOL_TIMEOUT_MS (a minute) and time out.
+		expect(hang).toMatchObject({ name: 'test__hang', status: 'error' });
+		expect(hang!.content).toContain('tool server \"test\" stopped: the tool host is shutting down');
 	});
 
 	it("closes a killed instance's abandoned sessions, and keeps a live idle one whose stream is open", async () => {

@@ -13,7 +13,8 @@ describe('tool host settings', () => {
 			allowedHosts: [],
 			bodyLimitBytes: 1024 * 1024,
 			callTimeoutMs: 600_000,
-			sessionIdleMs: 600_000
+			sessionIdleMs: 600_000,
+			shutdownGraceMs: 10_000
 		});
 	});
 
@@ -40,7 +41,8 @@ describe('tool host settings', () => {
 		[{ TOOL_HOST_BODY_LIMIT: '10' }, 'TOOL_HOST_BODY_LIMIT="10": must be at least 1024'],
 		[{ TOOL_HOST_ALLOWED_HOSTS: 'a b' }, 'TOOL_HOST_ALLOWED_HOSTS="a b": "a b" is not a host or host:port'],
 		[{ TOOL_HOST_CALL_TIMEOUT_MS: '0' }, 'TOOL_HOST_CALL_TIMEOUT_MS="0": must be at least 1'],
-		[{ TOOL_HOST_SESSION_IDLE_MS: '999' }, 'TOOL_HOST_SESSION_IDLE_MS="999": must be at least 1000']
+		[{ TOOL_HOST_SESSION_IDLE_MS: '999' }, 'TOOL_HOST_SESSION_IDLE_MS="999": must be at least 1000'],
+		[{ TOOL_HOST_SHUTDOWN_GRACE_MS: '600001' }, 'TOOL_HOST_SHUTDOWN_GRACE_MS="600001": must be at most 600000']
 	])('refuses %j: %s', (env, message) => {
 		expect(() => parseSettings(env)).toThrow(SettingsError);
 		expect(() => parseSettings(env)).toThrow(message);
