@@ -66,7 +66,7 @@ describe('run leases', () => {
 
 		// The old owner wakes up: its heartbeat no longer holds the run, and every write is refused.
 		expect([...(await a.leases.renew())]).toEqual([]);
-		await expect(a.storage.journal.recordOutcome('c1', 'call', { outcome: 'success', result: 'late' }, T(2))).rejects.toBeInstanceOf(RunFencedError);
+		await expect(a.storage.journal.recordOutcome('c1', 'call', 'r1', { outcome: 'success', result: 'late' }, T(2))).rejects.toBeInstanceOf(RunFencedError);
 		await expect(a.storage.journal.recordIntent({ ...intent, toolCallId: 'call-2' }, T(2), false)).rejects.toBeInstanceOf(RunFencedError);
 		await expect(
 			a.storage.approvals.request('c1', 'r1', [{ toolCallId: 'x', attempt: 0, tool: 'write', args: {}, reason: { kind: 'policy', message: 'asks' } }], T(2), T(9))

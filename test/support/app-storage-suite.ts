@@ -167,9 +167,11 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			await asRun(storage, 'c1', 'r2', async () => {
 				await storage.journal.recordIntent({ ...entry, runId: 'r2' }, T(2), true);
 				expect(await storage.journal.get('c1', 'call-1')).toEqual({ ...entry, runId: 'r2', attempts: 2, outcome: null, result: null });
-				await storage.journal.recordOutcome('c1', 'call-1', { outcome: 'success', result: 'page' }, T(3));
+				await storage.journal.recordOutcome('c1', 'call-1', 'r2', { outcome: 'success', result: 'page' }, T(3));
 			});
-			await opened.other.journal.recordOutcome('c1', 'call-1', { outcome: 'error', result: 'late' }, T(4));
+			await asRun(opened.other, 'c1', 'r-late', () =>
+				opened.other.journal.recordOutcome('c1', 'call-1', 'r-late', { outcome: 'error', result: 'late' }, T(4))
+			);
 			await asRun(storage, 'c1', 'r3', () => storage.journal.recordIntent({ ...entry, runId: 'r3' }, T(5), true));
 			expect(await storage.journal.get('c1', 'call-1')).toEqual({ ...entry, runId: 'r2', attempts: 2, outcome: 'success', result: 'page' });
 			expect(await storage.journal.get('c1', 'call-2')).toBeUndefined();
@@ -350,7 +352,7 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 				await storage.journal.recordIntent(call('b', 'h1', 'ai-b'), T(2), false);
 				await storage.journal.recordIntent(call('c', 'h2', 'ai-c'), T(3), false);
 				await storage.journal.recordIntent(call('d', 'h1', 'ai-d'), T(4), false);
-				for (const id of ['a', 'b', 'c']) await storage.journal.recordOutcome('c1', id, { outcome: 'success', result: id }, T(5));
+				for (const id of ['a', 'b', 'c']) await storage.journal.recordOutcome('c1', id, 'r', { outcome: 'success', result: id }, T(5));
 			});
 			expect((await opened.other.journal.succeededWith('c1', 'write', 'h1')).map((e) => [e.toolCallId, e.messageId])).toEqual([
 				['a', 'ai-a'],

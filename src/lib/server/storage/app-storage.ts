@@ -142,8 +142,12 @@ export interface JournalStorage {
 	recordIntent(entry: Omit<JournalEntry, 'attempts' | 'outcome' | 'result'>, now: string, durable: boolean): Promise<void>;
 	/** Calls of the thread to `tool` with these arguments (canonicalArgsHash) that succeeded, oldest first, any branch. */
 	succeededWith(threadId: string, tool: string, argsHash: string): Promise<JournalEntry[]>;
-	/** The first outcome recorded for a call is the one kept. */
-	recordOutcome(threadId: string, toolCallId: string, outcome: JournalOutcome, now: string): Promise<void>;
+	/**
+	 * The first outcome recorded for a call is the one kept. `runId`: the run recording it (on a
+	 * shared database, only its owner may), which may be a later run than the attempt's, reporting
+	 * a call a crash left unknown.
+	 */
+	recordOutcome(threadId: string, toolCallId: string, runId: string, outcome: JournalOutcome, now: string): Promise<void>;
 }
 
 /**

@@ -97,7 +97,7 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 			get: async (threadId, toolCallId) => journal.get(threadId, toolCallId),
 			succeededWith: async (threadId, tool, argsHash) => journal.succeededWith(threadId, tool, argsHash),
 			recordIntent: async (entry, now, durable) => journal.recordIntent(entry, now, durable),
-			recordOutcome: async (threadId, toolCallId, outcome, now) => journal.recordOutcome(threadId, toolCallId, outcome, now)
+			recordOutcome: async (threadId, toolCallId, _runId, outcome, now) => journal.recordOutcome(threadId, toolCallId, outcome, now)
 		},
 		approvals: {
 			request: async (threadId, runId, requests, now, expiresAt) => approvals.request(threadId, runId, requests, now, expiresAt),

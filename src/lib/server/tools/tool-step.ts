@@ -127,7 +127,7 @@ async function runCall(call: ToolCall, plan: ReadyPlan, at: At, parts: ToolStepP
 		return { status: plan.recorded.outcome === 'success' ? 'success' : 'error', text: plan.recorded.result };
 	}
 	const record = async (outcome: ToolOutcome) => {
-		await journal.recordOutcome(at.threadId, call.id, { outcome: outcome.status, result: outcome.text }, now());
+		await journal.recordOutcome(at.threadId, call.id, at.runId, { outcome: outcome.status, result: outcome.text }, now());
 		return outcome;
 	};
 	const target = toolbox.resolve(call.name);
@@ -163,7 +163,7 @@ async function runCall(call: ToolCall, plan: ReadyPlan, at: At, parts: ToolStepP
 	try {
 		outcome = await toolbox.call(target, plan.args, { signal: at.signal, idempotencyKey });
 	} catch (e) {
-		await journal.recordOutcome(at.threadId, call.id, { outcome: 'cancelled', result: CANCELLED }, now());
+		await journal.recordOutcome(at.threadId, call.id, at.runId, { outcome: 'cancelled', result: CANCELLED }, now());
 		throw e;
 	}
 	parts.crash('after-tool-side-effect');

@@ -59,15 +59,9 @@ export function postgresJournalStorage(pool: pg.Pool, owner: RunOwner): JournalS
 			);
 		},
 
-		async recordOutcome(threadId, toolCallId, outcome, now) {
+		async recordOutcome(threadId, toolCallId, runId, outcome, now) {
 			await inTransaction(pool, async (client) => {
-				// The run of the call's latest attempt, which recorded its intent, is the one that may finish it.
-				const { rows } = await client.query<{ run_id: string }>(
-					`SELECT run_id FROM tool_calls WHERE thread_id = $1 AND tool_call_id = $2 AND outcome IS NULL`,
-					[threadId, toolCallId]
-				);
-				if (!rows[0]) return;
-				await holdRun(client, rows[0].run_id, owner);
+				await holdRun(client, runId, owner);
 				await client.query(
 					`UPDATE tool_calls SET outcome = $1, result = $2, outcome_at = $3
 					 WHERE thread_id = $4 AND tool_call_id = $5 AND outcome IS NULL`,
