@@ -1,19 +1,12 @@
 import Database from 'better-sqlite3';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AIMessage, HumanMessage } from '@langchain/core/messages';
-import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
-import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
-import { MultiServerMCPClient } from '@langchain/mcp-adapters';
-import { ChatOllama } from '@langchain/ollama';
-import { startRuntime } from '../src/lib/server/runtime';
-import { parseSettings } from '../src/lib/server/settings';
 import { ScriptedOllama } from '../test/support/scripted-ollama';
 import { callsScript } from '../test/support/scripts';
 import { tempDir } from '../test/support/service';
 import { reportSummary } from './support/summary';
+import { alternate, bareSide, median, sophosSide } from './support/turn-sides';
 
 /**
  * The runtime's cost per turn (run ledger, journal, checkpoint store, event log, recovery-ready
@@ -29,100 +22,13 @@ const WARMUP_THREADS = 5;
 
 const dir = tempDir('sophos-bench-');
 const log = path.join(dir, 'calls.log');
-const server = { command: 'node', args: ['--import', 'tsx', 'test/support/mcp-test-server.ts'], env: { TEST_MCP_LOG: log } };
 const ollama = await ScriptedOllama.start(callsScript([{ name: 'test__peek', arguments: {} }]));
 
-type Turn = { wall: number; cpu: number };
-type Side = { thread(n: number): Promise<Turn[]>; close(): Promise<void> };
-
-async function timed(turn: () => Promise<void>): Promise<Turn> {
-	const started = performance.now();
-	const cpu = process.cpuUsage();
-	await turn();
-	const used = process.cpuUsage(cpu);
-	return { wall: performance.now() - started, cpu: (used.user + used.system) / 1000 };
-}
-
-async function bare(): Promise<Side> {
-	const client = new MultiServerMCPClient({ mcpServers: { test: { transport: 'stdio', ...server } }, prefixToolNameWithServerName: true });
-	const tools = await client.getTools();
-	const model = new ChatOllama({ baseUrl: ollama.url, model: 'qwen3', think: false }).bindTools(tools);
-	const graph = new StateGraph(MessagesAnnotation)
-		.addNode('agent', async (s) => ({ messages: [await model.invoke(s.messages)] }))
-		.addNode('tools', new ToolNode(tools))
-		.addEdge(START, 'agent')
-		.addConditionalEdges('agent', (s) => ((s.messages.at(-1) as AIMessage).tool_calls?.length ? 'tools' : END), ['tools', END])
-		.addEdge('tools', 'agent')
-		.compile({ checkpointer: new SqliteSaver(new Database(path.join(dir, 'bare.db'))) });
-	return {
-		async thread(n) {
-			const config = { configurable: { thread_id: `bare-${n}` } };
-			const turns: Turn[] = [];
-			for (let turn = 0; turn < TURNS; turn++) {
-				turns.push(
-					await timed(async () => {
-						const stream = await graph.stream(
-							{ messages: [new HumanMessage(`turn ${turn}`)] },
-							{ ...config, streamMode: 'messages', durability: 'sync' }
-						);
-						for await (const _ of stream);
-					})
-				);
-			}
-			const { values } = await graph.getState(config);
-			if (values.messages.length !== TURNS * 4) throw new Error(`bare thread ${n} has ${values.messages.length} messages`);
-			return turns;
-		},
-		close: () => client.close()
-	};
-}
-
-async function ours(): Promise<Side> {
-	const configDir = path.join(dir, 'config');
-	fs.mkdirSync(configDir, { recursive: true });
-	fs.writeFileSync(path.join(configDir, 'mcp.json'), JSON.stringify({ test: server }));
-	fs.writeFileSync(path.join(configDir, 'system.md'), 'You are a benchmark.');
-	const settings = parseSettings({
-		OLLAMA_HOST: ollama.url,
-		CONFIG_DIR: configDir,
-		DATABASE_PATH: path.join(dir, 'ours.db'),
-		MEMORY_FILE_PATH: path.join(dir, 'memory.jsonl')
-	});
-	const runtime = await startRuntime(settings, { PATH: process.env.PATH });
-	return {
-		async thread() {
-			let conversation: string | null = null;
-			const turns: Turn[] = [];
-			for (let turn = 0; turn < TURNS; turn++) {
-				turns.push(
-					await timed(async () => {
-						const result = await runtime.runService.start({ kind: 'message', conversation, message: `turn ${turn}` });
-						conversation = result.conversation;
-						await runtime.runService.registry.get(conversation)?.done;
-					})
-				);
-			}
-			// A run that failed fast would look cheap: every one must have completed with its tool result.
-			const summary = await runtime.storage.conversations.get(conversation!);
-			if (summary?.status !== 'completed' || summary.messageCount !== TURNS * 4) {
-				throw new Error(`a conversation did not complete every turn: ${JSON.stringify(summary)}`);
-			}
-			return turns;
-		},
-		close: () => runtime.close()
-	};
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const sides = { bare: await bare(), ours: await ours() };
-const measured: Record<keyof typeof sides, Turn[]> = { bare: [], ours: [] };
-// Warm-up threads first (module loading, JIT), not counted; then alternate thread by thread.
-for (let n = 0; n < WARMUP_THREADS + THREADS; n++) {
-	for (const name of ['bare', 'ours'] as const) {
-		const turns = await sides[name].thread(n);
-		if (n >= WARMUP_THREADS) measured[name].push(...turns);
-	}
-}
+const sides = {
+	bare: await bareSide({ ollamaUrl: ollama.url, log, saver: new SqliteSaver(new Database(path.join(dir, 'bare.db'))), turns: TURNS }),
+	ours: await sophosSide({ ollamaUrl: ollama.url, log, dir, turns: TURNS })
+};
+const measured = await alternate(sides, THREADS, WARMUP_THREADS);
 await sides.bare.close();
 await sides.ours.close();
 await ollama.close();

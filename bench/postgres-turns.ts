@@ -1,0 +1,59 @@
+import Database from 'better-sqlite3';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
+import { startPostgres, createTestDatabase } from '../test/support/postgres';
+import { ScriptedOllama } from '../test/support/scripted-ollama';
+import { callsScript } from '../test/support/scripts';
+import { tempDir } from '../test/support/service';
+import { reportSummary } from './support/summary';
+import { alternate, bareSide, median, sophosSide, type Turn } from './support/turn-sides';
+
+/**
+ * The per-turn cost of the runtime on each engine: Sophos on PostgreSQL (DATABASE_URL) and on its
+ * SQLite file, beside bare LangGraph with the stock PostgresSaver and with the stock SqliteSaver,
+ * in one process, on the same scripted model server and MCP tool (bench/support/turn-sides.ts).
+ * PostgreSQL is Debian's 15 started for the run (a temp directory, loopback, synchronous_commit=off,
+ * the counterpart of the SQLite file's synchronous=NORMAL); its own CPU time is in the wall figures.
+ * Run: npx tsx bench/postgres-turns.ts [threads] [turnsPerThread]
+ */
+const THREADS = Number(process.argv[2] ?? 20);
+const TURNS = Number(process.argv[3] ?? 10);
+
+const server = await startPostgres({ settings: { synchronous_commit: 'off' } });
+const dir = tempDir('sophos-bench-');
+const log = path.join(dir, 'calls.log');
+const ollama = await ScriptedOllama.start(callsScript([{ name: 'test__peek', arguments: {} }]));
+try {
+	const [bareDb, oursDb] = [await createTestDatabase(server.url(), 'bare'), await createTestDatabase(server.url(), 'ours')];
+	const barePool = new pg.Pool({ connectionString: bareDb.url, max: 4 });
+	const stockPg = new PostgresSaver(barePool);
+	await stockPg.setup();
+	const sides = {
+		'bare + stock PostgresSaver': await bareSide({ ollamaUrl: ollama.url, log, saver: stockPg, turns: TURNS, close: () => barePool.end() }),
+		'Sophos on PostgreSQL': await sophosSide({ ollamaUrl: ollama.url, log, dir: path.join(dir, 'pg'), turns: TURNS, env: { DATABASE_URL: oursDb.url } }),
+		'bare + stock SqliteSaver': await bareSide({ ollamaUrl: ollama.url, log, saver: new SqliteSaver(new Database(path.join(dir, 'bare.db'))), turns: TURNS }),
+		'Sophos on SQLite': await sophosSide({ ollamaUrl: ollama.url, log, dir: path.join(dir, 'sqlite'), turns: TURNS })
+	};
+	const measured = await alternate(sides, THREADS, 3);
+	for (const side of Object.values(sides)) await side.close();
+
+	const fig = (turns: Turn[]) => ({ wall: median(turns.map((t) => t.wall)), cpu: median(turns.map((t) => t.cpu)) });
+	const f = Object.fromEntries(Object.entries(measured).map(([k, v]) => [k, fig(v as Turn[])])) as Record<keyof typeof sides, { wall: number; cpu: number }>;
+	const base = f['bare + stock PostgresSaver'];
+	console.log(`\nPer-turn cost by engine, agent → tools → agent, ${THREADS} threads × ${TURNS} turns each side, alternating, median`);
+	console.log(`Machine: ${os.cpus()[0]?.model} × ${os.cpus().length}, load ${os.loadavg()[0]!.toFixed(1)}, Node ${process.version}`);
+	console.log(`Reproduce: npx tsx bench/postgres-turns.ts ${THREADS} ${TURNS}\n`);
+	console.log('| path | ms per turn | CPU ms per turn | ÷ bare + stock PostgresSaver (wall) |\n| --- | --- | --- | --- |');
+	for (const [name, v] of Object.entries(f)) console.log(`| ${name} | ${v.wall.toFixed(1)} | ${v.cpu.toFixed(1)} | ${(v.wall / base.wall).toFixed(2)} |`);
+	reportSummary('postgres-turns', [
+		{ figure: 'ms per turn on PostgreSQL, in-process', ours: f['Sophos on PostgreSQL'].wall.toFixed(1), baseline: base.wall.toFixed(1), goal: '' },
+		{ figure: 'ms per turn on SQLite, in-process', ours: f['Sophos on SQLite'].wall.toFixed(1), baseline: f['bare + stock SqliteSaver'].wall.toFixed(1), goal: '' }
+	]);
+	await Promise.all([bareDb.drop(), oursDb.drop()]);
+} finally {
+	await ollama.close();
+	await server.stop();
+}
