@@ -2,13 +2,13 @@
 // remote stream's bytes against the local one's, flushes that fail and are retried.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseStreamEvent, type RunEvent } from '../../src/lib/protocol/index.js';
-import { applyRunEvent, emptyLiveRun } from '../../src/lib/client/live-run.js';
+import type { RunEvent } from '../../src/lib/protocol/index.js';
 import { RunEventWriter } from '../../src/lib/server/postgres/events/run-event-writer.js';
 import { remoteEventResponse } from '../../src/lib/server/postgres/events/remote-event-response.js';
 import { EventLog } from '../../src/lib/server/stream/event-log.js';
 import { liveEventResponse, type LiveResponseOptions } from '../../src/lib/server/stream/sse-response.js';
 import { Mailbox } from '../support/mailbox.js';
+import { asThePageSeesIt, itemTexts } from '../support/page-view.js';
 import { claimedRun, startInstances, type Instance, type Instances } from '../support/pg-instances.js';
 
 let instances: Instances;
@@ -44,19 +44,6 @@ async function rowsOf(instance: Instance, runId: string) {
 	return rows.map((r) => ({ first: Number(r.first_id), last: Number(r.last_id), events: JSON.parse(r.events) as unknown[], terminal: r.terminal }));
 }
 
-/** The page's view of an SSE text: its parser and its live-run reducer, as the browser applies them. */
-function asThePageSeesIt(text: string) {
-	let live = emptyLiveRun();
-	let lastEventId = '';
-	for (const block of text.split('\n\n').filter(Boolean)) {
-		const fields = Object.fromEntries(block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]));
-		if (fields.id) lastEventId = fields.id;
-		if (!fields.event) continue;
-		const event = parseStreamEvent(fields.event, fields.data ?? '', lastEventId);
-		if (event) live = applyRunEvent(live, event);
-	}
-	return live;
-}
 
 const controller = () => new AbortController().signal;
 
@@ -205,7 +192,7 @@ describe('remoteEventResponse', () => {
 		await instances.allowConnections(true);
 		expect(await heard.nextMatching(/reconnected/)).toBe('reconnected');
 		const live = asThePageSeesIt(await response.text());
-		expect(live.items.map((i) => (i.kind === 'assistant' ? i.text : ''))).toEqual(['while away']);
+		expect(itemTexts(live)).toEqual(['while away']);
 		expect(live.outcome).toEqual({ kind: 'end', status: 'completed', run: runId });
 	});
 });
