@@ -77,7 +77,7 @@ async function withPostgres(url: string): Promise<Figures> {
 		const read = (async () => {
 			const decoder = new TextDecoder();
 			let rest = '';
-			for await (const chunk of response.body!) {
+			for await (const chunk of response.body! as unknown as AsyncIterable<Uint8Array>) {
 				const now = performance.now();
 				rest += decoder.decode(chunk, { stream: true });
 				for (const match of rest.matchAll(/^id: (\d+)$/gm)) {
