@@ -351,8 +351,14 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			expect(await storage.branches.head('c1')).toBe('checkpoint-3');
 			expect(await storage.conversations.model('c1')).toBe('ollama/other');
 			await storage.runs.finish('edit-1', { status: 'completed', messageCount: 6 }, T(3));
-			await storage.branches.switchTo('c1', 'checkpoint-7', 'edit-1');
-			await storage.conversations.showBranch('c1', 4, undefined);
+			await storage.runs.claim('c1', 'holding', T(3), 'resume', null);
+			expect(await storage.branches.switchTo('c1', 'checkpoint-8', { messageCount: 9, updatedAt: T(9) })).toBe('busy');
+			await storage.runs.releaseClaim('holding');
+			await storage.approvals.request('c1', 'edit-1', [{ toolCallId: 'w1', attempt: 0, tool: 'write', args: {}, reason: { kind: 'policy', message: 'asks' } }], T(3), T(99));
+			expect(await storage.branches.switchTo('c1', 'checkpoint-8', { messageCount: 9, updatedAt: T(9) })).toBe('waiting');
+			await storage.approvals.denyPending('c1', 'moved on', T(3));
+			expect(await storage.branches.head('c1')).toBe('checkpoint-3');
+			expect(await storage.branches.switchTo('c1', 'checkpoint-7', { messageCount: 4, updatedAt: undefined })).toBe('switched');
 			expect({ head: await storage.branches.head('c1'), after: await storage.branches.switchedAfterRun('c1') }).toEqual({
 				head: 'checkpoint-7',
 				after: 'edit-1'

@@ -38,7 +38,7 @@ it('stores a streamed answer once: the agent step writes the AIMessage the threa
 	migrate(db);
 	const graph = buildAgentGraph({
 		checkpointer: new DeltaSqliteSaver(db),
-		model: () => ({ chat: new StreamedReplyModel({}), classifyError: (e) => e as Error, record: (answer) => answer }),
+		model: async () => ({ chat: new StreamedReplyModel({}), classifyError: (e) => e as Error, record: (answer) => answer }),
 		tools: async () => [],
 		runTools: async () => ({ messages: [] }),
 		turn: () => undefined,

@@ -26,7 +26,7 @@ export type ModelStep = {
 export type AgentGraphParts = {
 	checkpointer: BaseCheckpointSaver;
 	/** The model for this step of this run (`config` holds the thread and run ids); may throw a typed error. */
-	model: (config: RunnableConfig) => ModelStep;
+	model: (config: RunnableConfig) => Promise<ModelStep>;
 	/** The tools to offer now; resolved at every step, so a server that comes back is used. */
 	tools: () => Promise<StructuredToolInterface[]>;
 	/** Runs the tool calls of the last assistant message and returns their tool messages. */
@@ -60,7 +60,7 @@ export function buildAgentGraph(parts: AgentGraphParts) {
 	async function agent(state: State, config: LangGraphRunnableConfig) {
 		const [tools, system] = await Promise.all([parts.tools(), parts.systemPrompt()]);
 		await beginStep(parts, config);
-		const step = parts.model(config);
+		const step = await parts.model(config);
 		const model = tools.length && step.chat.bindTools ? step.chat.bindTools(tools) : step.chat;
 		let response: BaseMessage;
 		try {

@@ -24,10 +24,11 @@ function recoveredOutcome(work: ThreadWork, messageCount: number): RunOutcome {
  */
 export async function recoverRuns(parts: ThreadWorkSources & { now: () => string }): Promise<string[]> {
 	const interrupted: string[] = [];
-	for (const { id, conversationId } of parts.runs.listRunning()) {
-		const work = await readThreadWork(parts, conversationId, { id, input: parts.runs.get(id)?.input ?? null });
+	const { runs } = parts.storage;
+	for (const { id, conversationId } of await runs.listRunning()) {
+		const work = await readThreadWork(parts, conversationId, { id, input: (await runs.get(id))?.input ?? null });
 		const messageCount = await parts.threads.messageCount(conversationId);
-		parts.runs.finish(id, recoveredOutcome(work, messageCount), parts.now());
+		await runs.finish(id, recoveredOutcome(work, messageCount), parts.now());
 		if (work.kind === 'unfinished') interrupted.push(conversationId);
 	}
 	return interrupted;

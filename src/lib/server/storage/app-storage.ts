@@ -52,8 +52,6 @@ export interface ConversationStorage {
 	model(id: string): Promise<string | null>;
 	/** Chooses the model for this and later runs; only a run that has claimed the conversation does this. */
 	setModel(id: string, model: string): Promise<void>;
-	/** Another branch is active: the row takes its message count and, when known, its last write time. */
-	showBranch(id: string, messageCount: number, updatedAt: string | undefined): Promise<void>;
 	/**
 	 * Removes the conversation with its runs, queued messages, journal entries and checkpoints, in one
 	 * transaction committed durably (a power cut cannot bring it back). Throws ApiError NOT_FOUND for
@@ -200,8 +198,18 @@ export interface BranchStorage {
 	head(conversationId: string): Promise<string | undefined>;
 	/** The newest run when the branch was last switched, if it ever was. */
 	switchedAfterRun(conversationId: string): Promise<string | null>;
-	/** A switch to another branch; `afterRun` is the conversation's newest run at that moment. */
-	switchTo(conversationId: string, checkpointId: string, afterRun: string | null): Promise<void>;
+	/**
+	 * Makes the branch ending at `checkpointId` the active one, in one transaction with the checks
+	 * that refuse it: 'busy' while a run holds the conversation, 'waiting' while calls of the active
+	 * branch wait for a decision; then nothing changes. Remembers the conversation's newest run (see
+	 * readThreadWork), and the conversation takes the branch's message count and, when known, its
+	 * last write time. No run can be claimed between the checks and the switch.
+	 */
+	switchTo(
+		conversationId: string,
+		checkpointId: string,
+		shown: { messageCount: number; updatedAt: string | undefined }
+	): Promise<'switched' | 'busy' | 'waiting'>;
 }
 
 export interface AppStorage {

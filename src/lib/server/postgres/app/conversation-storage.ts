@@ -72,14 +72,6 @@ export function postgresConversationStorage(pool: pg.Pool, maxConcurrentRuns: nu
 			await pool.query(`UPDATE conversations SET model = $1 WHERE id = $2`, [model, id]);
 		},
 
-		async showBranch(id, messageCount, updatedAt) {
-			await pool.query(`UPDATE conversations SET message_count = $1, updated_at = coalesce($2, updated_at) WHERE id = $3`, [
-				messageCount,
-				updatedAt ?? null,
-				id
-			]);
-		},
-
 		async delete(id) {
 			await inTransaction(
 				pool,

@@ -11,8 +11,14 @@ import { isoText } from './iso-text.js';
 const RUN_COLUMNS = `id, conversation_id, status, trigger, input, error_code, error_message,
 	${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at`;
 
-/** Taken by every claim until its transaction ends, so no two instances count at once. */
-const CLAIM_LOCK = 0x50_48_c1_a1;
+/**
+ * Taken by every claim, and by whatever must see no claim slip past its check (a branch switch),
+ * until its transaction ends, so no two instances count at once.
+ */
+export async function lockClaims(client: pg.PoolClient): Promise<void> {
+	// A statement of its own: what follows sees every claim committed before the lock was had.
+	await client.query('SELECT pg_advisory_xact_lock($1)', [0x50_48_c1_a1]);
+}
 
 /**
  * In the caller's transaction: inserts a `running` run unless maxConcurrentRuns runs are running
@@ -34,8 +40,7 @@ export async function claimRun(
 	},
 	maxConcurrentRuns: number
 ): Promise<Claim> {
-	// A statement of its own: the count after it sees every claim committed before the lock was had.
-	await client.query('SELECT pg_advisory_xact_lock($1)', [CLAIM_LOCK]);
+	await lockClaims(client);
 	const { rows } = await client.query<{ claim: Claim }>(
 		`WITH counted AS (
 			SELECT count(*) AS running, coalesce(bool_or(conversation_id = $2), false) AS busy FROM runs WHERE status = 'running'

@@ -1,0 +1,38 @@
+// The embedded engine: one SQLite file, opened (and migrated) once by this process.
+
+import { checkpointLineage, DeltaSqliteSaver, latestCheckpointId, pruneThreadCheckpoints } from '../checkpoint';
+import { BranchStore } from '../db/branch-store';
+import { openDatabase } from '../db/database';
+import type { AppStorageLimits } from './app-storage';
+import type { StorageEngine } from './engine';
+import { sqliteAppStorage } from './sqlite-app-storage';
+
+export function openSqliteEngine(file: string, limits: AppStorageLimits, log: (line: string) => void): StorageEngine {
+	const db = openDatabase(file, log);
+	const branches = new BranchStore(db);
+	const saver = new DeltaSqliteSaver(db, {
+		onPut: ({ threadId, ns, checkpointId, parentId }) => {
+			if (ns === '' && parentId !== undefined) branches.advance(threadId, parentId, checkpointId);
+		}
+	});
+	return {
+		kind: 'sqlite',
+		storage: sqliteAppStorage(db, saver, { limits, log }),
+		checkpointer: saver,
+		history: {
+			latestId: async (threadId) => latestCheckpointId(db, threadId),
+			lineage: async (threadId) => checkpointLineage(db, threadId),
+			async prune(threadId, keepLast, heads) {
+				const pruned = pruneThreadCheckpoints(db, threadId, keepLast, { heads });
+				if (pruned.deletedCheckpoints) db.pragma('incremental_vacuum');
+				return pruned;
+			}
+		},
+		async ping() {
+			db.prepare('SELECT 1').get();
+		},
+		async close() {
+			db.close();
+		}
+	};
+}
