@@ -1,23 +1,15 @@
 // Cancel through another instance: the request reaches the run's owner, and the asking instance
 // answers once the outcome is recorded, or says the owner is gone.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { askOwnerToCancel, watchForCancel, type RunState } from '../../src/lib/server/postgres/events/run-cancel.js';
 import { RunEventWriter } from '../../src/lib/server/postgres/events/run-event-writer.js';
 import { EventLog } from '../../src/lib/server/stream/event-log.js';
 import { Mailbox } from '../support/mailbox.js';
-import { claimedRun, startInstances, type Instance, type Instances } from '../support/pg-instances.js';
+import { claimedRun, useInstances, type Instance } from '../support/pg-instances.js';
 
-let instances: Instances;
-let a: Instance;
-let b: Instance;
-
-beforeAll(async () => {
-	instances = await startInstances('cancel');
-	({ a, b } = instances);
-});
-
-afterAll(() => instances.close());
+const instances = useInstances('cancel');
+const { a, b } = instances;
 
 const parts = (instance: Instance) => ({ pool: instance.pool, bus: instance.bus, log: (m: string) => instance.logs.post(m) });
 

@@ -1,22 +1,14 @@
 // Retention of kept run events: gone RUN_EVENTS_KEEP_MS after their run ended, whoever ran it.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { appendRunEvents, encodeEvent } from '../../src/lib/server/postgres/events/run-event-rows.js';
 import { RunEventWriter } from '../../src/lib/server/postgres/events/run-event-writer.js';
 import { RunEventSweeper, sweepRunEvents } from '../../src/lib/server/postgres/events/run-event-retention.js';
 import { EventLog } from '../../src/lib/server/stream/event-log.js';
-import { claimedRun, startInstances, type Instance, type Instances } from '../support/pg-instances.js';
+import { claimedRun, useInstances, type Instance } from '../support/pg-instances.js';
 
-let instances: Instances;
-let a: Instance;
-let b: Instance;
-
-beforeAll(async () => {
-	instances = await startInstances('retention');
-	({ a, b } = instances);
-});
-
-afterAll(() => instances.close());
+const instances = useInstances('retention');
+const { a, b } = instances;
 
 const HOUR = 3_600_000;
 

@@ -2,7 +2,7 @@
 // instance that takes it over, and the run that resumes it followed on the same stream.
 
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/lib/protocol/index.js';
 import { RunEventWriter } from '../../src/lib/server/postgres/events/run-event-writer.js';
 import { remoteEventResponse } from '../../src/lib/server/postgres/events/remote-event-response.js';
@@ -11,18 +11,10 @@ import { EventLog } from '../../src/lib/server/stream/event-log.js';
 import { liveEventResponse, type LiveResponseOptions } from '../../src/lib/server/stream/sse-response.js';
 import { Mailbox } from '../support/mailbox.js';
 import { asThePageSeesIt, itemTexts } from '../support/page-view.js';
-import { claimedRun, startInstances, type Instance, type Instances } from '../support/pg-instances.js';
+import { claimedRun, useInstances, type Instance } from '../support/pg-instances.js';
 
-let instances: Instances;
-let a: Instance;
-let b: Instance;
-
-beforeAll(async () => {
-	instances = await startInstances('takeover');
-	({ a, b } = instances);
-});
-
-afterAll(() => instances.close());
+const instances = useInstances('takeover');
+const { a, b } = instances;
 
 const OPTIONS: LiveResponseOptions = { maxFollowers: 4, backlogLimitBytes: 1 << 20, onDrop: () => {} };
 const signal = () => new AbortController().signal;

@@ -1,7 +1,7 @@
 // A run's events kept in PostgreSQL and followed from another instance: the writer's batches, the
 // remote stream's bytes against the local one's, flushes that fail and are retried.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/lib/protocol/index.js';
 import { RunEventWriter } from '../../src/lib/server/postgres/events/run-event-writer.js';
 import { remoteEventResponse } from '../../src/lib/server/postgres/events/remote-event-response.js';
@@ -9,18 +9,10 @@ import { EventLog } from '../../src/lib/server/stream/event-log.js';
 import { liveEventResponse, type LiveResponseOptions } from '../../src/lib/server/stream/sse-response.js';
 import { Mailbox } from '../support/mailbox.js';
 import { asThePageSeesIt, itemTexts } from '../support/page-view.js';
-import { claimedRun, startInstances, type Instance, type Instances } from '../support/pg-instances.js';
+import { claimedRun, useInstances, type Instance } from '../support/pg-instances.js';
 
-let instances: Instances;
-let a: Instance;
-let b: Instance;
-
-beforeAll(async () => {
-	instances = await startInstances('events');
-	({ a, b } = instances);
-});
-
-afterAll(() => instances.close());
+const instances = useInstances('events');
+const { a, b } = instances;
 
 const OPTIONS: LiveResponseOptions = { maxFollowers: 2, backlogLimitBytes: 1 << 20, onDrop: () => {} };
 

@@ -3,7 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { migratePostgres, postgresAppStorage } from '../../src/lib/server/postgres/index.js';
 import { NotifyBus } from '../../src/lib/server/postgres/notify-bus.js';
 import type { AppStorage } from '../../src/lib/server/storage/app-storage.js';
@@ -69,6 +69,24 @@ export async function startInstances(prefix: string): Promise<Instances> {
 			await database.drop();
 		}
 	};
+}
+
+/**
+ * Two instances for a test file, started before its tests and closed after them. The objects are
+ * returned at once and filled in by the hook, so a file can destructure them at its top level.
+ */
+export function useInstances(prefix: string): Instances {
+	const a = {} as Instance;
+	const b = {} as Instance;
+	const handle = { a, b } as Instances;
+	beforeAll(async () => {
+		const started = await startInstances(prefix);
+		Object.assign(a, started.a);
+		Object.assign(b, started.b);
+		Object.assign(handle, started, { a, b });
+	});
+	afterAll(() => handle.close());
+	return handle;
 }
 
 /** A new conversation with a running message run, as POST /api/chat leaves it. */
