@@ -2,8 +2,9 @@
 
 import { describe, expect, it } from 'vitest';
 import { appendRunEvents, encodeEvent } from '../../src/lib/server/postgres/events/run-event-rows.js';
+import { remoteEventResponse } from '../../src/lib/server/postgres/events/remote-event-response.js';
 import { RunEventWriter } from '../../src/lib/server/postgres/events/run-event-writer.js';
-import { RunEventSweeper, sweepRunEvents } from '../../src/lib/server/postgres/events/run-event-retention.js';
+import { endOrphanedStreams, RunEventSweeper, sweepRunEvents } from '../../src/lib/server/postgres/events/run-event-retention.js';
 import { EventLog } from '../../src/lib/server/stream/event-log.js';
 import { claimedRun, useInstances, type Instance } from '../support/pg-instances.js';
 
@@ -44,6 +45,25 @@ describe('run event retention', () => {
 		expect(await keptRows(old)).toBe(0);
 		expect(await keptRows(recent)).toBeGreaterThan(0);
 		expect(await keptRows(running)).toBeGreaterThan(0);
+	});
+
+	it('ends the stream of a run whose owner recorded its outcome and died before keeping its end', async () => {
+		const { conversationId, runId } = await claimedRun(a.storage);
+		await appendRunEvents(a.pool, { runId, firstId: 1, events: [encodeEvent({ event: 'token', data: 'partial' })], terminal: false });
+		const reader = await remoteEventResponse({ pool: b.pool, bus: b.bus, counts: new Map(), log: () => {} }, runId, 0, new AbortController().signal, {
+			maxFollowers: 2,
+			backlogLimitBytes: 1 << 20,
+			onDrop: () => {}
+		});
+		const recent = await claimedRun(a.storage);
+		await appendRunEvents(a.pool, { runId: recent.runId, firstId: 1, events: [encodeEvent({ event: 'token', data: 'x' })], terminal: false });
+		await a.storage.runs.finish(recent.runId, { status: 'completed', messageCount: 2 }, new Date().toISOString());
+		await a.storage.runs.finish(runId, { status: 'failed', messageCount: 1 }, new Date(Date.now() - HOUR).toISOString());
+		expect(await endOrphanedStreams(b.pool, 60_000)).toBe(1);
+		expect(await reader.text()).toBe(
+			`retry: 1000\n\nid: 1\nevent: token\ndata: "partial"\n\nid: 2\nevent: end\ndata: {"conversation":"${conversationId}","run":"${runId}","status":"failed"}\n\n`
+		);
+		expect(await endOrphanedStreams(b.pool, 60_000)).toBe(0);
 	});
 
 	it('sweeps at start, once only, and close completes', async () => {

@@ -1,6 +1,8 @@
 // How long a run's kept events outlive it: swept at start and periodically, by any instance.
 
 import type pg from 'pg';
+import type { RunStatus } from '../../../protocol';
+import { appendRunEvents, encodeEvent } from './run-event-rows.js';
 
 /**
  * Deletes the kept events (and cancel requests) of every run that finished more than `keepMs`
@@ -14,6 +16,29 @@ export async function sweepRunEvents(db: pg.Pool | pg.PoolClient, keepMs: number
 	return events.rowCount ?? 0;
 }
 
+/**
+ * Ends the kept stream of each run whose runs row ended more than `graceMs` ago without its
+ * terminal event kept: its owner recorded the outcome and died before keeping the event (one round
+ * trip), so its remote readers would wait for ever. They get the `end` the route answers for a run
+ * that is not live (the status alone; the page reads the rest from the conversation). Only runs
+ * with kept events are looked at. Returns how many streams it ended.
+ */
+export async function endOrphanedStreams(db: pg.Pool | pg.PoolClient, graceMs: number): Promise<number> {
+	const { rows } = await db.query<{ id: string; conversation_id: string; status: Exclude<RunStatus, 'running'> }>(
+		`SELECT r.id, r.conversation_id, r.status FROM runs r
+		 WHERE r.id IN (SELECT DISTINCT run_id FROM run_events)
+		   AND r.finished_at < now() - $1 * interval '1 millisecond'
+		   AND NOT EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.terminal)`,
+		[graceMs]
+	);
+	let ended = 0;
+	for (const run of rows) {
+		const end = encodeEvent({ event: 'end', data: { conversation: run.conversation_id, run: run.id, status: run.status } });
+		if (await appendRunEvents(db, { runId: run.id, firstId: null, events: [end], terminal: true })) ended += 1;
+	}
+	return ended;
+}
+
 export interface RunEventSweeperOptions {
 	/**
 	 * RUN_EVENTS_KEEP_MS (default 5 minutes): how long after its end a run's events stay. A reader
@@ -22,12 +47,17 @@ export interface RunEventSweeperOptions {
 	 * as it takes to read the dead run's end and go on with the run that resumed it.
 	 */
 	keepMs: number;
-	/** Between two sweeps (default a minute); each instance sweeps, and a sweep is one DELETE. */
+	/** Between two sweeps (default a minute); each instance sweeps, and a sweep is a few statements. */
 	everyMs?: number;
+	/** How long an owner has to keep the terminal event of a run it recorded (default 30 s; see endOrphanedStreams). */
+	orphanGraceMs?: number;
 	log: (message: string) => void;
 }
 
-/** Sweeps once at start (before the instance serves), then every `everyMs` until closed. */
+/**
+ * Sweeps once at start (before the instance serves), then every `everyMs` until closed: ends
+ * orphaned streams, then deletes what retention lets go.
+ */
 export class RunEventSweeper {
 	private timer: NodeJS.Timeout | undefined;
 	private started = false;
@@ -42,14 +72,19 @@ export class RunEventSweeper {
 	async start(): Promise<void> {
 		if (this.started) throw new Error('the run event sweeper has already been started');
 		this.started = true;
-		await sweepRunEvents(this.pool, this.options.keepMs);
+		await this.sweep();
 		this.timer = setInterval(() => {
-			this.sweeping = sweepRunEvents(this.pool, this.options.keepMs).then(
+			this.sweeping = this.sweep().then(
 				() => {},
 				(error: Error) => this.options.log(`Run events: sweeping old runs' events failed (${error.message}); trying again later`)
 			);
 		}, this.options.everyMs ?? 60_000);
 		this.timer.unref();
+	}
+
+	private async sweep(): Promise<void> {
+		await endOrphanedStreams(this.pool, this.options.orphanGraceMs ?? 30_000);
+		await sweepRunEvents(this.pool, this.options.keepMs);
 	}
 
 	/** Stops sweeping, once any sweep under way has ended. */
