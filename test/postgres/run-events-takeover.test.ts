@@ -118,6 +118,10 @@ describe('following across a takeover', () => {
 		expect(rows.map((r) => Number(r.first_id))).toEqual([2 ** 32 + 1]);
 	});
 
+	it('refuses a log that would start below id 1', () => {
+		expect(() => new EventLog(10, undefined, 0)).toThrow(/Invalid first event id: 0/);
+	});
+
 	it('refuses to end a run with an event that is not terminal', async () => {
 		const { runId } = await claimedRun(a.storage);
 		await expect(endTakenOverRun(a.pool, { runId, event: { event: 'token', data: 'x' } })).rejects.toThrow(/terminal event, not token/);
