@@ -33,21 +33,17 @@ export class RemoteRunLog implements FollowableLog {
 	private attached = false;
 
 	private constructor(
-		private readonly pool: pg.Pool,
-		private readonly bus: NotifyBus,
-		private readonly counts: Map<string, number>,
+		private readonly parts: RemoteRunLogParts,
 		private readonly countedAs: string,
-		runId: string,
-		lastEventId: number,
-		private readonly log: (message: string) => void
+		lastEventId: number
 	) {
-		this.runId = runId;
+		this.runId = countedAs;
 		this.cursor = lastEventId;
 	}
 
 	/** Listens for the run's batches, then reads what it kept after `lastEventId`; rejects if that read fails. */
 	static async open(parts: RemoteRunLogParts, runId: string, lastEventId: number): Promise<RemoteRunLog> {
-		const log = new RemoteRunLog(parts.pool, parts.bus, parts.counts, runId, runId, lastEventId, parts.log);
+		const log = new RemoteRunLog(parts, runId, lastEventId);
 		log.listen();
 		try {
 			await log.read();
@@ -64,7 +60,7 @@ export class RemoteRunLog implements FollowableLog {
 
 	/** Readers of this run attached on this instance (MAX_STREAMS_PER_RUN counts them per instance). */
 	get followers(): number {
-		return this.counts.get(this.countedAs) ?? 0;
+		return this.parts.counts.get(this.countedAs) ?? 0;
 	}
 
 	/** Once per log: the frames read at open after `lastEventId`, then every later one live. */
@@ -75,7 +71,7 @@ export class RemoteRunLog implements FollowableLog {
 		this.missed = [];
 		if (this.ended) return { missed, detach: () => {} };
 		this.subscriber = subscriber;
-		this.counts.set(this.countedAs, this.followers + 1);
+		this.parts.counts.set(this.countedAs, this.followers + 1);
 		let detached = false;
 		return {
 			missed,
@@ -85,15 +81,15 @@ export class RemoteRunLog implements FollowableLog {
 				this.subscriber = null;
 				this.stop();
 				const left = this.followers - 1;
-				if (left > 0) this.counts.set(this.countedAs, left);
-				else this.counts.delete(this.countedAs);
+				if (left > 0) this.parts.counts.set(this.countedAs, left);
+				else this.parts.counts.delete(this.countedAs);
 			}
 		};
 	}
 
 	private listen(): void {
 		this.unsubscribe();
-		this.unsubscribe = this.bus.subscribe('sophos_run_events', this.runId, {
+		this.unsubscribe = this.parts.bus.subscribe('sophos_run_events', this.runId, {
 			notified: () => this.readLogged(),
 			reconnected: () => this.readLogged()
 		});
@@ -105,7 +101,7 @@ export class RemoteRunLog implements FollowableLog {
 	}
 
 	private readLogged(): void {
-		this.read().catch((error: Error) => this.log(`Run ${this.runId}: reading its kept events failed (${error.message}); waiting for the next batch`));
+		this.read().catch((error: Error) => this.parts.log(`Run ${this.runId}: reading its kept events failed (${error.message}); waiting for the next batch`));
 	}
 
 	/** One read at a time; a notification during a read asks for one more after it. */
@@ -129,7 +125,7 @@ export class RemoteRunLog implements FollowableLog {
 
 	private async readOnce(): Promise<void> {
 		while (!this.ended) {
-			const rows = await readRunEvents(this.pool, this.runId, this.cursor);
+			const rows = await readRunEvents(this.parts.pool, this.runId, this.cursor);
 			if (this.ended) return;
 			let successor: string | null = null;
 			for (const row of rows) {
@@ -141,6 +137,8 @@ export class RemoteRunLog implements FollowableLog {
 					} else if (id > this.cursor) {
 						this.cursor = id;
 						this.deliver(frameOf(event, id), event, id);
+						// The reader may have gone (or been dropped as too slow) on that frame.
+						if (this.ended) return;
 					}
 				}
 			}
