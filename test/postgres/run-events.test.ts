@@ -153,6 +153,24 @@ describe('remoteEventResponse', () => {
 		expect(parts.counts.size).toBe(0);
 	});
 
+	it('drops a remote reader that stops reading, past the backlog limit, as a local one is; it comes back with Last-Event-ID', async () => {
+		const { conversationId, runId } = await claimedRun(a.storage);
+		const log = new EventLog(1000);
+		const writer = RunEventWriter.attach(a.pool, log, { runId, log: () => {} });
+		const drops = new Mailbox<string>();
+		const parts = { pool: b.pool, bus: b.bus, counts: new Map<string, number>(), log: () => {} };
+		const limit = { ...OPTIONS, backlogLimitBytes: 2_000, onDrop: (e: Error) => drops.post(e.name) };
+		const stalled = await remoteEventResponse(parts, runId, 0, controller(), limit);
+		for (let i = 0; i < 200; i++) log.publish({ event: 'token', data: `token ${i} ` });
+		expect(await drops.next()).toBe('SlowReaderError');
+		log.publish(end(conversationId, runId));
+		await writer.done;
+		await expect(stalled.text()).rejects.toThrow(/bytes of live events unread/);
+		expect(parts.counts.size).toBe(0);
+		const back = await (await remoteEventResponse(parts, runId, 120, controller(), limit)).text();
+		expect(back).toBe(await liveEventResponse(log, 120, controller(), limit).text());
+	});
+
 	it('stops following when the reader goes away', async () => {
 		const { conversationId, runId } = await claimedRun(a.storage);
 		const log = new EventLog(1000);
