@@ -112,17 +112,19 @@ async function applyChanges(client: pg.PoolClient, threadKey: number, plan: Prun
  * twice and every process's item cache stays valid.
  */
 async function collectLogs(client: pg.PoolClient, threadKeys: readonly number[]): Promise<number> {
-	const maps = await client.query<{ channels: Buffer; encoding: number }>(
-		`SELECT channels, encoding FROM lg_checkpoints WHERE thread_key = ANY($1::int[])`,
-		[threadKeys]
-	);
-	const links = await client.query<{ value: Buffer; encoding: number }>(
-		`SELECT value, encoding FROM lg_writes WHERE thread_key = ANY($1::int[]) AND encoding IN ($2, $3)`,
+	// One round trip: the channel maps, the links among the pending writes, and the logs.
+	const { rows } = await client.query<{ kind: 'map' | 'link' | 'log'; value: Buffer; encoding: number; log_id: number }>(
+		`SELECT 'map' AS kind, channels AS value, encoding, NULL::int AS log_id FROM lg_checkpoints WHERE thread_key = ANY($1::int[])
+		 UNION ALL SELECT 'link', value, encoding, NULL FROM lg_writes WHERE thread_key = ANY($1::int[]) AND encoding IN ($2, $3)
+		 UNION ALL SELECT 'log', NULL, NULL, log_id FROM lg_logs WHERE thread_key = ANY($1::int[])`,
 		[threadKeys, LINK.ITEM, LINK.ITEMS]
 	);
-	const reach = logReach(maps.rows.map(channelMapOf), links.rows.map(linkTarget));
-	const logs = await client.query<{ log_id: number }>(`SELECT log_id FROM lg_logs WHERE thread_key = ANY($1::int[])`, [threadKeys]);
-	const logIds = logs.rows.map((row) => row.log_id);
+	const of = (kind: string) => rows.filter((row) => row.kind === kind);
+	const reach = logReach(
+		of('map').map((row) => channelMapOf({ channels: row.value, encoding: row.encoding })),
+		of('link').map(linkTarget)
+	);
+	const logIds = of('log').map((row) => row.log_id);
 	const items = await client.query(
 		`DELETE FROM lg_log_items i USING unnest($1::int[], $2::int[]) AS r(log_id, reach)
 		 WHERE i.log_id = r.log_id AND i.seq >= r.reach`,
