@@ -74,13 +74,15 @@ describe('RunEventWriter', () => {
 		const log = new EventLog(1000);
 		const writer = RunEventWriter.attach(a.pool, log, { runId, log: () => {}, maxBytes: 100 });
 		for (let i = 0; i < 20; i++) log.publish({ event: 'token', data: '0123456789' });
+		log.publish({ event: 'token', data: '' });
 		log.publish(end(conversationId, runId));
 		await writer.done;
 		const rows = await rowsOf(a, runId);
 		const kept = rows.flatMap((r) => r.events);
 		expect(kept.length).toBeLessThan(10);
 		expect(kept.at(-1)).toEqual(['end', { conversation: conversationId, run: runId, status: 'completed' }]);
-		expect(rows.at(-1)).toMatchObject({ first: 21, last: 21, terminal: true });
+		expect(kept.slice(0, -1)).toEqual(Array(kept.length - 1).fill(['token', '0123456789']));
+		expect(rows.at(-1)).toMatchObject({ first: 22, last: 22, terminal: true });
 	});
 
 	it('logs a flush that fails and tries the same batch again, losing and reordering nothing', async () => {

@@ -43,6 +43,7 @@ export class RunEventWriter {
 	private timer: NodeJS.Timeout | undefined;
 	private lastFlushAt = 0;
 	private keptBytes = 0;
+	private capped = false;
 	private retryMs: number;
 	private stopped = false;
 	private readonly detach: () => void;
@@ -79,7 +80,8 @@ export class RunEventWriter {
 		const terminal = isTerminal(event);
 		const encoded = encodeEvent(event);
 		const bytes = Buffer.byteLength(encoded);
-		if (!terminal && this.keptBytes + bytes > (this.options.maxBytes ?? 16 * 1024 * 1024)) return;
+		// Once one event is left out, so is every later one but the terminal: a reader never gets text with a hole in it.
+		if (!terminal && (this.capped ||= this.keptBytes + bytes > (this.options.maxBytes ?? 16 * 1024 * 1024))) return;
 		this.keptBytes += bytes;
 		const last = this.pending.at(-1);
 		if (last && last.firstId + last.events.length === id) {
