@@ -3,7 +3,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { NotifyBus, notify } from '../../src/lib/server/postgres/notify-bus.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { createTestDatabase, startPostgres, type TestDatabase } from '../support/postgres.js';
 import { Mailbox } from '../support/mailbox.js';
 
 let database: TestDatabase;
@@ -101,6 +101,28 @@ describe('NotifyBus', () => {
 		expect(bus.isListening).toBe(true);
 		await notify(pool, 'sophos_run_cancel', 'run-3');
 		expect(await box.next()).toBe('cancel run-3');
+	});
+
+	it('reconnects after PostgreSQL itself restarts', async () => {
+		const server = await startPostgres();
+		const logs = new Mailbox<string>();
+		const bus = new NotifyBus({ client: { connectionString: server.url() }, log: (m) => logs.post(m), reconnectDelayMs: { first: 10, last: 50 } });
+		try {
+			await bus.start();
+			const box = new Mailbox<string>();
+			bus.subscribe('sophos_run_cancel', 'run-4', listener(box, 'run-4'));
+			await server.restart();
+			expect(await box.next()).toBe('run-4 reconnected');
+			expect(await logs.nextMatching(/connection lost/)).toBeTruthy();
+			const client = new pg.Client({ connectionString: server.url() });
+			await client.connect();
+			await notify(client, 'sophos_run_cancel', 'run-4');
+			await client.end();
+			expect(await box.next()).toBe('run-4 notified');
+		} finally {
+			await bus.close();
+			await server.stop();
+		}
 	});
 
 	it('starts once, and close completes, twice, with no reconnect after it', async () => {
