@@ -26,7 +26,7 @@ export interface RunEventWriterOptions {
 	retryDelayMs?: { first: number; last: number };
 }
 
-type Batch = { firstId: number; events: string[]; bytes: number; terminal: boolean };
+type Batch = { firstId: number; events: string[]; terminal: boolean };
 
 /**
  * Subscribed to one run's EventLog from its first event: appends what the run publishes to
@@ -86,10 +86,9 @@ export class RunEventWriter {
 		const last = this.pending.at(-1);
 		if (last && last.firstId + last.events.length === id) {
 			last.events.push(encoded);
-			last.bytes += bytes;
 			last.terminal = terminal;
 		} else {
-			this.pending.push({ firstId: id, events: [encoded], bytes, terminal });
+			this.pending.push({ firstId: id, events: [encoded], terminal });
 		}
 		if (terminal) this.detach();
 		this.schedule();
