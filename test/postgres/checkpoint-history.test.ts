@@ -178,7 +178,7 @@ describe('checkpoint history on PostgreSQL shared by instances', () => {
 	it("deleting a conversation removes its checkpoints of every namespace, with their writes and logs, and no other's", async () => {
 		const db = await openDatabase();
 		try {
-			const storage = postgresAppStorage(db.pools[0]!, { maxConcurrentRuns: 10, maxQueuedMessages: 10 });
+			const storage = postgresAppStorage(db.pools[0]!, { maxConcurrentRuns: 10, maxQueuedMessages: 10 }, { instanceId: 'one', leaseMs: 60_000 });
 			const graph = buildNestedGraph(db.saver);
 			const rows = async (threadId?: string) =>
 				(

@@ -122,7 +122,9 @@ describe('settings', () => {
 			['DATABASE_URL', 'postgres://', 'expected postgres://'],
 			['DATABASE_URL', 'http://db:5432/sophos', 'expected postgres://'],
 			['RUN_LEASE_MS', '100', 'Too small'],
-			['RUN_LEASE_MS', 'soon', 'expected number']
+			['RUN_LEASE_MS', 'soon', 'expected number'],
+			['SOPHOS_INSTANCE_ID', 'has spaces', '1 to 128'],
+			['SOPHOS_INSTANCE_ID', 'x'.repeat(129), '1 to 128']
 		])('refuses %s=%j with a message naming it', (name, value, why) => {
 			expect(() => parseSettings({ [name]: value })).toThrow(new RegExp(`^Invalid settings: ${name}=`));
 			expect(() => parseSettings({ [name]: value })).toThrow(why);

@@ -18,7 +18,8 @@ import { ModelCatalog } from './models/model-catalog';
 import { loadModelsConfig } from './models/models-config';
 import { Toolbox } from './mcp/toolbox';
 import { runToolStep } from './tools/tool-step';
-import { autoResume } from './runs/auto-resume';
+import { autoResume, type AutoResumeParts } from './runs/auto-resume';
+import { LeaseKeeper } from './runs/lease-keeper';
 import { readThreadWork } from './runs/read-thread-work';
 import { RunRegistry } from './runs/run-registry';
 import { RunService } from './runs/run-service';
@@ -27,7 +28,7 @@ import { createThreadPruner } from './runs/thread-pruner';
 import type { ThreadWork } from './runs/thread-work';
 import { checkDatabase, checkReadiness, sharedCheck } from './readiness';
 import type { AppStorage } from './storage/app-storage';
-import { openSqliteEngine } from './storage/sqlite-engine';
+import { openStorageEngine } from './storage/engine';
 
 export type Runtime = {
 	settings: Settings;
@@ -67,12 +68,13 @@ function logLine(line: string, error?: unknown): void {
  */
 export async function startRuntime(settings: Settings, env: Record<string, string | undefined>): Promise<Runtime> {
 	const crash = createCrashInjector(settings.SOPHOS_CRASH_AT);
-	const engine = openSqliteEngine(
-		settings.paths.database,
+	const engine = await openStorageEngine(
+		settings,
 		{ maxConcurrentRuns: settings.MAX_CONCURRENT_RUNS, maxQueuedMessages: settings.MAX_QUEUED_MESSAGES },
 		logLine
 	);
 	const { storage } = engine;
+	logLine(`Storage: ${engine.where}`);
 	const checkpointer = crashBeforeCheckpoint(engine.checkpointer, crash);
 	const registry = new RunRegistry();
 
@@ -123,7 +125,9 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	});
 	const branchReader = new BranchReader({ history: engine.history, checkpointer, branches: storage.branches });
 
-	const interrupted = await recoverRuns({ threads, storage, now });
+	// With leases, only runs whose owner's lease has ended: other instances' live runs are theirs.
+	const orphans = engine.leases ? await engine.leases.takeOverAtStart() : await storage.runs.listRunning();
+	const interrupted = await recoverRuns({ threads, storage, now }, orphans);
 	if (interrupted.length) logLine(`Recovery: ${interrupted.length} run(s) left running were marked interrupted`);
 
 	await toolbox.start();
@@ -133,7 +137,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		storage,
 		registry,
 		retention: settings.CHECKPOINT_RETENTION,
-		prune: (threadId, keepLast, heads) => engine.history.prune(threadId, keepLast, heads)
+		history: engine.history
 	});
 	let expiry: ApprovalExpiry | undefined;
 	const runService = new RunService({
@@ -156,16 +160,22 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		log: logLine
 	});
 
-	if (settings.AUTO_RESUME) {
-		await autoResume(interrupted, {
-			runService,
-			threads,
-			storage,
-			toolbox,
-			max: settings.AUTO_RESUME_MAX,
-			log: logLine
+	const resumeParts: AutoResumeParts = { runService, threads, storage, toolbox, max: settings.AUTO_RESUME_MAX, log: logLine };
+	if (settings.AUTO_RESUME) await autoResume(interrupted, resumeParts);
+	const keeper =
+		engine.leases &&
+		new LeaseKeeper({
+			leases: engine.leases,
+			registry,
+			leaseMs: settings.RUN_LEASE_MS,
+			log: logLine,
+			async recover(taken) {
+				const lost = await recoverRuns({ threads, storage, now }, taken);
+				if (settings.AUTO_RESUME) await autoResume(lost, resumeParts);
+				await runService.startWaiting();
+			}
 		});
-	}
+	keeper?.start();
 	expiry = new ApprovalExpiry({ approvals: storage.approvals, runService, now, log: logLine });
 	await expiry.schedule();
 	runService.startWaiting().catch((e) => logLine('Starting queued messages failed', e));
@@ -210,7 +220,9 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			closed ??= (async () => {
 				try {
 					expiry?.close();
+					keeper?.stopTakingOver();
 					await runService.stopAll(settings.SHUTDOWN_DRAIN_MS);
+					await keeper?.stop();
 				} finally {
 					try {
 						await toolbox.close();

@@ -1,19 +1,11 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { isShownMessage } from '../agent/messages';
-import type { LineageEntry } from '../checkpoint';
 import type { BranchStorage } from '../storage/app-storage';
+import type { CheckpointHistory } from '../storage/checkpoint-history';
 import { parentsOf, pathTo, tipsOf, type BranchMessages, type Parents } from './branch-tree';
 
 /** A thread's branches as read: its lineage, the active head and the shown messages at each tip. */
-/** A thread's checkpoint tree as the engine stores it, read without decoding any checkpoint. */
-export type CheckpointLineage = {
-	/** The thread's newest checkpoint in the root namespace: the one LangGraph loads without an id. */
-	latestId(threadId: string): Promise<string | undefined>;
-	/** Every stored checkpoint of the root namespace, oldest first, with its parent's id. */
-	lineage(threadId: string): Promise<LineageEntry[]>;
-};
-
 export type Branches = {
 	parents: Parents;
 	/** The active branch's head (the latest checkpoint for a thread that never branched). */
@@ -30,7 +22,7 @@ export type Branches = {
 export class BranchReader {
 	constructor(
 		private readonly parts: {
-			history: CheckpointLineage;
+			history: Pick<CheckpointHistory, 'latestId' | 'lineage'>;
 			checkpointer: BaseCheckpointSaver;
 			branches: Pick<BranchStorage, 'head'>;
 		}

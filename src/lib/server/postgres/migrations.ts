@@ -151,6 +151,12 @@ const MIGRATIONS: readonly string[] = [
 		head text NOT NULL,
 		switched_after_run text
 	);`,
+	`-- Several instances (postgres/app/run-leases.ts): a running run is owned by the instance that
+	-- claimed it until its lease ends; the owner renews it by heartbeat, and another instance takes
+	-- over a run whose lease has ended. Only the owner may write the run's outcome, checkpoints and
+	-- journal entries. Runs claimed before this migration have no owner: their lease has ended.
+	ALTER TABLE runs ADD COLUMN owner text, ADD COLUMN lease_until timestamptz;
+	CREATE INDEX runs_by_lease ON runs (lease_until) WHERE status = 'running';`,
 	`-- A run's events, kept so any instance can serve its stream (events/). One row per batch the
 	-- owner flushed: events first_id..last_id (consecutive EventLog ids) as a JSON array of
 	-- [event, data]. A run's terminal row ends it: no row is appended after it (the append function

@@ -107,6 +107,9 @@ async function keepPartialAnswer(run: ActiveRun, text: string, parts: ExecutorPa
 function outcomeOf(run: ActiveRun, error: unknown, waiting: boolean): Omit<RunOutcome, 'messageCount'> {
 	if (error === undefined) return { status: waiting ? 'waiting' : 'completed' };
 	if (run.stopReason === 'cancel') return { status: 'cancelled' };
+	if (run.stopReason === 'taken-over') {
+		return { status: 'interrupted', error: { code: 'TAKEN_OVER', message: 'Another instance took this run over.' } };
+	}
 	if (run.stopReason === 'shutdown') {
 		return { status: 'interrupted', error: { code: 'SHUTDOWN', message: 'The service shut down during this run; resume it to continue.' } };
 	}

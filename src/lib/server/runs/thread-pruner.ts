@@ -1,4 +1,5 @@
 import type { CheckpointRetention } from '../checkpoint';
+import type { CheckpointHistory } from '../storage/checkpoint-history';
 import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
 import type { RunRegistry } from './run-registry';
 
@@ -12,8 +13,7 @@ export function createThreadPruner(
 	parts: ThreadWorkSources & {
 		registry: RunRegistry;
 		retention: CheckpointRetention;
-		/** The engine's pruning: every branch keeps its newest `keepLast`, `heads` ending branches too. */
-		prune: (threadId: string, keepLast: number, heads: readonly string[]) => Promise<unknown>;
+		history: Pick<CheckpointHistory, 'prune'>;
 	}
 ): (conversationId: string) => Promise<void> {
 	const { retention } = parts;
@@ -23,6 +23,6 @@ export function createThreadPruner(
 		if (work.kind !== 'finished' || parts.registry.get(conversationId)) return;
 		const head = await parts.storage.branches.head(conversationId);
 		// Every branch stays whole enough to be read and switched to: none is pruned away.
-		await parts.prune(conversationId, retention.keep, head ? [head] : []);
+		await parts.history.prune(conversationId, retention.keep, head ? [head] : []);
 	};
 }

@@ -212,6 +212,28 @@ export interface BranchStorage {
 	): Promise<'switched' | 'busy' | 'waiting'>;
 }
 
+/** A run whose owner died, now this instance's to judge (runs/run-recovery.ts). */
+export type OrphanedRun = { id: string; conversationId: string };
+
+/**
+ * Run ownership where several instances share the database: each `running` run is owned by the
+ * instance that claimed it, under a lease (RUN_LEASE_MS) the owner renews by heartbeat. Every write
+ * of a run (its outcome, checkpoints, journal entries, approval requests) is refused unless this
+ * instance still owns it, so an instance that was paused past its lease writes nothing once another
+ * has taken the run over.
+ */
+export interface RunLeases {
+	/** Extends the lease of every running run this instance owns; returns their ids. */
+	renew(): Promise<ReadonlySet<string>>;
+	/** Takes over every running run whose lease has ended, whoever owned it; each is taken by one instance. */
+	takeOverExpired(): Promise<OrphanedRun[]>;
+	/**
+	 * At start, before any run: takeOverExpired, and the runs a previous process under this
+	 * instance's name left running (it is dead, since this one has its name).
+	 */
+	takeOverAtStart(): Promise<OrphanedRun[]>;
+}
+
 export interface AppStorage {
 	conversations: ConversationStorage;
 	runs: RunStorage;

@@ -1,9 +1,10 @@
 // The embedded engine: one SQLite file, opened (and migrated) once by this process.
 
-import { checkpointLineage, DeltaSqliteSaver, latestCheckpointId, pruneThreadCheckpoints } from '../checkpoint';
+import { DeltaSqliteSaver } from '../checkpoint';
 import { BranchStore } from '../db/branch-store';
 import { openDatabase } from '../db/database';
 import type { AppStorageLimits } from './app-storage';
+import { sqliteCheckpointHistory } from './checkpoint-history';
 import type { StorageEngine } from './engine';
 import { sqliteAppStorage } from './sqlite-app-storage';
 
@@ -17,17 +18,11 @@ export function openSqliteEngine(file: string, limits: AppStorageLimits, log: (l
 	});
 	return {
 		kind: 'sqlite',
+		where: `SQLite file ${file}`,
 		storage: sqliteAppStorage(db, saver, { limits, log }),
 		checkpointer: saver,
-		history: {
-			latestId: async (threadId) => latestCheckpointId(db, threadId),
-			lineage: async (threadId) => checkpointLineage(db, threadId),
-			async prune(threadId, keepLast, heads) {
-				const pruned = pruneThreadCheckpoints(db, threadId, keepLast, { heads });
-				if (pruned.deletedCheckpoints) db.pragma('incremental_vacuum');
-				return pruned;
-			}
-		},
+		history: sqliteCheckpointHistory(db),
+		leases: null,
 		async ping() {
 			db.prepare('SELECT 1').get();
 		},
