@@ -63,7 +63,7 @@ async function withPostgres(url: string): Promise<Figures> {
 	const pools = [0, 1].map(() => new pg.Pool({ connectionString: url, max: 4 }));
 	const reader = new NotifyBus({ client: { connectionString: url }, log: console.error });
 	await reader.start();
-	const storage = postgresAppStorage(pools[0]!, { maxConcurrentRuns: 100, maxQueuedMessages: 100 });
+	const storage = postgresAppStorage(pools[0]!, { maxConcurrentRuns: 100, maxQueuedMessages: 100 }, { instanceId: 'bench', leaseMs: 60_000 });
 	const conversationId = crypto.randomUUID();
 	const runId = crypto.randomUUID();
 	await storage.conversations.createWithRun(conversationId, runId, 'bench', new Date().toISOString());

@@ -11,7 +11,7 @@ import { EventLog } from '../../src/lib/server/stream/event-log.js';
 import { liveEventResponse, type LiveResponseOptions } from '../../src/lib/server/stream/sse-response.js';
 import { Mailbox } from '../support/mailbox.js';
 import { asThePageSeesIt, itemTexts } from '../support/page-view.js';
-import { claimedRun, useInstances, type Instance } from '../support/pg-instances.js';
+import { claimedRun, endLease, useInstances, type Instance } from '../support/pg-instances.js';
 
 const instances = useInstances('takeover');
 const { a, b } = instances;
@@ -41,8 +41,15 @@ async function runThatDies(): Promise<{ conversationId: string; runId: string; l
 	return { conversationId, runId, log, writer, logs };
 }
 
-/** What instance B does when the lease of A's run has expired and AUTO_RESUME allows a resume. */
+/** Instance B takes over a run whose owner's lease ended, as its heartbeat does. */
+async function takeOver(runId: string): Promise<void> {
+	await endLease(b, runId);
+	expect((await b.leases.takeOverExpired()).map((run) => run.id)).toContain(runId);
+}
+
+/** What instance B does when the lease of A's run has ended and AUTO_RESUME allows a resume. */
 async function takeOverAndResume(conversationId: string, runId: string) {
+	await takeOver(runId);
 	await b.storage.runs.finish(runId, { status: 'interrupted', error: { code: 'PROCESS_EXITED', message: 'owner died' }, messageCount: 1 }, new Date().toISOString());
 	const successor = randomUUID();
 	expect(await b.storage.runs.claim(conversationId, successor, new Date().toISOString(), 'auto-resume', null)).toBe('claimed');
@@ -94,6 +101,7 @@ describe('following across a takeover', () => {
 	it('ends the stream with the kept interruption when nothing resumes the run, whatever id the reader holds', async () => {
 		const dead = await runThatDies();
 		const following = await remoteEventResponse(parts(b), dead.runId, 0, signal(), OPTIONS);
+		await takeOver(dead.runId);
 		await b.storage.runs.finish(dead.runId, { status: 'interrupted', error: { code: 'PROCESS_EXITED', message: 'owner died' }, messageCount: 1 }, new Date().toISOString());
 		expect(await endTakenOverRun(b.pool, { runId: dead.runId, event: interrupted(dead.conversationId, dead.runId) })).toEqual({ ended: true, successorFirstEventId: null });
 		const live = asThePageSeesIt(await following.text());
@@ -108,10 +116,12 @@ describe('following across a takeover', () => {
 	it('numbers each run of a chain of takeovers above the one before, even one that kept nothing', async () => {
 		const dead = await runThatDies();
 		const first = await takeOverAndResume(dead.conversationId, dead.runId);
-		// The resumed run dies too, before it kept anything.
-		await b.storage.runs.finish(first.successor, { status: 'interrupted', error: { code: 'PROCESS_EXITED', message: 'died' }, messageCount: 1 }, new Date().toISOString());
+		// The resumed run dies too, before it kept anything, and A takes it over.
+		await endLease(a, first.successor);
+		await a.leases.takeOverExpired();
+		await a.storage.runs.finish(first.successor, { status: 'interrupted', error: { code: 'PROCESS_EXITED', message: 'died' }, messageCount: 1 }, new Date().toISOString());
 		const third = randomUUID();
-		expect(await b.storage.runs.claim(dead.conversationId, third, new Date().toISOString(), 'auto-resume', null)).toBe('claimed');
+		expect(await a.storage.runs.claim(dead.conversationId, third, new Date().toISOString(), 'auto-resume', null)).toBe('claimed');
 		const second = await endTakenOverRun(a.pool, { runId: first.successor, event: interrupted(dead.conversationId, first.successor), successorRunId: third });
 		expect(second.successorFirstEventId).toBe(2 ** 33 + 1);
 		const { rows } = await a.pool.query('SELECT first_id FROM run_events WHERE run_id = $1', [first.successor]);

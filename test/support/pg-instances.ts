@@ -6,7 +6,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { migratePostgres, postgresAppStorage } from '../../src/lib/server/postgres/index.js';
 import { NotifyBus } from '../../src/lib/server/postgres/notify-bus.js';
-import type { AppStorage } from '../../src/lib/server/storage/app-storage.js';
+import { postgresRunLeases } from '../../src/lib/server/postgres/app/run-leases.js';
+import type { AppStorage, RunLeases } from '../../src/lib/server/storage/app-storage.js';
 import { Mailbox } from './mailbox.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
 
@@ -15,6 +16,7 @@ export type Instance = {
 	pool: pg.Pool;
 	bus: NotifyBus;
 	storage: AppStorage;
+	leases: RunLeases;
 	/** What the instance logged. */
 	logs: Mailbox<string>;
 };
@@ -40,7 +42,9 @@ export async function startInstances(prefix: string): Promise<Instances> {
 		pool.on('error', (error) => log(`pool: ${error.message}`));
 		const bus = new NotifyBus({ client: { connectionString: database.url, application_name: `bus-${name}` }, log, reconnectDelayMs: { first: 10, last: 50 } });
 		await bus.start();
-		return { name, pool, bus, storage: postgresAppStorage(pool, { maxConcurrentRuns: 100, maxQueuedMessages: 100 }), logs };
+		const owner = { instanceId: `instance-${name}`, leaseMs: 60_000 };
+		const storage = postgresAppStorage(pool, { maxConcurrentRuns: 100, maxQueuedMessages: 100 }, owner);
+		return { name, pool, bus, storage, leases: postgresRunLeases(pool, owner), logs };
 	};
 	const a = await start('a');
 	await migratePostgres(a.pool);
@@ -87,6 +91,11 @@ export function useInstances(prefix: string): Instances {
 	});
 	afterAll(() => handle.close());
 	return handle;
+}
+
+/** What the run's owner not renewing its lease for RUN_LEASE_MS leaves: a lease that has ended. */
+export async function endLease(instance: Instance, runId: string): Promise<void> {
+	await instance.pool.query(`UPDATE runs SET lease_until = now() - interval '1 second' WHERE id = $1`, [runId]);
 }
 
 /** A new conversation with a running message run, as POST /api/chat leaves it. */
