@@ -156,7 +156,59 @@ const MIGRATIONS: readonly string[] = [
 	-- over a run whose lease has ended. Only the owner may write the run's outcome, checkpoints and
 	-- journal entries. Runs claimed before this migration have no owner: their lease has ended.
 	ALTER TABLE runs ADD COLUMN owner text, ADD COLUMN lease_until timestamptz;
-	CREATE INDEX runs_by_lease ON runs (lease_until) WHERE status = 'running';`
+	CREATE INDEX runs_by_lease ON runs (lease_until) WHERE status = 'running';`,
+	`-- A run's events, kept so any instance can serve its stream (events/). One row per batch the
+	-- owner flushed: events first_id..last_id (consecutive EventLog ids) as a JSON array of
+	-- [event, data]. A run's terminal row ends it: no row is appended after it (the append function
+	-- refuses), so an owner that lost its run cannot add to it. next_run_id: the run that carries on
+	-- after a takeover resumed it, whose ids start at next_first_id.
+	CREATE TABLE run_events (
+		run_id text NOT NULL REFERENCES runs ON DELETE CASCADE,
+		first_id bigint NOT NULL,
+		last_id bigint NOT NULL,
+		events text NOT NULL,
+		terminal boolean NOT NULL DEFAULT false,
+		next_run_id text,
+		next_first_id bigint,
+		PRIMARY KEY (run_id, first_id)
+	);
+	CREATE UNIQUE INDEX one_terminal_row ON run_events (run_id) WHERE terminal;
+	CREATE INDEX run_events_by_successor ON run_events (next_run_id) WHERE next_run_id IS NOT NULL;
+	-- Cancels asked of a run's owner (events/run-cancel.ts): kept until the run's events are swept, so
+	-- an owner that was disconnected when the NOTIFY went out finds the request when it is back.
+	CREATE TABLE run_cancels (
+		run_id text PRIMARY KEY REFERENCES runs ON DELETE CASCADE,
+		requested_at timestamptz NOT NULL DEFAULT now()
+	);
+	-- Appends one batch in one round trip, serialised per run by a lock so that a batch and a
+	-- takeover's terminal row never interleave: after the lock each statement sees what committed
+	-- before it. p_first NULL: the id after the run's last kept one (a takeover's terminal event).
+	-- Returns the batch's first id; NULL when the run already has its terminal row.
+	CREATE FUNCTION sophos_append_run_events(
+		p_run text, p_first bigint, p_count integer, p_events text,
+		p_terminal boolean, p_next_run text, p_next_first bigint
+	) RETURNS bigint LANGUAGE plpgsql AS $$
+	DECLARE
+		v_first bigint := p_first;
+	BEGIN
+		PERFORM pg_advisory_xact_lock(hashtextextended('run_events:' || p_run, 0));
+		IF EXISTS (SELECT 1 FROM run_events WHERE run_id = p_run AND terminal) THEN
+			RETURN NULL;
+		END IF;
+		IF v_first IS NULL THEN
+			v_first := coalesce(
+				(SELECT max(last_id) FROM run_events WHERE run_id = p_run),
+				(SELECT next_first_id - 1 FROM run_events WHERE next_run_id = p_run LIMIT 1),
+				0
+			) + 1;
+		END IF;
+		-- A retry of a batch whose commit was not confirmed finds it already there.
+		INSERT INTO run_events (run_id, first_id, last_id, events, terminal, next_run_id, next_first_id)
+		VALUES (p_run, v_first, v_first + p_count - 1, p_events, p_terminal, p_next_run, p_next_first)
+		ON CONFLICT (run_id, first_id) DO NOTHING;
+		PERFORM pg_notify('sophos_run_events', p_run);
+		RETURN v_first;
+	END $$;`
 ];
 
 /** Any number of instances may start at once: the first to take this lock migrates, the rest wait. */

@@ -31,7 +31,7 @@ export class EventLog {
 	private readonly entries: Entry[] = [];
 	private merge: { read: number; written: number } | null = null;
 	private merging = false;
-	private nextId = 1;
+	private nextId: number;
 	private readonly subscribers = new Set<Subscriber>();
 	private ended = false;
 
@@ -41,11 +41,18 @@ export class EventLog {
 	 * publish, so a publish is O(1) however long the answer. Entries stay within `limit` plus one per
 	 * non-text event and per stretch; memory is their frames, the text, and 4 bytes per merged event.
 	 * @param work counts the log's work (see LogWork); tests read it, the service never does.
+	 * @param firstId the id of the first event (default 1). A run that carries on a stream another
+	 * run left, as a takeover's resumed run does, starts above every id that run had, so a reader's
+	 * Last-Event-ID from the earlier run replays the whole of this one and none of it is skipped.
 	 */
 	constructor(
 		private readonly limit: number,
-		private readonly work: LogWork = newLogWork()
-	) {}
+		private readonly work: LogWork = newLogWork(),
+		firstId = 1
+	) {
+		if (!Number.isSafeInteger(firstId) || firstId < 1) throw new Error(`Invalid first event id: ${firstId}`);
+		this.nextId = firstId;
+	}
 
 	get lastId(): number {
 		return this.nextId - 1;

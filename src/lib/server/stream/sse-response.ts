@@ -26,12 +26,15 @@ export type LiveResponseOptions = {
 	onDrop: (error: SlowReaderError) => void;
 };
 
+/** What a live response reads: a run's EventLog, or its events as kept in PostgreSQL (postgres/events/). */
+export type FollowableLog = Pick<EventLog, 'isEnded' | 'followers' | 'follow'>;
+
 /**
  * Replays the log after `lastEventId`, then follows it live until its terminal event. Live frames
  * are written once per turn of the event loop, and a reader that stops reading is dropped past
  * `backlogLimitBytes` (see SseWriter).
  */
-export function liveEventResponse(log: EventLog, lastEventId: number, signal: AbortSignal, options: LiveResponseOptions): Response {
+export function liveEventResponse(log: FollowableLog, lastEventId: number, signal: AbortSignal, options: LiveResponseOptions): Response {
 	if (!log.isEnded && log.followers >= options.maxFollowers) {
 		const message = `${options.maxFollowers} streams already follow this run (MAX_STREAMS_PER_RUN): close one, or follow it later`;
 		return singleEventResponse({ event: 'chat-error', data: { code: 'TOO_MANY_STREAMS', message } }, 429);
