@@ -10,7 +10,7 @@ import { ScriptedOllama } from '../support/scripted-ollama';
 import { callsScript } from '../support/scripts';
 import { Service } from '../support/service';
 import { openServiceDb } from '../support/service-db';
-import { followRun } from '../support/sse';
+import { followRun, readEvents, tokensOf } from '../support/sse';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { testMcpConfig } from '../support/test-config';
 
@@ -95,6 +95,35 @@ describe('several instances on one PostgreSQL database', () => {
 			['message', 'completed'],
 			['message', 'completed']
 		]);
+	});
+
+	it('a client on another instance follows the run with Last-Event-ID replay, and cancel sent there reaches the owner', async () => {
+		ollama.script = firstHeld('followed');
+		const [a, b] = await instances();
+		const { conversation } = (await json(await a.post('/api/chat', { message: 'stream it' }))).body;
+		await ollama.held('followed');
+		// From B, while A holds the run: what A has published so far, then the rest as it comes, then the end.
+		// And a reader reconnecting to B with Last-Event-ID 2 gets exactly what followed that id.
+		// Both connected (their responses begun) before the run goes on, so both follow it live.
+		const open = (headers: Record<string, string> = {}) => fetch(`${b.url}/api/chat?conversation=${conversation}`, { headers });
+		const [fromStart, fromTwo] = [await open(), await open({ 'Last-Event-ID': '2' })];
+		ollama.release('followed');
+		const events = await readEvents(fromStart);
+		const reconnected = readEvents(fromTwo);
+		expect(events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
+		expect(tokensOf(events)).toBe('Half an answer that stops here and never');
+		const ids = events.filter((e) => e.id !== undefined).map((e) => Number(e.id));
+		expect(ids).toEqual(ids.map((_, i) => ids[0]! + i));
+		const replayed = (await reconnected).filter((e) => e.id !== undefined).map((e) => Number(e.id));
+		expect(replayed).toEqual(ids.filter((id) => id > 2));
+
+		ollama.script = firstHeld('cancelled');
+		const second = (await json(await a.post('/api/chat', { conversation, message: 'and again' }))).body;
+		await ollama.held('cancelled');
+		const cancel = await json(await b.post('/api/chat', { conversation, cancel: true }));
+		expect(cancel).toEqual({ status: 200, body: { conversation, run: second.run, status: 'cancelled' } });
+		ollama.release('cancelled');
+		expect((await runsOf(a, conversation))[0]).toMatchObject({ id: second.run, status: 'cancelled' });
 	});
 
 	it('SIGKILL of the owner mid-run: another instance takes the run over within its lease and resumes it', async () => {

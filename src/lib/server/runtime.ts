@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ConversationDetail, ConversationSummary, Readiness } from '../protocol';
+import type { ConversationDetail, ConversationSummary, Readiness, RunEvent } from '../protocol';
 import type { Settings } from './settings';
 import { ApprovalExpiry } from './approvals/approval-expiry';
 import { ensurePrivateDir, restrictFile } from './private-files';
@@ -28,7 +28,7 @@ import { createThreadPruner } from './runs/thread-pruner';
 import type { ThreadWork } from './runs/thread-work';
 import { checkDatabase, checkReadiness, sharedCheck } from './readiness';
 import type { AppStorage } from './storage/app-storage';
-import { openStorageEngine } from './storage/engine';
+import { openStorageEngine, type SharedRuns } from './storage/engine';
 
 export type Runtime = {
 	settings: Settings;
@@ -39,6 +39,8 @@ export type Runtime = {
 	toolbox: Toolbox;
 	models: ModelCatalog;
 	branchReader: BranchReader;
+	/** Runs other instances execute, followed from here (PostgreSQL); null on one process. */
+	shared: SharedRuns | null;
 	/** What is left to do on the conversation's thread (runs/thread-work.ts). */
 	threadWork: (conversationId: string) => Promise<ThreadWork>;
 	/** GET /api/conversations/:id (conversation-detail.ts). */
@@ -127,7 +129,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 
 	// With leases, only runs whose owner's lease has ended: other instances' live runs are theirs.
 	const orphans = engine.leases ? await engine.leases.takeOverAtStart() : await storage.runs.listRunning();
-	const interrupted = await recoverRuns({ threads, storage, now }, orphans);
+	const ended = engine.shared ? (runId: string, event: RunEvent) => engine.shared!.ended(runId, event) : undefined;
+	const interrupted = await recoverRuns({ threads, storage, now, ended }, orphans);
 	if (interrupted.length) logLine(`Recovery: ${interrupted.length} run(s) left running were marked interrupted`);
 
 	await toolbox.start();
@@ -145,6 +148,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		threads,
 		storage,
 		registry,
+		shared: engine.shared,
 		forkPoint: (id, target) => findForkPoint({ graph, threads, branchReader }, id, target),
 		recursionLimit: settings.AGENT_RECURSION_LIMIT,
 		bufferLimit: settings.SSE_BUFFER_EVENTS,
@@ -170,7 +174,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			leaseMs: settings.RUN_LEASE_MS,
 			log: logLine,
 			async recover(taken) {
-				const lost = await recoverRuns({ threads, storage, now }, taken);
+				const lost = await recoverRuns({ threads, storage, now, ended }, taken);
 				if (settings.AUTO_RESUME) await autoResume(lost, resumeParts);
 				await runService.startWaiting();
 			}
@@ -189,6 +193,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		toolbox,
 		models,
 		branchReader,
+		shared: engine.shared,
 		threadWork: (id) => readThreadWork({ threads, storage }, id),
 		detail: (conversation) => conversationDetail({ threads, storage, branchReader }, conversation),
 		switchBranch: (id, messageId) =>

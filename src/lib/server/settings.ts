@@ -70,6 +70,8 @@ export const SettingsSchema = z.object({
 		.optional(),
 	/** How long a run's owner holds it without a heartbeat before another instance takes it over (PostgreSQL only). */
 	RUN_LEASE_MS: integer(500, 600_000).default(10_000),
+	/** On PostgreSQL: how long a run's kept events stay after it ends, for readers on other instances. */
+	RUN_EVENTS_KEEP_MS: integer(1_000, 7 * 24 * 3_600_000).default(300_000),
 	/**
 	 * A stable name for this instance on a shared database (a host or pod name). A restart under the
 	 * same name recovers the runs its previous process left at once, instead of after their lease.

@@ -1,4 +1,5 @@
 import type { RunOutcome } from '../db/run-store';
+import type { RunEvent } from '../../protocol';
 import type { OrphanedRun } from '../storage/app-storage';
 import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
 import type { ThreadWork } from './thread-work';
@@ -24,13 +25,23 @@ function recoveredOutcome(work: ThreadWork, messageCount: number): RunOutcome {
  * `interrupted`. Message counts are recomputed from the threads. Returns the interrupted runs'
  * conversations.
  */
-export async function recoverRuns(parts: ThreadWorkSources & { now: () => string }, orphans: readonly OrphanedRun[]): Promise<string[]> {
+export async function recoverRuns(
+	parts: ThreadWorkSources & {
+		now: () => string;
+		/** Where readers on other instances wait for the run's end (PostgreSQL): its terminal event, kept. */
+		ended?: (runId: string, event: RunEvent) => Promise<void>;
+	},
+	orphans: readonly OrphanedRun[]
+): Promise<string[]> {
 	const interrupted: string[] = [];
 	const { runs } = parts.storage;
 	for (const { id, conversationId } of orphans) {
 		const work = await readThreadWork(parts, conversationId, { id, input: (await runs.get(id))?.input ?? null });
 		const messageCount = await parts.threads.messageCount(conversationId);
-		await runs.finish(id, recoveredOutcome(work, messageCount), parts.now());
+		const outcome = recoveredOutcome(work, messageCount);
+		if (!(await runs.finish(id, outcome, parts.now()))) continue;
+		const cause = outcome.error?.code;
+		await parts.ended?.(id, { event: 'end', data: { conversation: conversationId, run: id, status: outcome.status, ...(cause ? { cause } : {}) } });
 		if (work.kind === 'unfinished') interrupted.push(conversationId);
 	}
 	return interrupted;

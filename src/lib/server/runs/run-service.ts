@@ -4,6 +4,7 @@ import { checkDecisions } from '../approvals/decision-check';
 import type { ForkTarget } from '../branches/fork-point';
 import { ApiError } from '../errors';
 import type { Claim } from '../storage/app-storage';
+import type { SharedRuns } from '../storage/engine';
 import { ActiveRun, type RunInput, type UserInput } from './active-run';
 import { readThreadWork } from './read-thread-work';
 import type { RunRegistry } from './run-registry';
@@ -31,6 +32,8 @@ export type RunServiceParts = ExecutorParts & {
 	/** Told when a run has ended and left the registry (retention prunes here); errors are logged. */
 	afterRun: (conversationId: string) => Promise<void>;
 	registry: RunRegistry;
+	/** Runs other instances follow and cancel (PostgreSQL); null on one process. */
+	shared: SharedRuns | null;
 	/** Where a branch replacing the target starts (branches/fork-point.ts); refuses with an ApiError. */
 	forkPoint: (conversationId: string, target: ForkTarget) => Promise<string>;
 	bufferLimit: number;
@@ -152,6 +155,9 @@ export class RunService {
 		if (active) {
 			active.abort('cancel');
 			await active.done;
+		} else if (this.parts.shared && (await this.parts.storage.runs.get(runId))?.status === 'running') {
+			// Another instance executes it: the request reaches it there, and is answered once its outcome is recorded.
+			await this.parts.shared.cancel(runId);
 		}
 		const record = await this.parts.storage.runs.get(runId);
 		if (!record) throw new ApiError('NOT_FOUND', 'Run Not Found');
@@ -163,6 +169,7 @@ export class RunService {
 		const active = this.registry.get(conversationId);
 		if (active) return this.cancel(active.id);
 		const latest = (await this.parts.storage.runs.list(conversationId))[0];
+		if (latest?.status === 'running' && this.parts.shared) return this.cancel(latest.id);
 		return { conversation: conversationId, run: latest?.id ?? null, status: latest?.status ?? null };
 	}
 
@@ -255,9 +262,11 @@ export class RunService {
 		this.parts.crash('after-run-insert');
 		if (input.kind !== 'message') await this.parts.storage.runs.touchConversation(conversationId, now);
 		const run = new ActiveRun(runId, conversationId, this.parts.bufferLimit);
+		const detach = this.parts.shared?.attach({ id: runId, log: run.log, abort: () => run.abort('cancel') });
 		this.registry.add(run);
 		run.done = executeRun(run, input, this.parts).finally(async () => {
 			this.registry.remove(run);
+			await detach?.().catch((e) => this.parts.log(`Run ${runId}: keeping its events failed`, e));
 			await this.parts.afterRun(conversationId).catch((e) => this.parts.log(`After run ${runId}`, e));
 			if (!this.handingOver.has(conversationId)) await this.startWaiting().catch((e) => this.parts.log('Starting queued messages failed', e));
 		});

@@ -5,6 +5,7 @@ import { DeltaPostgresSaver, migratePostgres, postgresAppStorage } from '../post
 import { advanceBranchHead } from '../postgres/app/branch-storage.js';
 import { holdRun, postgresRunLeases } from '../postgres/app/run-leases.js';
 import type { RunOwner } from '../postgres/app/run-storage.js';
+import { startSharedRuns } from '../postgres/events/shared-runs.js';
 import { postgresCheckpointHistory } from '../postgres/checkpoint/history.js';
 import type { AppStorageLimits } from './app-storage';
 import type { StorageEngine } from './engine';
@@ -32,6 +33,7 @@ export async function openPostgresEngine(
 	url: string,
 	limits: AppStorageLimits,
 	owner: RunOwner,
+	eventsKeepMs: number,
 	log: (line: string, error?: unknown) => void
 ): Promise<StorageEngine> {
 	const where = describeDatabase(url);
@@ -45,6 +47,7 @@ export async function openPostgresEngine(
 		const code = (e as { code?: string }).code;
 		throw new DatabaseUnavailableError(`Cannot open ${where}: ${(e as Error).message}${code ? ` (${code})` : ''}`, { cause: e });
 	}
+	const shared = await startSharedRuns(pool, { url, keepMs: eventsKeepMs, leaseMs: owner.leaseMs, log });
 	const saver = new DeltaPostgresSaver(pool, {
 		onPut: async (client, { threadId, ns, checkpointId, parentId }) => {
 			if (ns === '' && parentId !== undefined) await advanceBranchHead(client, threadId, parentId, checkpointId);
@@ -60,11 +63,15 @@ export async function openPostgresEngine(
 		where: `${where} as instance ${owner.instanceId}`,
 		storage: postgresAppStorage(pool, limits, owner),
 		leases: postgresRunLeases(pool, owner),
+		shared,
 		checkpointer: saver,
 		history: postgresCheckpointHistory(pool),
 		async ping() {
 			await pool.query('SELECT 1');
 		},
-		close: () => pool.end()
+		async close() {
+			await shared.close();
+			await pool.end();
+		}
 	};
 }

@@ -23,6 +23,7 @@ export function openSqliteEngine(file: string, limits: AppStorageLimits, log: (l
 		checkpointer: saver,
 		history: sqliteCheckpointHistory(db),
 		leases: null,
+		shared: null,
 		async ping() {
 			db.prepare('SELECT 1').get();
 		},

@@ -26,13 +26,25 @@ export const GET: RequestHandler = async ({ url, request }) => {
 	const rt = runtime();
 	const id = parseUuid(url.searchParams.get('conversation'));
 	if (!id) return singleEventResponse({ event: 'chat-error', data: { code: 'BAD_REQUEST', message: 'Invalid Conversation ID' } });
+	const lastEventId = parseLastEventId(request.headers.get('last-event-id'));
+	const options = (runId: string) => ({
+		maxFollowers: rt.settings.MAX_STREAMS_PER_RUN,
+		backlogLimitBytes: rt.settings.SSE_READER_BACKLOG_BYTES,
+		onDrop: (e: Error) => rt.log(`Run ${runId}: dropped a slow SSE reader (${e.message}); it may reconnect with Last-Event-ID`)
+	});
 	const run = rt.runService.registry.get(id);
-	if (run) {
-		return liveEventResponse(run.log, parseLastEventId(request.headers.get('last-event-id')), request.signal, {
-			maxFollowers: rt.settings.MAX_STREAMS_PER_RUN,
-			backlogLimitBytes: rt.settings.SSE_READER_BACKLOG_BYTES,
-			onDrop: (e) => rt.log(`Run ${run.id}: dropped a slow SSE reader (${e.message}); it may reconnect with Last-Event-ID`)
-		});
+	if (run) return liveEventResponse(run.log, lastEventId, request.signal, options(run.id));
+	if (rt.shared) {
+		// A run another instance executes: followed from the events it keeps.
+		const latest = (await rt.storage.runs.list(id))[0];
+		if (latest?.status === 'running') {
+			try {
+				return await rt.shared.follow(latest.id, lastEventId, request.signal, options(latest.id));
+			} catch (e) {
+				// Its events could not be read (the database away): the conversation's state below is all there is.
+				rt.log(`Run ${latest.id}: following it from this instance failed`, e);
+			}
+		}
 	}
 	const conversation = await rt.storage.conversations.get(id);
 	if (!conversation) {

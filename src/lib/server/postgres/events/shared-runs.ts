@@ -1,0 +1,60 @@
+// The run stream across instances on PostgreSQL, as the runtime uses it (storage/engine.ts SharedRuns):
+// the notify bus, each run's event writer and cancel watch, remote readers, cancels carried to the
+// owner, the end a takeover keeps, and the sweep of kept events.
+
+import type pg from 'pg';
+import type { RunStatus } from '../../../protocol';
+import type { SharedRuns } from '../../storage/engine';
+import { NotifyBus } from '../notify-bus.js';
+import { remoteEventResponse } from './remote-event-response.js';
+import { askOwnerToCancel, watchForCancel } from './run-cancel.js';
+import { RunEventSweeper } from './run-event-retention.js';
+import { RunEventWriter } from './run-event-writer.js';
+import { endTakenOverRun } from './run-takeover.js';
+
+export async function startSharedRuns(
+	pool: pg.Pool,
+	options: { url: string; keepMs: number; leaseMs: number; log: (line: string) => void }
+): Promise<SharedRuns> {
+	const { log } = options;
+	const bus = new NotifyBus({ client: { connectionString: options.url }, log });
+	await bus.start();
+	const sweeper = new RunEventSweeper(pool, { keepMs: options.keepMs, log });
+	await sweeper.start();
+	const parts = { pool, bus, log };
+	const remote = { pool, bus, counts: new Map<string, number>(), log };
+	const writers = new Set<Promise<void>>();
+	return {
+		attach(run) {
+			const writer = RunEventWriter.attach(pool, run.log, { runId: run.id, log });
+			writers.add(writer.done);
+			void writer.done.finally(() => writers.delete(writer.done));
+			const unwatch = watchForCancel(parts, run.id, () => run.abort());
+			return async () => {
+				unwatch();
+				await writer.done;
+			};
+		},
+		follow: (runId, lastEventId, signal, responseOptions) => remoteEventResponse(remote, runId, lastEventId, signal, responseOptions),
+		cancel: (runId) =>
+			askOwnerToCancel(parts, runId, {
+				state: async (id) => {
+					const { rows } = await pool.query<{ status: RunStatus; alive: boolean }>(
+						`SELECT status, coalesce(lease_until > now(), false) AS alive FROM runs WHERE id = $1`,
+						[id]
+					);
+					return rows[0] && { status: rows[0].status, ownerAlive: rows[0].alive };
+				},
+				// Long enough for the owner to reach its outcome, or for its lease to end and a takeover to record one.
+				waitMs: 2 * options.leaseMs
+			}),
+		async ended(runId, event) {
+			await endTakenOverRun(pool, { runId, event });
+		},
+		async close() {
+			await Promise.allSettled([...writers]);
+			await sweeper.close();
+			await bus.close();
+		}
+	};
+}
