@@ -13,6 +13,9 @@
 // loop has used less than `targetTurnMs` and nothing waits; otherwise it queues, in arrival order,
 // for a later turn. Each turn releases as many queued points as fit in `targetTurnMs`, judged by
 // how long the previous turn took, so a burst costs latency in small slices instead of stalling.
+// A model response that got its turn goes on with the next lines of its read while the turn has
+// time, even though others wait: handed on one line per turn, each run published one token per
+// turn and every token cost an SSE write of its own (issue 15).
 
 const NEWLINE = 0x0a;
 /** Bounds how fast the release rate may change from one turn to the next. */
@@ -26,6 +29,8 @@ export class EventLoopShare {
 	/** When work of the current turn of the event loop began; cleared as the loop turns. */
 	private turnStarted: number | undefined;
 	private turnEndScheduled = false;
+	/** Counts turns of the event loop with work in them, so a stream can tell the turn it last went on in. */
+	private turnCount = 0;
 
 	/** @param targetTurnMs how long a turn of the event loop may take while runs wait their turn. */
 	constructor(private readonly targetTurnMs = 4) {}
@@ -62,6 +67,7 @@ export class EventLoopShare {
 		const reader = body.getReader();
 		let chunk: Uint8Array | undefined;
 		let start = 0;
+		let wentOnIn: number | undefined;
 		return new ReadableStream<Uint8Array>(
 			{
 				pull: async (controller) => {
@@ -71,8 +77,9 @@ export class EventLoopShare {
 						chunk = read.value;
 						start = 0;
 					}
-					const wait = this.turn();
+					const wait = this.goesOn(wentOnIn) ? undefined : this.turn();
 					if (wait) await wait;
+					wentOnIn = this.turnCount;
 					const newline = chunk.indexOf(NEWLINE, start);
 					const end = newline === -1 ? chunk.length : newline + 1;
 					controller.enqueue(chunk.subarray(start, end));
@@ -83,6 +90,11 @@ export class EventLoopShare {
 			},
 			{ highWaterMark: 0 }
 		);
+	}
+
+	/** Whether a stream that last went on in turn `wentOnIn` may go on now without asking again. */
+	private goesOn(wentOnIn: number | undefined): boolean {
+		return wentOnIn === this.turnCount && this.turnStarted !== undefined && !this.turnIsFull();
 	}
 
 	private turnIsFull(): boolean {
@@ -97,6 +109,7 @@ export class EventLoopShare {
 	// The clock stops at the next check phase, which every turn of the event loop passes through.
 	private startTurn(now: number): void {
 		this.turnStarted = now;
+		this.turnCount++;
 		if (this.turnEndScheduled) return;
 		this.turnEndScheduled = true;
 		setImmediate(() => {

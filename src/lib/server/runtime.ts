@@ -121,7 +121,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		checkpointer,
 		model: (config) => {
 			const conversation = String(config.configurable?.thread_id);
-			return models.step(conversations.model(conversation) ?? models.defaultModel, String(config.configurable?.run_id));
+			return models.step(conversations.model(conversation) ?? models.defaultModel, String(config.configurable?.run_id), config.signal);
 		},
 		tools: () => toolbox.definitions(),
 		runTools: (messages, config) =>
