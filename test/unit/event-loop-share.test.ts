@@ -87,6 +87,24 @@ describe('EventLoopShare', () => {
 		}
 	});
 
+	it('reads a body as it arrives, though nothing has asked for its pieces yet', async () => {
+		let pulled = 0;
+		const body = new ReadableStream<Uint8Array>(
+			{
+				pull(controller) {
+					if (pulled === 10) return controller.close();
+					controller.enqueue(encoder.encode(lines(1, `c${pulled++}`)[0]!));
+				}
+			},
+			{ highWaterMark: 0 }
+		);
+		const paced = strict().pace(body);
+		await new Promise((resolve) => setImmediate(resolve));
+		// A client left holding an unread response backs it up into the socket (see pace).
+		expect(pulled).toBe(10);
+		expect((await pieces(paced)).join('')).toBe(Array.from({ length: 10 }, (_, i) => lines(1, `c${i}`)[0]).join(''));
+	});
+
 	it('spreads a burst of callers over turns of the event loop, first come first served', async () => {
 		const share = strict();
 		const order: string[] = [];

@@ -59,12 +59,14 @@ export class EventLoopShare {
 	};
 
 	/**
-	 * The same bytes, split after every newline, each piece handed on when its turn comes. A pull
-	 * source rather than a TransformStream: it reads only when the consumer asks, and spares every
-	 * chunk the trip through a pipe (measurably cheaper per model call).
+	 * The same bytes, split after every newline, each piece handed on when its turn comes. The body
+	 * is read as fast as it arrives and held here: left unread in the HTTP client while a run waits
+	 * its turn, a long response backs up into the socket, and the client then re-parses the backlog
+	 * on every resume (most of the CPU of a 100,000-token OpenAI-compatible answer, issue 15). A
+	 * pull source rather than a TransformStream spares every piece the trip through a pipe.
 	 */
 	pace(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-		const reader = body.getReader();
+		const arrived = new ArrivedChunks(body.getReader());
 		let chunk: Uint8Array | undefined;
 		let start = 0;
 		let wentOnIn: number | undefined;
@@ -72,9 +74,8 @@ export class EventLoopShare {
 			{
 				pull: async (controller) => {
 					if (chunk === undefined) {
-						const read = await reader.read();
-						if (read.done) return controller.close();
-						chunk = read.value;
+						chunk = await arrived.next();
+						if (chunk === undefined) return controller.close();
 						start = 0;
 					}
 					const wait = this.goesOn(wentOnIn) ? undefined : this.turn();
@@ -86,7 +87,7 @@ export class EventLoopShare {
 					if (end < chunk.length) start = end;
 					else chunk = undefined;
 				},
-				cancel: (reason) => reader.cancel(reason)
+				cancel: (reason) => arrived.cancel(reason)
 			},
 			{ highWaterMark: 0 }
 		);
@@ -140,5 +141,56 @@ export class EventLoopShare {
 		// What the released callers do next belongs to a turn of its own.
 		this.startTurn(now);
 		for (const resolve of released) resolve();
+	}
+}
+
+/** Reads a body as it arrives and keeps its chunks until asked; a failure comes after the chunks before it. */
+class ArrivedChunks {
+	private readonly chunks: Uint8Array[] = [];
+	private head = 0;
+	private ended = false;
+	private failure: { error: unknown } | undefined;
+	private wake: (() => void) | undefined;
+
+	constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {
+		void this.pump();
+	}
+
+	/** The next chunk, undefined once the body has ended; throws what the body failed with. */
+	async next(): Promise<Uint8Array | undefined> {
+		while (this.head === this.chunks.length) {
+			if (this.failure) throw this.failure.error;
+			if (this.ended) return undefined;
+			await new Promise<void>((resolve) => (this.wake = resolve));
+		}
+		const chunk = this.chunks[this.head++]!;
+		if (this.head === this.chunks.length) {
+			this.chunks.length = 0;
+			this.head = 0;
+		}
+		return chunk;
+	}
+
+	cancel(reason: unknown): Promise<void> {
+		return this.reader.cancel(reason);
+	}
+
+	private async pump(): Promise<void> {
+		try {
+			for (let read = await this.reader.read(); !read.done; read = await this.reader.read()) {
+				this.chunks.push(read.value);
+				this.woken();
+			}
+			this.ended = true;
+		} catch (e) {
+			this.failure = { error: e };
+		}
+		this.woken();
+	}
+
+	private woken(): void {
+		const wake = this.wake;
+		this.wake = undefined;
+		wake?.();
 	}
 }
