@@ -1,9 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
-// Five kinds of test, one command: unit (pure modules, real SQLite files), core (the runtime in
+// Seven kinds of test, one command: unit (pure modules, real SQLite files), core (the runtime in
 // process: RunService, recovery and the executor on a real database, MCP child and scripted model),
 // postgres (in-process, on a real PostgreSQL server started for the run), integration (the built
-// service and MCP servers as child processes), e2e (the built app in Debian's Chromium).
+// service and MCP servers as child processes), integration-postgres (the same tests with
+// DATABASE_URL on a real PostgreSQL), instances (several service processes on one PostgreSQL), e2e
+// (the built app in Debian's Chromium).
 export default defineConfig({
 	test: {
 		projects: [
@@ -35,6 +37,29 @@ export default defineConfig({
 				test: {
 					name: 'integration',
 					include: ['test/integration/**/*.test.ts'],
+					testTimeout: 120_000,
+					hookTimeout: 120_000,
+					fileParallelism: false
+				}
+			},
+			{
+				test: {
+					name: 'integration-postgres',
+					include: ['test/integration/**/*.test.ts'],
+					// The SQLite file itself: its modes, WAL and upgrades from earlier layouts.
+					exclude: ['test/integration/data-at-rest.test.ts', 'test/integration/upgrade.test.ts'],
+					globalSetup: ['test/support/postgres-global-setup.ts'],
+					env: { SOPHOS_TEST_ENGINE: 'postgres' },
+					testTimeout: 120_000,
+					hookTimeout: 120_000,
+					fileParallelism: false
+				}
+			},
+			{
+				test: {
+					name: 'instances',
+					include: ['test/instances/**/*.test.ts'],
+					globalSetup: ['test/support/postgres-global-setup.ts'],
 					testTimeout: 120_000,
 					hookTimeout: 120_000,
 					fileParallelism: false

@@ -103,7 +103,7 @@ async function ours(): Promise<Side> {
 				);
 			}
 			// A run that failed fast would look cheap: every one must have completed with its tool result.
-			const summary = runtime.conversations.get(conversation!);
+			const summary = await runtime.storage.conversations.get(conversation!);
 			if (summary?.status !== 'completed' || summary.messageCount !== TURNS * 4) {
 				throw new Error(`a conversation did not complete every turn: ${JSON.stringify(summary)}`);
 			}

@@ -9,7 +9,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 await build({
 	absWorkingDir: root,
-	entryPoints: { fetch: 'servers/fetch/main.ts' },
+	entryPoints: { fetch: 'servers/fetch/main.ts', 'tool-host': 'servers/tool-host/main.ts' },
 	outdir: 'build/servers',
 	outExtension: { '.js': '.mjs' },
 	platform: 'node',
@@ -22,4 +22,4 @@ await build({
 });
 
 // The banner makes it runnable as a command too.
-await chmod(`${root}build/servers/fetch.mjs`, 0o755);
+for (const name of ['fetch', 'tool-host']) await chmod(`${root}build/servers/${name}.mjs`, 0o755);

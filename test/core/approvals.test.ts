@@ -51,18 +51,18 @@ describe('approvals, in process', () => {
 			}
 		});
 		expect(last(first.events)).toMatchObject({ event: 'end', data: { status: 'waiting' } });
-		expect(runtime.runs.get(first.run)?.status).toBe('waiting');
-		expect(runtime.conversations.get(first.conversation)?.status).toBe('waiting');
+		expect((await runtime.storage.runs.get(first.run))?.status).toBe('waiting');
+		expect((await runtime.storage.conversations.get(first.conversation))?.status).toBe('waiting');
 		expect(await runtime.threadWork(first.conversation)).toEqual({ kind: 'waiting', calls: 1 });
 		expect(calls()).toEqual([]);
 		await expect(runtime.runService.start({ kind: 'resume', conversation: first.conversation })).rejects.toMatchObject({
 			code: 'APPROVAL_REQUIRED'
 		});
 
-		const [pending] = runtime.approvals.pending(first.conversation);
+		const [pending] = (await runtime.storage.approvals.pending(first.conversation));
 		const decided = await decide(runtime, first.conversation, [{ toolCallId: pending!.toolCallId, action: 'approve' }]);
 		expect(last(decided.events)).toMatchObject({ event: 'end', data: { status: 'completed' } });
-		expect(runtime.runs.get(decided.run)).toMatchObject({ trigger: 'approval', status: 'completed' });
+		expect((await runtime.storage.runs.get(decided.run))).toMatchObject({ trigger: 'approval', status: 'completed' });
 		expect(calls()).toEqual([expect.stringMatching(/^effect .* a$/)]);
 		expect(await toolMessages(runtime, first.conversation)).toMatchObject([{ status: 'success', content: 'saved a' }]);
 		await expect(
@@ -75,7 +75,7 @@ describe('approvals, in process', () => {
 		ollama = await ScriptedOllama.start(callsScript([[effect('a'), effect('b')]]));
 		const { runtime, calls } = await start({ ollamaUrl: ollama.url });
 		const first = await send(runtime, 'save two');
-		const [a, b] = runtime.approvals.pending(first.conversation);
+		const [a, b] = (await runtime.storage.approvals.pending(first.conversation));
 		const bad = [
 			[{ toolCallId: a!.toolCallId, action: 'approve' as const }],
 			[{ toolCallId: 'nope', action: 'approve' as const }, { toolCallId: a!.toolCallId, action: 'approve' as const }, { toolCallId: b!.toolCallId, action: 'approve' as const }],
@@ -88,8 +88,8 @@ describe('approvals, in process', () => {
 				code: 'BAD_REQUEST'
 			});
 		}
-		expect(runtime.approvals.pending(first.conversation)).toHaveLength(2);
-		expect(runtime.runs.list(first.conversation)).toHaveLength(1);
+		expect((await runtime.storage.approvals.pending(first.conversation))).toHaveLength(2);
+		expect((await runtime.storage.runs.list(first.conversation))).toHaveLength(1);
 
 		const decided = await decide(runtime, first.conversation, [
 			{ toolCallId: a!.toolCallId, action: 'deny', reason: 'not that one' },
@@ -101,7 +101,7 @@ describe('approvals, in process', () => {
 			{ toolCallId: a!.toolCallId, status: 'error', content: 'Not run: the person denied this call (not that one).' },
 			{ toolCallId: b!.toolCallId, status: 'success', content: 'saved c' }
 		]);
-		expect(runtime.approvals.decision(first.conversation, b!.toolCallId, 0)).toEqual({ action: 'edit', args: { item: 'c' } });
+		expect((await runtime.storage.approvals.decision(first.conversation, b!.toolCallId, 0))).toEqual({ action: 'edit', args: { item: 'c' } });
 		const ai = (await runtime.threads.state(first.conversation)).messages.find((m) => m.toolCalls);
 		expect(ai?.toolCalls?.[1]?.args).toEqual({ item: 'b' });
 	});
@@ -110,21 +110,21 @@ describe('approvals, in process', () => {
 		ollama = await ScriptedOllama.start(callsScript([effect('a')]));
 		const { runtime, calls } = await start({ ollamaUrl: ollama.url });
 		const first = await send(runtime, 'save a');
-		const [waited] = runtime.approvals.pending(first.conversation);
+		const [waited] = (await runtime.storage.approvals.pending(first.conversation));
 		const second = await send(runtime, 'never mind, save a anyway', first.conversation);
-		expect(runtime.approvals.decision(first.conversation, waited!.toolCallId, 0)).toEqual({ action: 'deny', reason: 'the conversation moved on' });
-		expect(runtime.approvals.pending(first.conversation).map((p) => p.toolCallId)).not.toContain(waited!.toolCallId);
+		expect((await runtime.storage.approvals.decision(first.conversation, waited!.toolCallId, 0))).toEqual({ action: 'deny', reason: 'the conversation moved on' });
+		expect((await runtime.storage.approvals.pending(first.conversation)).map((p) => p.toolCallId)).not.toContain(waited!.toolCallId);
 		expect((await toolMessages(runtime, first.conversation))[0]).toMatchObject({ status: 'error', content: 'Not run: the conversation moved on.' });
 		expect(last(second.events)).toMatchObject({ event: 'end', data: { status: 'waiting' } });
 
-		const [pending] = runtime.approvals.pending(first.conversation);
+		const [pending] = (await runtime.storage.approvals.pending(first.conversation));
 		await decide(runtime, first.conversation, [{ toolCallId: pending!.toolCallId, action: 'approve', remember: true }]);
-		expect(runtime.allowedTools.list()).toEqual([{ tool: 'test__effect', since: expect.any(String) }]);
+		expect((await runtime.storage.allowedTools.list())).toEqual([{ tool: 'test__effect', since: expect.any(String) }]);
 		const third = await send(runtime, 'and again', first.conversation);
 		expect(last(third.events)).toMatchObject({ event: 'end', data: { status: 'completed' } });
 		expect(calls()).toHaveLength(2);
 
-		expect(runtime.allowedTools.revoke('test__effect')).toBe(true);
+		expect((await runtime.storage.allowedTools.revoke('test__effect'))).toBe(true);
 		const fourth = await send(runtime, 'once more', first.conversation);
 		expect(last(fourth.events)).toMatchObject({ event: 'end', data: { status: 'waiting' } });
 	});
@@ -145,7 +145,7 @@ describe('approvals, in process', () => {
 		expect(first.events.find((e) => e.event === 'approval')).toMatchObject({
 			data: { approvals: [{ tool: 'test__visit', reason: { kind: 'composed-url' } }] }
 		});
-		const [pending] = runtime.approvals.pending(first.conversation);
+		const [pending] = (await runtime.storage.approvals.pending(first.conversation));
 		await decide(runtime, first.conversation, [{ toolCallId: pending!.toolCallId, action: 'deny' }]);
 		expect(calls()).toHaveLength(2);
 	});
@@ -164,15 +164,15 @@ describe('approvals, in process', () => {
 		const first = await send(runtime, 'save a');
 		// The expiry timer starts the run that denies the call; wait for it to appear in the ledger.
 		const decidedRun = await vi.waitFor(
-			() => {
-				const run = runtime.runs.list(first.conversation).find((r) => r.trigger === 'approval');
+			async () => {
+				const run = (await runtime.storage.runs.list(first.conversation)).find((r) => r.trigger === 'approval');
 				if (!run) throw new Error('no approval run yet');
 				return run.id;
 			},
 			{ timeout: 30_000, interval: 20 }
 		);
 		await runtime.runService.registry.getById(decidedRun)?.done;
-		expect(runtime.runs.get(decidedRun)).toMatchObject({ trigger: 'approval', status: 'completed' });
+		expect((await runtime.storage.runs.get(decidedRun))).toMatchObject({ trigger: 'approval', status: 'completed' });
 		expect(await toolMessages(runtime, first.conversation)).toMatchObject([
 			{ status: 'error', content: 'Not run: the person denied this call (not approved in time).' }
 		]);

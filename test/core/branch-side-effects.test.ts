@@ -21,7 +21,7 @@ async function run(runtime: Runtime, request: StartRequest): Promise<{ conversat
 	return { ...started, events: await eventsOfRun(runtime, started.run) };
 }
 
-const detail = (runtime: Runtime, id: string): Promise<ConversationDetail> => runtime.detail(runtime.conversations.get(id)!);
+const detail = async (runtime: Runtime, id: string): Promise<ConversationDetail> => runtime.detail((await runtime.storage.conversations.get(id))!);
 const results = (events: StreamEvent[]) =>
 	events.flatMap((e) => (e.event === 'trace' && e.data.event === 'result' ? [e.data.data as Record<string, unknown>] : []));
 const effectsIn = (calls: string[]) => calls.filter((l) => l.startsWith('effect'));
@@ -65,7 +65,7 @@ describe('side effects across branches, in process', () => {
 		const ollama = await model(toolsThenAnswer(() => [{ name: 'test__effect', arguments: { item } }]));
 		const { runtime, calls, dataDir } = await start({ ollamaUrl: ollama.url });
 		const { conversation } = await run(runtime, { kind: 'message', conversation: null, message: 'save' });
-		const [waiting] = runtime.approvals.pending(conversation);
+		const [waiting] = (await runtime.storage.approvals.pending(conversation));
 		await run(runtime, { kind: 'decide', conversation, decisions: [{ toolCallId: waiting!.toolCallId, action: 'approve' }] });
 		const asked = (await detail(runtime, conversation)).messages[1]!;
 
@@ -78,11 +78,11 @@ describe('side effects across branches, in process', () => {
 		const current = (await detail(runtime, conversation)).messages[1]!;
 		const other = await run(runtime, { kind: 'regenerate', conversation, messageId: current.id });
 		expect(other.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'waiting' } });
-		const [pending] = runtime.approvals.pending(conversation);
+		const [pending] = (await runtime.storage.approvals.pending(conversation));
 		expect(pending).toMatchObject({ tool: 'test__effect', args: { item: 'b' } });
 		await run(runtime, { kind: 'decide', conversation, decisions: [{ toolCallId: pending!.toolCallId, action: 'approve' }] });
 		expect(effectsIn(calls())).toEqual([expect.stringMatching(/ a$/), expect.stringMatching(/ b$/)]);
-		expect(runtime.approvals.pending(conversation)).toEqual([]);
+		expect((await runtime.storage.approvals.pending(conversation))).toEqual([]);
 		const db = new Database(path.join(dataDir, 'sophos.db'), { readonly: true });
 		const journal = db.prepare('SELECT args_hash, outcome FROM tool_calls WHERE thread_id = ? ORDER BY rowid').all(conversation);
 		db.close();

@@ -26,7 +26,7 @@ async function run(runtime: Runtime, request: StartRequest): Promise<{ conversat
 const send = (runtime: Runtime, conversation: string | null, message: string) =>
 	run(runtime, { kind: 'message', conversation, message });
 
-const detail = (runtime: Runtime, id: string): Promise<ConversationDetail> => runtime.detail(runtime.conversations.get(id)!);
+const detail = async (runtime: Runtime, id: string): Promise<ConversationDetail> => runtime.detail((await runtime.storage.conversations.get(id))!);
 const said = (messages: MessageDto[]) => messages.map((m) => `${m.role}: ${m.content}`);
 /** Makes the branch holding `messageId` active and says what the conversation now shows. */
 async function switched(runtime: Runtime, conversation: string, messageId: string): Promise<string[]> {
@@ -48,7 +48,7 @@ describe('branching, in process', () => {
 
 		const edit = await run(runtime, { kind: 'edit', conversation, editOf: one!.id, message: 'uno' });
 		expect(lastPrompt(ollama)).toEqual(['user: uno']);
-		expect(runtime.runs.get(edit.run)).toMatchObject({ trigger: 'edit', input: 'uno', status: 'completed' });
+		expect((await runtime.storage.runs.get(edit.run))).toMatchObject({ trigger: 'edit', input: 'uno', status: 'completed' });
 		const edited = await detail(runtime, conversation);
 		expect(said(edited.messages)).toEqual(['user: uno', 'assistant: Answer 3 to uno.']);
 		expect(edited.messages[0]!.id).toBe(edit.run);
@@ -87,7 +87,7 @@ describe('branching, in process', () => {
 		const first = (await detail(runtime, conversation)).messages[3]!;
 
 		const again = await run(runtime, { kind: 'regenerate', conversation, messageId: first.id });
-		expect(runtime.runs.get(again.run)).toMatchObject({ trigger: 'regenerate', input: null, status: 'completed' });
+		expect((await runtime.storage.runs.get(again.run))).toMatchObject({ trigger: 'regenerate', input: null, status: 'completed' });
 		expect(lastPrompt(ollama)).toEqual(['user: one', 'assistant: Answer 1 to one.', 'user: two']);
 		const second = (await detail(runtime, conversation)).messages;
 		expect(said(second)).toEqual(['user: one', 'assistant: Answer 1 to one.', 'user: two', 'assistant: Answer 3 to two.']);
@@ -148,7 +148,7 @@ describe('branching, in process', () => {
 		await runtime.runService.registry.getById(busy.run)!.done;
 		const edit = runtime.runService.registry.get(conversation)!;
 		await edit.done;
-		expect(runtime.runs.get(edit.id)).toMatchObject({ trigger: 'edit', input: 'uno', status: 'completed' });
+		expect((await runtime.storage.runs.get(edit.id))).toMatchObject({ trigger: 'edit', input: 'uno', status: 'completed' });
 		const edited = await detail(runtime, conversation);
 		expect(said(edited.messages)).toEqual(['user: uno', 'assistant: Answer 3 to uno.']);
 		expect(edited.queue).toEqual([]);
@@ -160,8 +160,8 @@ describe('branching, in process', () => {
 		hold = null;
 		const answer = edited.messages[1]!;
 		const again = await run(runtime, { kind: 'regenerate', conversation, messageId: answer.id, ifBusy: 'interrupt' });
-		expect(runtime.runs.get(cut.run)?.status).toBe('cancelled');
-		expect(runtime.runs.get(again.run)).toMatchObject({ trigger: 'regenerate', status: 'completed' });
+		expect((await runtime.storage.runs.get(cut.run))?.status).toBe('cancelled');
+		expect((await runtime.storage.runs.get(again.run))).toMatchObject({ trigger: 'regenerate', status: 'completed' });
 		const regenerated = (await detail(runtime, conversation)).messages;
 		expect(said(regenerated)).toEqual(['user: uno', 'assistant: Answer 5 to uno.']);
 		expect(regenerated[1]!.versions).toEqual({ index: 1, count: 2, ids: [answer.id, regenerated[1]!.id] });
@@ -191,7 +191,7 @@ describe('branching, in process', () => {
 		const stopping = first.runtime.runService.stopAll(60_000);
 		ollama.release('look');
 		await stopping;
-		expect(first.runtime.runs.get(edit.run)).toMatchObject({ status: 'interrupted', error: { code: 'SHUTDOWN' } });
+		expect((await first.runtime.storage.runs.get(edit.run))).toMatchObject({ status: 'interrupted', error: { code: 'SHUTDOWN' } });
 		expect(await first.runtime.threadWork(conversation)).toEqual({ kind: 'unfinished', pending: ['tools'], lostInput: null });
 		await first.runtime.close();
 
@@ -256,7 +256,7 @@ describe('branching, in process', () => {
 			code: 'NOT_FOUND'
 		});
 		// Nothing changed: no run claimed, no branch.
-		expect(runtime.runs.list(conversation)).toHaveLength(1);
-		expect(runtime.branches.head(conversation)).toBeUndefined();
+		expect((await runtime.storage.runs.list(conversation))).toHaveLength(1);
+		expect((await runtime.storage.branches.head(conversation))).toBeUndefined();
 	});
 });

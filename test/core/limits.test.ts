@@ -33,7 +33,7 @@ describe('limits, in process', () => {
 		const { runtime } = s;
 		const waiting = startedRun(await runtime.runService.start({ kind: 'message', conversation: null, message: 'save a' }));
 		expect((await eventsOfRun(runtime, waiting.run)).at(-1)).toMatchObject({ event: 'end', data: { status: 'waiting' } });
-		const [pending] = runtime.approvals.pending(waiting.conversation);
+		const [pending] = (await runtime.storage.approvals.pending(waiting.conversation));
 
 		const holder = startedRun(await runtime.runService.start({ kind: 'message', conversation: null, message: 'hold H' }));
 		await ollama.held('H');
@@ -41,8 +41,8 @@ describe('limits, in process', () => {
 		await expect(runtime.runService.start({ kind: 'decide', conversation: waiting.conversation, decisions })).rejects.toMatchObject({
 			code: 'TOO_MANY_RUNS'
 		});
-		expect(runtime.approvals.pending(waiting.conversation)).toHaveLength(1);
-		expect(runtime.runs.list(waiting.conversation).map((r) => r.status)).toEqual(['waiting']);
+		expect((await runtime.storage.approvals.pending(waiting.conversation))).toHaveLength(1);
+		expect((await runtime.storage.runs.list(waiting.conversation)).map((r) => r.status)).toEqual(['waiting']);
 		expect(s.calls()).toEqual([]);
 
 		ollama.release('H');
@@ -61,7 +61,7 @@ describe('limits, in process', () => {
 		const events = await eventsOfRun(runtime, first.run);
 		const approval = events.find((e) => e.event === 'approval');
 		expect(approval).toMatchObject({ data: { approvals: [{ tool: 'test__effect', args: { item: 'a' } }] } });
-		const [pending] = runtime.approvals.pending(first.conversation);
+		const [pending] = (await runtime.storage.approvals.pending(first.conversation));
 		const decided = startedRun(
 			await runtime.runService.start({
 				kind: 'decide',

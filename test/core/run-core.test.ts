@@ -33,7 +33,7 @@ describe('run core, in process', () => {
 		const events = await eventsOfRun(runtime, run);
 		expect(events.filter((e) => e.event === 'token').map((e) => e.data).join('')).toBe('Hello there, friend.');
 		expect(events.at(-1)).toEqual({ event: 'end', id: events.length, data: { conversation, run, status: 'completed' } });
-		expect(runtime.runs.get(run)).toMatchObject({ status: 'completed', trigger: 'message', input: 'hi' });
+		expect((await runtime.storage.runs.get(run))).toMatchObject({ status: 'completed', trigger: 'message', input: 'hi' });
 		expect(await runtime.threadWork(conversation)).toEqual({ kind: 'finished' });
 		expect(runtime.runService.registry.get(conversation)).toBeUndefined();
 	});
@@ -51,7 +51,7 @@ describe('run core, in process', () => {
 		ollama.release('look');
 		await stopping;
 		expect((await events).at(-1)).toMatchObject({ event: 'end', data: { status: 'interrupted', cause: 'SHUTDOWN' } });
-		expect(first.runtime.runs.get(run)).toMatchObject({ status: 'interrupted', error: { code: 'SHUTDOWN' } });
+		expect((await first.runtime.storage.runs.get(run))).toMatchObject({ status: 'interrupted', error: { code: 'SHUTDOWN' } });
 		expect(await first.runtime.threadWork(conversation)).toEqual({ kind: 'unfinished', pending: ['tools'], lostInput: null });
 		expect(first.calls()).toEqual([]);
 		await expect(first.runtime.runService.start({ kind: 'resume', conversation })).rejects.toMatchObject({ code: 'SHUTTING_DOWN' });
@@ -76,14 +76,14 @@ describe('run core, in process', () => {
 		ollama.release('look');
 		await stopping;
 		// What a process that died right after claiming a resume of that thread leaves behind.
-		first.runtime.runs.claim(conversation, '5e4d3c2b-1a09-4f8e-9d7c-6b5a4f3e2d1c', new Date().toISOString(), 'resume', null);
+		(await first.runtime.storage.runs.claim(conversation, '5e4d3c2b-1a09-4f8e-9d7c-6b5a4f3e2d1c', new Date().toISOString(), 'resume', null));
 		await first.runtime.close();
 
 		const second = await start({ ollamaUrl: ollama.url, dataDir: first.dataDir, env: { AUTO_RESUME: 'true' } });
 		const active = second.runtime.runService.registry.get(conversation);
 		expect(active).toBeDefined();
 		await active!.done;
-		expect(second.runtime.runs.list(conversation).map((r) => [r.trigger, r.status])).toEqual([
+		expect((await second.runtime.storage.runs.list(conversation)).map((r) => [r.trigger, r.status])).toEqual([
 			['auto-resume', 'completed'],
 			['resume', 'interrupted'],
 			['message', 'interrupted']
@@ -98,14 +98,11 @@ describe('run core, in process', () => {
 		const deadRun = '7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
 		const at = new Date().toISOString();
 		// What a process that died right after claiming its run leaves: the run row, no checkpoint.
-		first.runtime.conversations.transaction(() => {
-			first.runtime.conversations.create(conversation, 'hello', at);
-			first.runtime.runs.claim(conversation, deadRun, at, 'message', 'hello');
-		});
+		expect(await first.runtime.storage.conversations.createWithRun(conversation, deadRun, 'hello', at)).toBe('claimed');
 		await first.runtime.close();
 
 		const second = await start({ ollamaUrl: ollama.url, dataDir: first.dataDir });
-		expect(second.runtime.runs.get(deadRun)).toMatchObject({ status: 'interrupted', error: { code: 'PROCESS_EXITED' } });
+		expect((await second.runtime.storage.runs.get(deadRun))).toMatchObject({ status: 'interrupted', error: { code: 'PROCESS_EXITED' } });
 		expect(await second.runtime.threadWork(conversation)).toEqual({
 			kind: 'unfinished',
 			pending: [],
@@ -128,14 +125,14 @@ describe('run core, in process', () => {
 		const events = eventsOfRun(runtime, run);
 		await ollama.held('cut');
 		await tokensPublished(runtime, run, 3);
-		expect(() => runtime.deleteConversation(conversation)).toThrow(ApiError);
-		expect(() => runtime.deleteConversation(conversation)).toThrow(expect.objectContaining({ code: 'SESSION_IN_PROGRESS' }));
+		await expect(runtime.storage.conversations.delete(conversation)).rejects.toThrow(ApiError);
+		await expect(runtime.storage.conversations.delete(conversation)).rejects.toThrow(expect.objectContaining({ code: 'SESSION_IN_PROGRESS' }));
 		expect(await runtime.runService.cancel(run)).toEqual({ conversation, run, status: 'cancelled' });
 		expect((await events).at(-1)).toMatchObject({ event: 'end', data: { status: 'cancelled' } });
 		expect((await runtime.threads.state(conversation)).messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Partial answ' });
 		expect(await runtime.runService.cancel(run)).toEqual({ conversation, run, status: 'cancelled' });
-		runtime.deleteConversation(conversation);
-		expect(runtime.conversations.get(conversation)).toBeUndefined();
-		expect(() => runtime.deleteConversation(conversation)).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+		await runtime.storage.conversations.delete(conversation);
+		expect(await runtime.storage.conversations.get(conversation)).toBeUndefined();
+		await expect(runtime.storage.conversations.delete(conversation)).rejects.toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
 	});
 });

@@ -1,9 +1,8 @@
-import Database from 'better-sqlite3';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedOllama, type Script } from '../support/scripted-ollama';
 import { currentTurn } from '../support/scripts';
 import { Service, tempDir } from '../support/service';
+import { openServiceDb } from '../support/service-db';
 import { followRun } from '../support/sse';
 import { testMcpConfig } from '../support/test-config';
 
@@ -93,14 +92,11 @@ describe('crash matrix', () => {
 			expect(runs.reduce((n, r) => n + r.usage.outputTokens, 0)).toBe(answers.reduce((n, m) => n + m.usage!.outputTokens, 0));
 
 			await service.stop();
-			const db = new Database(path.join(dataDir, 'sophos.db'), { readonly: true });
-			const journal = db.prepare('SELECT tool, idempotency_key AS key, attempts, outcome FROM tool_calls').all() as {
-				tool: string;
-				key: string;
-				attempts: number;
-				outcome: string;
-			}[];
-			db.close();
+			const db = await openServiceDb(dataDir);
+			const journal = await db.all<{ tool: string; key: string; attempts: number; outcome: string }>(
+				'SELECT tool, idempotency_key AS key, attempts, outcome FROM tool_calls'
+			);
+			await db.close();
 			const calls = config.calls();
 			const callsOf = (key: string) => calls.filter((l) => l.split(' ')[1] === key).length;
 			for (const entry of journal) {

@@ -1,9 +1,9 @@
-import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { answerScript, walkthroughScript } from '../support/scripts';
 import { Service } from '../support/service';
+import { openServiceDb } from '../support/service-db';
 import { followRun, readEvents, tokensOf } from '../support/sse';
 
 describe('reasoning (OLLAMA_THINK=true)', () => {
@@ -83,22 +83,21 @@ describe('export and delete', () => {
 		const list = (await (await service.fetch('/api/conversations')).json()).conversations;
 		expect(list.map((c: { id: string }) => c.id)).not.toContain(conversation);
 
-		const db = new Database(path.join(service.options.dataDir, 'sophos.db'), { readonly: true });
+		const db = await openServiceDb(service.options.dataDir);
 		try {
-			const tables = db
-				.prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
-				.all()
-				.map((r) => (r as { name: string }).name);
+			const tables = await db.tables();
 			let rows = 0;
 			for (const table of tables) {
-				const columns = db.prepare(`PRAGMA table_info(${table})`).all().map((c) => (c as { name: string }).name);
-				const column = columns.includes('thread_id') ? 'thread_id' : columns.includes('conversation_id') ? 'conversation_id' : columns.includes('id') && table === 'conversations' ? 'id' : null;
-				if (column) rows += (db.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`).get(conversation) as { n: number }).n;
+				// Every table that names a conversation or thread: none may still hold this one.
+				for (const column of table === 'conversations' ? ['id'] : ['thread_id', 'conversation_id']) {
+					const has = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`, conversation).catch(() => null);
+					if (has) rows += Number(has[0]!.n);
+				}
 			}
-			expect(tables).toEqual(expect.arrayContaining(['conversations', 'runs']));
+			expect(tables).toEqual(expect.arrayContaining(['conversations', 'runs', 'lg_threads']));
 			expect(rows).toBe(0);
 		} finally {
-			db.close();
+			await db.close();
 		}
 		expect((await service.fetch(`/api/conversations/${conversation}`, { method: 'DELETE' })).status).toBe(404);
 	});
@@ -123,17 +122,17 @@ describe('export and delete', () => {
 		const before = await (await service.fetch(`/api/conversations/${conversation}`)).json();
 		const runsBefore = await (await service.fetch(`/api/conversations/${conversation}/runs`)).json();
 		// The checkpoint rows go last, after the conversation and its runs: failing there must undo all.
-		const db = new Database(path.join(service.options.dataDir, 'sophos.db'));
+		const db = await openServiceDb(service.options.dataDir);
 		try {
-			db.exec(`CREATE TRIGGER refuse_delete BEFORE DELETE ON lg_checkpoints BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+			const refusal = await db.refuseDeletes('lg_checkpoints');
 			const refused = await service.fetch(`/api/conversations/${conversation}`, { method: 'DELETE' });
 			expect(refused.status).toBe(500);
 			expect((await refused.json()).error.code).toBe('INTERNAL_ERROR');
 			expect(await (await service.fetch(`/api/conversations/${conversation}`)).json()).toEqual(before);
 			expect(await (await service.fetch(`/api/conversations/${conversation}/runs`)).json()).toEqual(runsBefore);
-			db.exec('DROP TRIGGER refuse_delete');
+			await refusal.undo();
 		} finally {
-			db.close();
+			await db.close();
 		}
 		expect((await service.fetch(`/api/conversations/${conversation}`, { method: 'DELETE' })).status).toBe(204);
 		expect((await service.fetch(`/api/conversations/${conversation}`)).status).toBe(404);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptedModelServer } from '../support/model-script';
 import { MODEL_SERVER_KINDS, MODEL_SERVERS } from '../support/model-servers';
 import { SUMMARY, WALKTHROUGH_PROMPT, walkthroughScript } from '../support/scripts';
-import { Service } from '../support/service';
+import { Service, TEST_ENGINE } from '../support/service';
 import { followRun } from '../support/sse';
 import { PageServer } from '../support/page-server';
 
@@ -38,6 +38,8 @@ describe.each(MODEL_SERVER_KINDS)('the walkthrough run (%s)', (kind) => {
 	it('completes with 8 messages, 9 checkpoints and the entity in memory', async () => {
 		const service = await Service.start({ env: { ...ollama.serviceEnv(), ...env } });
 		try {
+			// The engine this project runs on is the one the service opened.
+			expect(service.output).toMatch(TEST_ENGINE === 'postgres' ? /Storage: PostgreSQL at 127\.0\.0\.1:\d+\/svc_/ : /Storage: SQLite file /);
 			const res = await service.post('/api/chat', { message: prompt });
 			expect(res.status).toBe(200);
 			const { conversation, run } = await res.json();

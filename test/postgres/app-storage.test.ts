@@ -12,8 +12,8 @@ describeAppStorage('PostgreSQL', async (limits) => {
 	const pools = [0, 1].map(() => new pg.Pool({ connectionString: database.url, max: 4 }));
 	await migratePostgres(pools[0]!);
 	return {
-		storage: postgresAppStorage(pools[0]!, limits),
-		other: postgresAppStorage(pools[1]!, limits),
+		storage: postgresAppStorage(pools[0]!, limits, { instanceId: 'instance-a', leaseMs: 60_000 }),
+		other: postgresAppStorage(pools[1]!, limits, { instanceId: 'instance-b', leaseMs: 60_000 }),
 		saver: new DeltaPostgresSaver(pools[0]!),
 		async close() {
 			await Promise.all(pools.map((pool) => pool.end()));

@@ -26,7 +26,7 @@ const at = (checkpointId?: string) => ({ configurable: { thread_id: 'c1', checkp
 
 describe('DeltaPostgresSaver onPut', () => {
 	it('moves the branch head with each checkpoint put on it, and a refusal rolls the put back', async () => {
-		const storage = postgresAppStorage(pool, { maxConcurrentRuns: 10, maxQueuedMessages: 10 });
+		const storage = postgresAppStorage(pool, { maxConcurrentRuns: 10, maxQueuedMessages: 10 }, { instanceId: 'one', leaseMs: 60_000 });
 		let refuse = false;
 		const saver = new DeltaPostgresSaver(pool, {
 			onPut: async (client, { threadId, ns, checkpointId, parentId }) => {

@@ -29,6 +29,16 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 		});
 		afterEach(() => opened.close());
 
+		/**
+		 * `fn` as the run `runId` of the conversation: a run's writes (journal, approval requests) are
+		 * its owner's, so they are made while it holds the conversation, by the instance that claimed it.
+		 */
+		const asRun = async (s: AppStorage, conversationId: string, runId: string, fn: () => Promise<unknown>) => {
+			expect(await s.runs.claim(conversationId, runId, T(1), 'resume', null)).toBe('claimed');
+			await fn();
+			expect(await s.runs.finish(runId, { status: 'completed', messageCount: 2 }, T(1))).toBe(true);
+		};
+
 		const conversation = async (id: string, second = 0) => {
 			await storage.conversations.createWithRun(id, `first-${id}`, id, T(second));
 			await storage.runs.finish(`first-${id}`, { status: 'completed', messageCount: 2 }, T(second));
@@ -153,12 +163,14 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 		it('journals intents and keeps the first outcome; an intent after it changes nothing', async () => {
 			await conversation('c1');
 			const entry = { threadId: 'c1', toolCallId: 'call-1', runId: 'r1', step: 2, tool: 'fetch', argsHash: 'h', idempotencyKey: 'c1:call-1', messageId: 'ai-1' };
-			await storage.journal.recordIntent(entry, T(1), false);
-			await storage.journal.recordIntent({ ...entry, runId: 'r2' }, T(2), true);
-			expect(await storage.journal.get('c1', 'call-1')).toEqual({ ...entry, runId: 'r2', attempts: 2, outcome: null, result: null });
-			await storage.journal.recordOutcome('c1', 'call-1', { outcome: 'success', result: 'page' }, T(3));
+			await asRun(storage, 'c1', 'r1', () => storage.journal.recordIntent(entry, T(1), false));
+			await asRun(storage, 'c1', 'r2', async () => {
+				await storage.journal.recordIntent({ ...entry, runId: 'r2' }, T(2), true);
+				expect(await storage.journal.get('c1', 'call-1')).toEqual({ ...entry, runId: 'r2', attempts: 2, outcome: null, result: null });
+				await storage.journal.recordOutcome('c1', 'call-1', { outcome: 'success', result: 'page' }, T(3));
+			});
 			await opened.other.journal.recordOutcome('c1', 'call-1', { outcome: 'error', result: 'late' }, T(4));
-			await storage.journal.recordIntent({ ...entry, runId: 'r3' }, T(5), true);
+			await asRun(storage, 'c1', 'r3', () => storage.journal.recordIntent({ ...entry, runId: 'r3' }, T(5), true));
 			expect(await storage.journal.get('c1', 'call-1')).toEqual({ ...entry, runId: 'r2', attempts: 2, outcome: 'success', result: 'page' });
 			expect(await storage.journal.get('c1', 'call-2')).toBeUndefined();
 		});
@@ -175,8 +187,10 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 
 		it('asks about a call once per attempt and lists what waits, in the order asked', async () => {
 			await conversation('c1');
-			await storage.approvals.request('c1', 'r1', [ask('b'), ask('a')], T(1), T(100));
-			await opened.other.approvals.request('c1', 'r2', [ask('b'), { ...ask('a'), args: { other: true } }], T(2), T(200));
+			await asRun(storage, 'c1', 'r1', () => storage.approvals.request('c1', 'r1', [ask('b'), ask('a')], T(1), T(100)));
+			await asRun(opened.other, 'c1', 'r2', () =>
+				opened.other.approvals.request('c1', 'r2', [ask('b'), { ...ask('a'), args: { other: true } }], T(2), T(200))
+			);
 			expect(await storage.approvals.pending('c1')).toEqual([
 				{ toolCallId: 'b', tool: 'tool-b', args: { target: 'b' }, reason: { kind: 'policy', message: 'asks before b' }, requestedAt: T(1), expiresAt: T(100) },
 				{ toolCallId: 'a', tool: 'tool-a', args: { target: 'a' }, reason: { kind: 'policy', message: 'asks before a' }, requestedAt: T(1), expiresAt: T(100) }
@@ -187,7 +201,7 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 
 		it('records decisions with the approval run that acts on them and the tools to allow, in one commit', async () => {
 			await conversation('c1');
-			await storage.approvals.request('c1', 'r1', [ask('a'), ask('b')], T(1), T(100));
+			await asRun(storage, 'c1', 'r1', () => storage.approvals.request('c1', 'r1', [ask('a'), ask('b')], T(1), T(100)));
 			const claim = await storage.approvals.decideWithRun('c1', 'decided', T(2), (pending) => [
 				{ toolCallId: pending[0]!.toolCallId, tool: pending[0]!.tool, action: 'approve', remember: true },
 				{ toolCallId: pending[1]!.toolCallId, tool: pending[1]!.tool, action: 'edit', args: { target: 'edited' }, reason: 'safer', remember: false }
@@ -205,7 +219,7 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 
 		it('changes nothing when the decisions are refused or a run holds the conversation', async () => {
 			await conversation('c1');
-			await storage.approvals.request('c1', 'r1', [ask('a')], T(1), T(100));
+			await asRun(storage, 'c1', 'r1', () => storage.approvals.request('c1', 'r1', [ask('a')], T(1), T(100)));
 			const refusal = new Error('refused');
 			await expect(
 				storage.approvals.decideWithRun('c1', 'refused', T(2), () => {
@@ -219,7 +233,7 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 				return decideAll('approve')(pending);
 			});
 			expect({ late, checked }).toEqual({ late: 'busy', checked: false });
-			expect((await storage.runs.list('c1')).map((run) => run.id)).toEqual(['busy', 'first-c1']);
+			expect((await storage.runs.list('c1')).map((run) => run.id)).toEqual(['busy', 'r1', 'first-c1']);
 			expect(await storage.approvals.pending('c1')).toHaveLength(1);
 			expect(await storage.allowedTools.list()).toEqual([]);
 		});
@@ -227,8 +241,8 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 		it('finds the threads whose calls expired, and denies what waits with one reason', async () => {
 			await conversation('c1');
 			await conversation('c2');
-			await storage.approvals.request('c1', 'r1', [ask('a'), ask('b')], T(1), T(10));
-			await storage.approvals.request('c2', 'r2', [ask('c')], T(1), T(20));
+			await asRun(storage, 'c1', 'r1', () => storage.approvals.request('c1', 'r1', [ask('a'), ask('b')], T(1), T(10)));
+			await asRun(storage, 'c2', 'r2', () => storage.approvals.request('c2', 'r2', [ask('c')], T(1), T(20)));
 			expect(await storage.approvals.nextExpiryAt()).toBe(T(10));
 			expect(await storage.approvals.expiredThreads(T(9))).toEqual([]);
 			expect(await storage.approvals.expiredThreads(T(10))).toEqual(['c1']);
@@ -237,7 +251,7 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			expect(await storage.approvals.expiredThreads(T(30))).toEqual(['c2']);
 			expect(await storage.approvals.nextExpiryAt()).toBe(T(20));
 			// A crash left the decided call's attempt unfinished: the next attempt is a question of its own.
-			await storage.approvals.request('c1', 'r3', [ask('a', 1)], T(12), T(40));
+			await asRun(storage, 'c1', 'r3', () => storage.approvals.request('c1', 'r3', [ask('a', 1)], T(12), T(40)));
 			expect((await storage.approvals.pending('c1')).map((p) => p.toolCallId)).toEqual(['a']);
 			expect(await storage.approvals.decision('c1', 'a', 1)).toBeUndefined();
 			await storage.approvals.denyPending('c2', 'moved on', T(13));
@@ -264,8 +278,11 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			await conversation('kept');
 			for (const id of ['gone', 'kept']) {
 				await storage.queue.add(id, `queued-${id}`, 'later', T(1));
-				await storage.approvals.request(id, `first-${id}`, [ask('call')], T(1), T(100));
-				await storage.journal.recordIntent({ threadId: id, toolCallId: 'call', runId: `first-${id}`, step: 1, tool: 't', argsHash: 'h', idempotencyKey: 'k', messageId: null }, T(1), false);
+				await asRun(storage, id, `asks-${id}`, async () => {
+					await storage.approvals.request(id, `asks-${id}`, [ask('call')], T(1), T(100));
+					const intent = { threadId: id, toolCallId: 'call', runId: `asks-${id}`, step: 1, tool: 't', argsHash: 'h', idempotencyKey: 'k', messageId: null };
+					await storage.journal.recordIntent(intent, T(1), false);
+				});
 				const checkpoint = { ...emptyCheckpoint(), id: uuid6(-1) };
 				await opened.saver.put({ configurable: { thread_id: id, checkpoint_ns: '' } }, checkpoint, { source: 'input', step: -1, parents: {} }, {});
 			}
@@ -277,7 +294,7 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			expect(await storage.approvals.pending('gone')).toEqual([]);
 			expect(await opened.saver.getTuple({ configurable: { thread_id: 'gone', checkpoint_ns: '' } })).toBeUndefined();
 			await expect(storage.conversations.delete('gone')).rejects.toMatchObject({ code: 'NOT_FOUND' });
-			expect(await storage.runs.list('kept')).toHaveLength(1);
+			expect(await storage.runs.list('kept')).toHaveLength(2);
 			expect(await storage.queue.list('kept')).toHaveLength(1);
 			expect(await storage.journal.get('kept', 'call')).toBeDefined();
 			expect(await storage.approvals.pending('kept')).toHaveLength(1);
@@ -293,7 +310,7 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 				await one.runs.finish('rb', { status: 'completed', messageCount: 2 }, T(1));
 				// One place left, two instances asking for it at once: one run gets it.
 				await two.conversations.createWithRun('c', 'rc', 'c', T(1));
-				await one.runs.finish('rc', { status: 'completed', messageCount: 2 }, T(1));
+				await two.runs.finish('rc', { status: 'completed', messageCount: 2 }, T(1));
 				const claims = await Promise.all([one.runs.claim('b', 'rb2', T(2), 'resume', null), two.runs.claim('c', 'rc2', T(2), 'resume', null)]);
 				expect([...claims].sort()).toEqual(['claimed', 'full']);
 				expect(await two.conversations.createWithRun('d', 'rd', 'd', T(3))).toBe('full');
@@ -328,11 +345,13 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 				idempotencyKey: `c1:${toolCallId}`,
 				messageId
 			});
-			await storage.journal.recordIntent(call('a', 'h1', 'ai-a'), T(1), false);
-			await storage.journal.recordIntent(call('b', 'h1', 'ai-b'), T(2), false);
-			await storage.journal.recordIntent(call('c', 'h2', 'ai-c'), T(3), false);
-			await storage.journal.recordIntent(call('d', 'h1', 'ai-d'), T(4), false);
-			for (const id of ['a', 'b', 'c']) await storage.journal.recordOutcome('c1', id, { outcome: 'success', result: id }, T(5));
+			await asRun(storage, 'c1', 'r', async () => {
+				await storage.journal.recordIntent(call('a', 'h1', 'ai-a'), T(1), false);
+				await storage.journal.recordIntent(call('b', 'h1', 'ai-b'), T(2), false);
+				await storage.journal.recordIntent(call('c', 'h2', 'ai-c'), T(3), false);
+				await storage.journal.recordIntent(call('d', 'h1', 'ai-d'), T(4), false);
+				for (const id of ['a', 'b', 'c']) await storage.journal.recordOutcome('c1', id, { outcome: 'success', result: id }, T(5));
+			});
 			expect((await opened.other.journal.succeededWith('c1', 'write', 'h1')).map((e) => [e.toolCallId, e.messageId])).toEqual([
 				['a', 'ai-a'],
 				['b', 'ai-b']
@@ -351,11 +370,17 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			expect(await storage.branches.head('c1')).toBe('checkpoint-3');
 			expect(await storage.conversations.model('c1')).toBe('ollama/other');
 			await storage.runs.finish('edit-1', { status: 'completed', messageCount: 6 }, T(3));
-			await storage.branches.switchTo('c1', 'checkpoint-7', 'edit-1');
-			await storage.conversations.showBranch('c1', 4, undefined);
+			await storage.runs.claim('c1', 'holding', T(3), 'resume', null);
+			expect(await storage.branches.switchTo('c1', 'checkpoint-8', { messageCount: 9, updatedAt: T(9) })).toBe('busy');
+			await storage.approvals.request('c1', 'holding', [{ toolCallId: 'w1', attempt: 0, tool: 'write', args: {}, reason: { kind: 'policy', message: 'asks' } }], T(3), T(99));
+			await storage.runs.finish('holding', { status: 'waiting', messageCount: 6 }, T(3));
+			expect(await storage.branches.switchTo('c1', 'checkpoint-8', { messageCount: 9, updatedAt: T(9) })).toBe('waiting');
+			await storage.approvals.denyPending('c1', 'moved on', T(3));
+			expect(await storage.branches.head('c1')).toBe('checkpoint-3');
+			expect(await storage.branches.switchTo('c1', 'checkpoint-7', { messageCount: 4, updatedAt: undefined })).toBe('switched');
 			expect({ head: await storage.branches.head('c1'), after: await storage.branches.switchedAfterRun('c1') }).toEqual({
 				head: 'checkpoint-7',
-				after: 'edit-1'
+				after: 'holding'
 			});
 			expect(await storage.conversations.get('c1')).toMatchObject({ messageCount: 4, updatedAt: T(3) });
 			await storage.runs.claim('c1', 'busy', T(4), 'message', 'hi');

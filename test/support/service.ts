@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
+import pg from 'pg';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -16,6 +18,32 @@ export async function freePort(): Promise<number> {
 
 export function tempDir(prefix = 'sophos-test-'): string {
 	return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/**
+ * The engine the service runs on: the `integration-postgres` project sets SOPHOS_TEST_ENGINE so the
+ * same tests run with DATABASE_URL on the run's PostgreSQL server (its globalSetup), each data
+ * directory with a database of its own, kept across restarts as the SQLite file is.
+ */
+export const TEST_ENGINE: 'sqlite' | 'postgres' = process.env.SOPHOS_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+
+/** The database of `dataDir` on the run's PostgreSQL server, created on first use. */
+export async function databaseOf(dataDir: string): Promise<string> {
+	// Imported here: benches and scripts use this module outside vitest, on SQLite.
+	const { inject } = await import('vitest');
+	const admin = inject('postgresUrl');
+	const name = `svc_${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}`;
+	const client = new pg.Client({ connectionString: admin });
+	await client.connect();
+	try {
+		const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+		if (!rowCount) await client.query(`CREATE DATABASE "${name}"`);
+	} finally {
+		await client.end();
+	}
+	const url = new URL(admin);
+	url.pathname = `/${name}`;
+	return url.toString();
 }
 
 export type ServiceOptions = {
@@ -47,6 +75,11 @@ export class Service {
 	static async start(options: ServiceOptions, port?: number): Promise<Service> {
 		const dataDir = options.dataDir ?? tempDir();
 		const p = port ?? (await freePort());
+		// One instance per data directory, under a name its restarts keep, as a host name would be.
+		const database =
+			TEST_ENGINE === 'postgres' && options.env?.DATABASE_URL === undefined
+				? { DATABASE_URL: await databaseOf(dataDir), SOPHOS_INSTANCE_ID: `test-${path.basename(dataDir)}` }
+				: {};
 		const child = spawn(process.execPath, ['build/index.js'], {
 			cwd: options.root ?? ROOT,
 			env: {
@@ -59,6 +92,7 @@ export class Service {
 				DATABASE_PATH: path.join(dataDir, 'sophos.db'),
 				MEMORY_FILE_PATH: path.join(dataDir, 'memory.jsonl'),
 				CONFIG_DIR: options.configDir ?? path.join(ROOT, 'config'),
+				...database,
 				...options.env
 			},
 			stdio: ['ignore', 'pipe', 'pipe']

@@ -23,8 +23,8 @@ function journal(rows: JournalEntry[], own: string[] = []) {
 	const asked: string[] = [];
 	return {
 		asked,
-		get: (_thread: string, id: string) => (own.includes(id) ? entry(id, 'own') : undefined),
-		succeededWith: (_thread: string, tool: string, hash: string) => {
+		get: async (_thread: string, id: string) => (own.includes(id) ? entry(id, 'own') : undefined),
+		succeededWith: async (_thread: string, tool: string, hash: string) => {
 			asked.push(tool);
 			return hash === canonicalArgsHash({ item: 'a' }) ? rows : [];
 		}
@@ -36,31 +36,31 @@ const write = { repeatsInNewBranch: false };
 const ask = (id: string) => new AIMessage({ content: '', tool_calls: [{ id, name: 'test__effect', args: { item: 'a' } }] });
 
 describe('reuseFromOtherBranch', () => {
-	it('takes the oldest result another branch recorded, and says where it came from', () => {
+	it('takes the oldest result another branch recorded, and says where it came from', async () => {
 		const j = journal([entry('c1', 'saved a'), entry('c2', 'saved a again')]);
-		expect(reuseFromOtherBranch(call('c9'), [new HumanMessage('go')], write, 't', j)).toEqual({
+		expect(await reuseFromOtherBranch(call('c9'), [new HumanMessage('go')], write, 't', j)).toEqual({
 			text: 'saved a',
 			from: { toolCallId: 'c1', messageId: 'ai-c1' }
 		});
 	});
 
-	it('leaves out the branch\'s own calls and those it already took over, then gives up', () => {
+	it('leaves out the branch\'s own calls and those it already took over, then gives up', async () => {
 		const taken = new ToolMessage({ content: 'saved a', tool_call_id: 'c5', additional_kwargs: { reused_from: { toolCallId: 'c2' } } });
 		const history = [new HumanMessage('go'), ask('c1'), new ToolMessage({ content: 'saved a', tool_call_id: 'c1' }), ask('c5'), taken];
-		expect(reuseFromOtherBranch(call('c9'), history, write, 't', journal([entry('c1', 'x'), entry('c2', 'y')]))).toBeUndefined();
-		expect(reuseFromOtherBranch(call('c9'), history, write, 't', journal([entry('c1', 'x'), entry('c3', 'z', null)]))).toEqual({
+		expect(await reuseFromOtherBranch(call('c9'), history, write, 't', journal([entry('c1', 'x'), entry('c2', 'y')]))).toBeUndefined();
+		expect(await reuseFromOtherBranch(call('c9'), history, write, 't', journal([entry('c1', 'x'), entry('c3', 'z', null)]))).toEqual({
 			text: 'z',
 			from: { toolCallId: 'c3' }
 		});
 	});
 
-	it('makes the call when the arguments differ, the tool repeats in a new branch, it is unknown, or the journal knows the call', () => {
+	it('makes the call when the arguments differ, the tool repeats in a new branch, it is unknown, or the journal knows the call', async () => {
 		const j = journal([entry('c1', 'saved a')], ['c9']);
-		expect(reuseFromOtherBranch(call('c8', { item: 'b' }), [], write, 't', j)).toBeUndefined();
-		expect(reuseFromOtherBranch(call('c9'), [], write, 't', j)).toBeUndefined();
+		expect(await reuseFromOtherBranch(call('c8', { item: 'b' }), [], write, 't', j)).toBeUndefined();
+		expect(await reuseFromOtherBranch(call('c9'), [], write, 't', j)).toBeUndefined();
 		const read = journal([entry('c1', 'saved a')]);
-		expect(reuseFromOtherBranch(call('c8'), [], { repeatsInNewBranch: true }, 't', read)).toBeUndefined();
-		expect(reuseFromOtherBranch(call('c8'), [], undefined, 't', read)).toBeUndefined();
+		expect(await reuseFromOtherBranch(call('c8'), [], { repeatsInNewBranch: true }, 't', read)).toBeUndefined();
+		expect(await reuseFromOtherBranch(call('c8'), [], undefined, 't', read)).toBeUndefined();
 		expect(read.asked).toEqual([]);
 	});
 });

@@ -116,10 +116,30 @@ describe('settings', () => {
 			['SOPHOS_TOKEN', 'short', '16 to 512'],
 			['SOPHOS_TOKEN', 'has spaces in it, sixteen+', '16 to 512'],
 			['SOPHOS_TOKEN', 'semi;colon;breaks;cookies', '16 to 512'],
-			['SOPHOS_TOKEN', 'x'.repeat(513), '16 to 512']
+			['SOPHOS_TOKEN', 'x'.repeat(513), '16 to 512'],
+			['DATABASE_URL', 'mysql://u:p@db/sophos', 'expected postgres://'],
+			['DATABASE_URL', 'sophos.db', 'expected postgres://'],
+			['DATABASE_URL', 'postgres://', 'expected postgres://'],
+			['DATABASE_URL', 'http://db:5432/sophos', 'expected postgres://'],
+			['RUN_LEASE_MS', '100', 'Too small'],
+			['RUN_LEASE_MS', 'soon', 'expected number'],
+			['SOPHOS_INSTANCE_ID', 'has spaces', '1 to 128'],
+			['SOPHOS_INSTANCE_ID', 'x'.repeat(129), '1 to 128']
 		])('refuses %s=%j with a message naming it', (name, value, why) => {
 			expect(() => parseSettings({ [name]: value })).toThrow(new RegExp(`^Invalid settings: ${name}=`));
 			expect(() => parseSettings({ [name]: value })).toThrow(why);
+		});
+
+		it('never repeats a refused DATABASE_URL, which may hold a password', () => {
+			expect(() => parseSettings({ DATABASE_URL: 'mysql://sophos:hunter2@db/sophos' })).toThrow(/^Invalid settings: DATABASE_URL=\(hidden\): /);
+			expect(() => parseSettings({ DATABASE_URL: 'mysql://sophos:hunter2@db/sophos' })).not.toThrow(/hunter2/);
+		});
+
+		it('takes a PostgreSQL URL, with its host in the authority or in ?host=', () => {
+			expect(parseSettings({ DATABASE_URL: 'postgres://sophos:pw@127.0.0.1:5432/sophos' }).DATABASE_URL).toBe('postgres://sophos:pw@127.0.0.1:5432/sophos');
+			expect(parseSettings({ DATABASE_URL: 'postgresql:///sophos?host=/run/postgresql' }).DATABASE_URL).toBe('postgresql:///sophos?host=/run/postgresql');
+			expect(parseSettings({}).DATABASE_URL).toBeUndefined();
+			expect(parseSettings({}).RUN_LEASE_MS).toBe(10_000);
 		});
 
 		it('never repeats a refused token in its message', () => {

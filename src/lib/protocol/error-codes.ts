@@ -53,7 +53,7 @@ export const RUN_FAILURE_CODES = [
 export type RunFailureCode = (typeof RUN_FAILURE_CODES)[number];
 
 /** Why a run was `interrupted`: recorded on the run and sent as the `cause` of its `end` event. */
-export const INTERRUPT_CAUSES = ['SHUTDOWN', 'PROCESS_EXITED'] as const;
+export const INTERRUPT_CAUSES = ['SHUTDOWN', 'PROCESS_EXITED', 'TAKEN_OVER'] as const;
 export type InterruptCause = (typeof INTERRUPT_CAUSES)[number];
 
 /** The run ended but writing its outcome failed: the stream says so, since the ledger cannot. */

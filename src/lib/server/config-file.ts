@@ -30,7 +30,11 @@ export async function readJsonConfig<S extends z.ZodType>(
 	}
 	const parsed = schema.safeParse(raw);
 	if (!parsed.success) {
-		const why = parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`);
+		const why = parsed.error.issues.map((i) => {
+			// zod says only "Invalid key in record" for a bad key; the reason is one level down.
+			const message = i.code === 'invalid_key' ? i.issues.map((k) => k.message).join(', ') : i.message;
+			return `${i.path.join('.') || '(top level)'}: ${message}`;
+		});
 		throw new Error(`Invalid ${what} in ${where}: ${why.join('; ')}`);
 	}
 	return parsed.data;

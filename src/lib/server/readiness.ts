@@ -1,11 +1,11 @@
-import type Database from 'better-sqlite3';
 import type { Check, ProviderCheck, Readiness } from '../protocol';
 import type { ServerStatus } from './mcp/server-supervisor';
 import { parseModelId } from './models/model-id';
 
-function checkDatabase(db: Database.Database): Check {
+/** Whether the database answers `ping`. */
+export async function checkDatabase(ping: () => Promise<void>): Promise<Check> {
 	try {
-		db.prepare('SELECT 1').get();
+		await ping();
 		return { status: 'ok' };
 	} catch (e) {
 		return { status: 'error', message: `Database: ${(e as Error).message}` };
@@ -17,12 +17,12 @@ function checkDatabase(db: Database.Database): Check {
  * everything that is not up (a down default provider once, by the model check).
  */
 export function checkReadiness(parts: {
-	db: Database.Database;
+	database: Check;
 	models: { model: Check; providers: Record<string, ProviderCheck> };
 	defaultModel: string;
 	mcp: ServerStatus[];
 }): Readiness {
-	const database = checkDatabase(parts.db);
+	const { database } = parts;
 	const { model, providers } = parts.models;
 	const defaultProvider = parseModelId(parts.defaultModel)?.provider;
 	const mcp = Object.fromEntries(

@@ -52,6 +52,30 @@ export const SettingsSchema = z.object({
 		.optional(),
 	CONFIG_DIR: z.string().default('config'),
 	DATABASE_PATH: z.string().default('data/sophos.db'),
+	/**
+	 * postgres://user:password@host:port/database: every table in PostgreSQL, shared by any number of
+	 * instances; unset, the SQLite file at DATABASE_PATH. A secret (it may hold a password).
+	 */
+	DATABASE_URL: z
+		.string()
+		.trim()
+		.refine((v) => {
+			try {
+				const url = new URL(v);
+				return /^postgres(ql)?:$/.test(url.protocol) && (url.hostname !== '' || url.searchParams.has('host'));
+			} catch {
+				return false;
+			}
+		}, 'expected postgres://user:password@host:port/database')
+		.optional(),
+	/** How long a run's owner holds it without a heartbeat before another instance takes it over (PostgreSQL only). */
+	RUN_LEASE_MS: integer(500, 600_000).default(10_000),
+	/**
+	 * A stable name for this instance on a shared database (a host or pod name). A restart under the
+	 * same name recovers the runs its previous process left at once, instead of after their lease.
+	 * Two live processes must never share one. Unset: a new random name per start.
+	 */
+	SOPHOS_INSTANCE_ID: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, '1 to 128 of A-Z a-z 0-9 . _ : -').optional(),
 	MEMORY_FILE_PATH: z.string().default('data/memory.jsonl'),
 	AGENT_RECURSION_LIMIT: integer(1, 10_000).default(25),
 	HOST: z.string().default('127.0.0.1'),
@@ -108,7 +132,7 @@ export type Settings = z.infer<typeof SettingsSchema> & {
 	ollamaEnabled: boolean;
 };
 
-const SECRETS = new Set(['SOPHOS_TOKEN', 'OPENAI_API_KEY']);
+const SECRETS = new Set(['SOPHOS_TOKEN', 'OPENAI_API_KEY', 'DATABASE_URL']);
 
 type Exposure = Pick<z.infer<typeof SettingsSchema>, 'HOST' | 'ALLOWED_HOSTS'>;
 

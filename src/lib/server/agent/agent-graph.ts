@@ -30,7 +30,7 @@ export type ModelStep = {
 export type AgentGraphParts = {
 	checkpointer: BaseCheckpointSaver;
 	/** The model for this step of this run (`config` holds the thread and run ids, and the step's signal); may throw a typed error. */
-	model: (config: RunnableConfig) => ModelStep;
+	model: (config: RunnableConfig) => Promise<ModelStep>;
 	/** The tools to offer now; resolved at every step, so a server that comes back is used. */
 	tools: () => Promise<StructuredToolInterface[]>;
 	/** Runs the tool calls of the last assistant message and returns their tool messages. */
@@ -75,7 +75,7 @@ export function buildAgentGraph(parts: AgentGraphParts) {
 	async function agent(state: State, config: LangGraphRunnableConfig) {
 		const [tools, system] = await Promise.all([parts.tools(), parts.systemPrompt()]);
 		await beginStep(parts, config);
-		const step = parts.model(config);
+		const step = await parts.model(config);
 		const at = { node: 'agent' as const, step: stepOf(config), name: step.name };
 		let response: BaseMessage;
 		try {

@@ -25,8 +25,8 @@ export type CheckpointSummary = {
 
 /** Where a thread's active branch is: its stored head (none until it first branches) and its latest checkpoint. */
 export type BranchHeads = {
-	stored(threadId: string): string | undefined;
-	latest(threadId: string): string | undefined;
+	stored(threadId: string): Promise<string | undefined>;
+	latest(threadId: string): Promise<string | undefined>;
 };
 
 export type ThreadConfig = { configurable: { thread_id: string; checkpoint_id?: string } };
@@ -40,8 +40,8 @@ export class ThreadReader {
 	) {}
 
 	/** The active branch's head; a thread that never branched is read at its latest checkpoint. */
-	headConfig(threadId: string): ThreadConfig {
-		const head = this.heads.stored(threadId);
+	async headConfig(threadId: string): Promise<ThreadConfig> {
+		const head = await this.heads.stored(threadId);
 		return { configurable: { thread_id: threadId, ...(head ? { checkpoint_id: head } : {}) } };
 	}
 
@@ -50,9 +50,9 @@ export class ThreadReader {
 	 * as it always has and a resumed step reuses the writes it saved; an earlier one is named, and
 	 * LangGraph forks from it, as its time travel does (the steps after it run again).
 	 */
-	startConfig(threadId: string): ThreadConfig {
-		const head = this.heads.stored(threadId);
-		const named = head !== undefined && head !== this.heads.latest(threadId);
+	async startConfig(threadId: string): Promise<ThreadConfig> {
+		const head = await this.heads.stored(threadId);
+		const named = head !== undefined && head !== (await this.heads.latest(threadId));
 		return { configurable: { thread_id: threadId, ...(named ? { checkpoint_id: head } : {}) } };
 	}
 
@@ -61,7 +61,7 @@ export class ThreadReader {
 	 * give as values, without building the pending tasks a run does not need.
 	 */
 	async messages(threadId: string): Promise<BaseMessage[]> {
-		const tuple = await this.checkpointer.getTuple(this.headConfig(threadId));
+		const tuple = await this.checkpointer.getTuple(await this.headConfig(threadId));
 		return (tuple?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? [];
 	}
 
@@ -71,7 +71,7 @@ export class ThreadReader {
 	}
 
 	async state(threadId: string): Promise<ThreadState> {
-		const snapshot = await this.graph.getState(this.headConfig(threadId));
+		const snapshot = await this.graph.getState(await this.headConfig(threadId));
 		const messages = (snapshot.values as { messages?: BaseMessage[] }).messages ?? [];
 		return { messages: toMessageDtos(messages), pending: snapshot.tasks.map((t) => t.name) };
 	}

@@ -1,5 +1,5 @@
-import type { ApprovalJournal } from '../tools/approval-journal';
 import { ApiError } from '../errors';
+import type { ApprovalStorage } from '../storage/app-storage';
 import type { RunService } from '../runs/run-service';
 
 /** setTimeout's longest delay; a later expiry is re-armed from there. */
@@ -18,19 +18,26 @@ export class ApprovalExpiry {
 
 	constructor(
 		private readonly parts: {
-			approvals: ApprovalJournal;
+			approvals: ApprovalStorage;
 			runService: Pick<RunService, 'start'>;
 			now: () => string;
 			log: (line: string, error?: unknown) => void;
 		}
 	) {}
 
-	schedule(): void {
+	/** Resolves once the timer is set; errors reading the next expiry are logged. */
+	async schedule(): Promise<void> {
+		let next: string | null;
+		try {
+			next = await this.parts.approvals.nextExpiryAt();
+		} catch (e) {
+			this.parts.log('Reading the next approval expiry failed', e);
+			return;
+		}
 		clearTimeout(this.timer);
-		const next = this.parts.approvals.nextExpiryAt();
 		if (this.closed || next === null) return;
 		const delay = Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(next) - Date.parse(this.parts.now())));
-		this.timer = setTimeout(() => void this.expire(), delay);
+		this.timer = setTimeout(() => this.expire().catch((e) => this.parts.log('Expiring approvals failed', e)), delay);
 		this.timer.unref();
 	}
 
@@ -41,8 +48,8 @@ export class ApprovalExpiry {
 
 	private async expire(): Promise<void> {
 		const { approvals, runService, now, log } = this.parts;
-		for (const conversation of approvals.expiredThreads(now())) {
-			const decisions = approvals.pending(conversation).map((p) => ({
+		for (const conversation of await approvals.expiredThreads(now())) {
+			const decisions = (await approvals.pending(conversation)).map((p) => ({
 				toolCallId: p.toolCallId,
 				action: 'deny' as const,
 				reason: NOT_APPROVED_IN_TIME
@@ -56,6 +63,6 @@ export class ApprovalExpiry {
 				log(`Approval timeout of ${conversation} left to the run that holds it`, e);
 			}
 		}
-		this.schedule();
+		await this.schedule();
 	}
 }

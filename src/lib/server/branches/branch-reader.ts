@@ -1,9 +1,8 @@
-import type Database from 'better-sqlite3';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { isShownMessage } from '../agent/messages';
-import { checkpointLineage, latestCheckpointId } from '../checkpoint';
-import type { BranchStore } from '../db/branch-store';
+import type { BranchStorage } from '../storage/app-storage';
+import type { CheckpointHistory } from '../storage/checkpoint-history';
 import { parentsOf, pathTo, tipsOf, type BranchMessages, type Parents } from './branch-tree';
 
 /** A thread's branches as read: its lineage, the active head and the shown messages at each tip. */
@@ -22,17 +21,21 @@ export type Branches = {
  */
 export class BranchReader {
 	constructor(
-		private readonly parts: { db: Database.Database; checkpointer: BaseCheckpointSaver; branches: BranchStore }
+		private readonly parts: {
+			history: Pick<CheckpointHistory, 'latestId' | 'lineage'>;
+			checkpointer: BaseCheckpointSaver;
+			branches: Pick<BranchStorage, 'head'>;
+		}
 	) {}
 
 	/** Whether the thread has ever branched (has an active-branch row); if not, it is one chain. */
-	hasBranched(threadId: string): boolean {
-		return this.parts.branches.head(threadId) !== undefined;
+	async hasBranched(threadId: string): Promise<boolean> {
+		return (await this.parts.branches.head(threadId)) !== undefined;
 	}
 
 	/** The active branch's head: the stored one, else the thread's latest checkpoint. */
-	head(threadId: string): string | undefined {
-		return this.parts.branches.head(threadId) ?? latestCheckpointId(this.parts.db, threadId);
+	async head(threadId: string): Promise<string | undefined> {
+		return (await this.parts.branches.head(threadId)) ?? (await this.parts.history.latestId(threadId));
 	}
 
 	private async messagesAt(threadId: string, checkpointId: string): Promise<BaseMessage[]> {
@@ -52,9 +55,9 @@ export class BranchReader {
 
 	/** The thread's branches; undefined for a thread without checkpoints. */
 	async load(threadId: string, cache = new Map<string, string[]>()): Promise<Branches | undefined> {
-		const head = this.head(threadId);
+		const head = await this.head(threadId);
 		if (head === undefined) return undefined;
-		const lineage = checkpointLineage(this.parts.db, threadId);
+		const lineage = await this.parts.history.lineage(threadId);
 		const parents = parentsOf(lineage);
 		const tipIds = tipsOf(lineage);
 		// A head that is not a tip (a fork claimed, its first step not yet written) is a branch too.
@@ -69,9 +72,9 @@ export class BranchReader {
 	 * thread's runs produced, whichever branch is shown now. Without branches, the latest checkpoint's.
 	 */
 	async everyBranchMessages(threadId: string): Promise<BaseMessage[]> {
-		const head = this.head(threadId);
+		const head = await this.head(threadId);
 		if (head === undefined) return [];
-		const tips = this.hasBranched(threadId) ? tipsOf(checkpointLineage(this.parts.db, threadId)) : [head];
+		const tips = (await this.hasBranched(threadId)) ? tipsOf(await this.parts.history.lineage(threadId)) : [head];
 		const seen = new Map<string, BaseMessage>();
 		for (const tip of tips) {
 			for (const m of await this.messagesAt(threadId, tip)) if (m.id && !seen.has(m.id)) seen.set(m.id, m);
@@ -80,13 +83,13 @@ export class BranchReader {
 	}
 
 	/** The checkpoints of the active branch, root first. */
-	activePath(threadId: string): string[] {
-		const head = this.head(threadId);
-		return head === undefined ? [] : pathTo(parentsOf(checkpointLineage(this.parts.db, threadId)), head);
+	async activePath(threadId: string): Promise<string[]> {
+		const head = await this.head(threadId);
+		return head === undefined ? [] : pathTo(parentsOf(await this.parts.history.lineage(threadId)), head);
 	}
 
 	/** The active branch's checkpoints; undefined for a thread that never branched (all of them are). */
-	activeCheckpoints(threadId: string): ReadonlySet<string> | undefined {
-		return this.hasBranched(threadId) ? new Set(this.activePath(threadId)) : undefined;
+	async activeCheckpoints(threadId: string): Promise<ReadonlySet<string> | undefined> {
+		return (await this.hasBranched(threadId)) ? new Set(await this.activePath(threadId)) : undefined;
 	}
 }

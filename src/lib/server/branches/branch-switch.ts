@@ -1,16 +1,12 @@
-import type { BranchStore } from '../db/branch-store';
-import type { ConversationStore } from '../db/conversation-store';
-import type { RunStore } from '../db/run-store';
-import type { ApprovalJournal } from '../tools/approval-journal';
 import { ApiError } from '../errors';
+import type { ApprovalStorage, BranchStorage, RunStorage } from '../storage/app-storage';
 import type { BranchReader } from './branch-reader';
 
 export type BranchSwitchParts = {
 	branchReader: BranchReader;
-	branches: BranchStore;
-	conversations: ConversationStore;
-	runs: RunStore;
-	approvals: Pick<ApprovalJournal, 'pending'>;
+	branches: Pick<BranchStorage, 'switchTo'>;
+	runs: Pick<RunStorage, 'hasRunning'>;
+	approvals: Pick<ApprovalStorage, 'pending'>;
 	/** When a checkpoint was written (its `ts`): the conversation's list position follows its branch. */
 	writtenAt: (threadId: string, checkpointId: string) => Promise<string | undefined>;
 };
@@ -24,26 +20,24 @@ export type BranchSwitchParts = {
  * stored, so it survives reloads and restarts.
  */
 export async function switchBranch(parts: BranchSwitchParts, conversationId: string, messageId: string): Promise<void> {
-	refuseIfBusy(parts, conversationId);
+	// Refused even when the branch is already active, as before any branch is read; switchTo checks again where it counts.
+	if (await parts.runs.hasRunning(conversationId)) refuse('busy');
+	if ((await parts.approvals.pending(conversationId)).length) refuse('waiting');
 	const loaded = await parts.branchReader.load(conversationId);
 	const holding = loaded?.tips.filter((t) => t.ids.includes(messageId)) ?? [];
 	if (!loaded || holding.length === 0) throw new ApiError('NOT_FOUND', 'Message Not Found in any branch of this conversation');
 	const chosen = holding.find((t) => t.tip === loaded.head) ?? holding.at(-1)!;
-	if (chosen.tip === loaded.head) return;
-	const writtenAt = await parts.writtenAt(conversationId, chosen.tip);
-	// Checked again where it counts: no run can be claimed between this check and the switch.
-	parts.conversations.transaction(() => {
-		refuseIfBusy(parts, conversationId);
-		parts.branches.switchTo(conversationId, chosen.tip, parts.runs.list(conversationId)[0]?.id ?? null);
-		parts.conversations.showBranch(conversationId, chosen.ids.length, writtenAt);
-	});
+	const switched =
+		chosen.tip === loaded.head
+			? 'switched'
+			: await parts.branches.switchTo(conversationId, chosen.tip, {
+					messageCount: chosen.ids.length,
+					updatedAt: await parts.writtenAt(conversationId, chosen.tip)
+				});
+	if (switched !== 'switched') refuse(switched);
 }
 
-function refuseIfBusy(parts: Pick<BranchSwitchParts, 'runs' | 'approvals'>, conversationId: string): void {
-	if (parts.runs.hasRunning(conversationId)) {
-		throw new ApiError('SESSION_IN_PROGRESS', 'A run is active on this conversation; switch branches when it ends');
-	}
-	if (parts.approvals.pending(conversationId).length) {
-		throw new ApiError('APPROVAL_REQUIRED', 'Tool calls of this branch wait for a decision: decide them before switching');
-	}
+function refuse(why: 'busy' | 'waiting'): never {
+	if (why === 'busy') throw new ApiError('SESSION_IN_PROGRESS', 'A run is active on this conversation; switch branches when it ends');
+	throw new ApiError('APPROVAL_REQUIRED', 'Tool calls of this branch wait for a decision: decide them before switching');
 }

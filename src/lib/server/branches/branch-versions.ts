@@ -9,7 +9,7 @@ import type { BranchReader } from './branch-reader';
  * A thread that never branched is returned as it is, without reading anything more.
  */
 export async function withVersions(reader: BranchReader, threadId: string, messages: MessageDto[]): Promise<MessageDto[]> {
-	if (!reader.hasBranched(threadId)) return messages;
+	if (!(await reader.hasBranched(threadId))) return messages;
 	const cache = new Map<string, string[]>();
 	const loaded = await reader.load(threadId, cache);
 	if (!loaded) return messages;

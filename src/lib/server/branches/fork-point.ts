@@ -28,7 +28,7 @@ export async function findForkPoint(parts: ForkPointParts, threadId: string, tar
 	if (shown[index]!.getType() !== (role === 'user' ? 'human' : 'ai')) {
 		throw new ApiError('BAD_REQUEST', target.kind === 'edit' ? 'editOf must name a user message' : 'regenerate must name an assistant message');
 	}
-	const path = parts.branchReader.activePath(threadId);
+	const path = await parts.branchReader.activePath(threadId);
 	const cache = new Map<string, string[]>();
 	const first = await firstHolding(path, async (id) => (await parts.branchReader.shownIdsAt(threadId, id, cache)).length > index);
 	if (first <= 0) {

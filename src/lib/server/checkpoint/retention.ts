@@ -3,7 +3,7 @@
 // only); this module is the mechanism.
 
 import type Database from 'better-sqlite3';
-import type { ChannelEntry } from './channel-map.js';
+import { logReach, planPrune } from './retention-plan.js';
 import { channelMapOf } from './row-encoding.js';
 import { CheckpointStore, type CheckpointRow } from './store.js';
 import { LINK, linkTarget } from './write-links.js';
@@ -81,28 +81,13 @@ function pruneNamespace(
 			 WHERE c.thread = ? AND c.type IS NOT NULL ORDER BY c.checkpoint_id DESC`
 		)
 		.all(thread) as Row[];
-	if (rows.length <= keepLast) return;
-	const keep = branches ? branchTails(rows, keepLast, branches.heads) : new Set(rows.slice(0, keepLast).map((row) => row.checkpoint_id));
-	const kept = rows.filter((row) => keep.has(row.checkpoint_id)).reverse(); // oldest first: it receives relocated values
-	const dropped = new Map(rows.filter((row) => !keep.has(row.checkpoint_id)).map((row) => [row.checkpoint_id, row]));
-	if (dropped.size === 0) return;
-	const holders = new Map<string, string>(); // `${origin}\n${channel}` → kept checkpoint now storing it
-
-	for (const row of kept) {
-		const map = channelMapOf(row);
-		let changed = false;
-		for (const [channel, entry] of Object.entries(map)) {
-			if (!('r' in entry) || !dropped.has(entry.r)) continue;
-			const key = `${entry.r}\n${channel}`;
-			const holder = holders.get(key);
-			map[channel] = holder === undefined ? storedEntry(dropped.get(entry.r)!, channel) : { r: holder };
-			if (holder === undefined) holders.set(key, row.checkpoint_id);
-			changed = true;
-		}
-		if (changed) store.updateChannels(threadId, ns, row.checkpoint_id, map, row.encoding);
-		if (row.parent_checkpoint_id !== null && dropped.has(row.parent_checkpoint_id)) {
-			store.detachParent(threadId, ns, row.checkpoint_id);
-		}
+	const encodings = new Map(rows.map((row) => [row.checkpoint_id, row.encoding]));
+	const candidates = rows.map((row) => ({ id: row.checkpoint_id, parent: row.parent_checkpoint_id, map: channelMapOf(row) }));
+	const plan = planPrune(candidates, keepLast, branches?.heads);
+	if (plan === undefined) return;
+	for (const change of plan.changes) {
+		if (change.map) store.updateChannels(threadId, ns, change.id, change.map, encodings.get(change.id)!);
+		if (change.detach) store.detachParent(threadId, ns, change.id);
 	}
 
 	// Branches keep different ranges of ids, so the dropped checkpoints go one by one, with their
@@ -111,39 +96,17 @@ function pruneNamespace(
 	const keyOf = db.prepare(`SELECT id FROM lg_checkpoints WHERE thread = ? AND checkpoint_id = ?`).pluck();
 	const deleteWrites = db.prepare(`DELETE FROM lg_writes WHERE checkpoint = ?`);
 	const deleteCheckpoint = db.prepare(`DELETE FROM lg_checkpoints WHERE id = ?`);
-	for (const id of dropped.keys()) {
+	for (const id of plan.dropped) {
 		const key = keyOf.get(thread, id);
 		result.deletedWrites += deleteWrites.run(key).changes;
 		result.deletedCheckpoints += deleteCheckpoint.run(key).changes;
 	}
-	const oldestKept = kept[0]!.checkpoint_id;
 	const stubs = `SELECT id FROM lg_checkpoints WHERE thread = ? AND checkpoint_id < ? AND type IS NULL`;
-	result.deletedWrites += db.prepare(`DELETE FROM lg_writes WHERE checkpoint IN (${stubs})`).run(thread, oldestKept).changes;
+	result.deletedWrites += db.prepare(`DELETE FROM lg_writes WHERE checkpoint IN (${stubs})`).run(thread, plan.oldestKept).changes;
 	db.prepare(
 		`DELETE FROM lg_checkpoints WHERE id IN (${stubs})
 		 AND id NOT IN (SELECT parent FROM lg_checkpoints WHERE thread = ? AND parent IS NOT NULL)`
-	).run(thread, oldestKept, thread);
-}
-
-/** The newest `keepLast` checkpoints of the chain ending at each tip and at each of `heads`. */
-function branchTails(rows: readonly Row[], keepLast: number, heads: readonly string[]): Set<string> {
-	const parents = new Map(rows.map((row) => [row.checkpoint_id, row.parent_checkpoint_id]));
-	const followed = new Set(rows.flatMap((row) => (row.parent_checkpoint_id === null ? [] : [row.parent_checkpoint_id])));
-	const ends = [...rows.filter((row) => !followed.has(row.checkpoint_id)).map((row) => row.checkpoint_id), ...heads];
-	const keep = new Set<string>();
-	for (const end of ends) {
-		let at: string | null | undefined = end;
-		for (let n = 0; n < keepLast && at != null && parents.has(at); n++, at = parents.get(at)) keep.add(at);
-	}
-	return keep;
-}
-
-function storedEntry(origin: Row, channel: string): ChannelEntry {
-	const entry = channelMapOf(origin)[channel];
-	if (entry === undefined || !('v' in entry || 'l' in entry)) {
-		throw new Error(`checkpoint store: "${channel}" of checkpoint ${origin.checkpoint_id} is missing`);
-	}
-	return entry;
+	).run(thread, plan.oldestKept, thread);
 }
 
 /**
@@ -152,28 +115,17 @@ function storedEntry(origin: Row, channel: string): ChannelEntry {
  * stay valid (see lg_logs in checkpoint/migrations/integer-keys.ts).
  */
 function collectLogs(db: Database.Database, threadId: string): number {
-	const reach = new Map<number, number>();
-	const reaches = (logId: number, length: number) => reach.set(logId, Math.max(reach.get(logId) ?? 0, length));
 	const threads = `SELECT id FROM lg_threads WHERE thread_id = ?`;
 	const rows = db
 		.prepare(`SELECT channels, encoding FROM lg_checkpoints WHERE type IS NOT NULL AND thread IN (${threads})`)
 		.all(threadId) as Row[];
-	for (const row of rows) {
-		for (const entry of Object.values(channelMapOf(row))) {
-			if ('s' in entry) for (const [logId, length] of entry.s) reaches(logId, length);
-			if ('l' in entry) reaches(entry.l[0], entry.l[1] + entry.l[2]);
-		}
-	}
 	const links = db
 		.prepare(
 			`SELECT value, encoding FROM lg_writes WHERE encoding IN (?, ?)
 			 AND checkpoint IN (SELECT id FROM lg_checkpoints WHERE thread IN (${threads}))`
 		)
 		.all(LINK.ITEM, LINK.ITEMS, threadId) as { value: Buffer; encoding: number }[];
-	for (const link of links) {
-		const { logId, seq, count } = linkTarget(link);
-		reaches(logId, seq + count);
-	}
+	const reach = logReach(rows.map(channelMapOf), links.map(linkTarget));
 	let deleted = 0;
 	const logIds = db.prepare(`SELECT log_id FROM lg_logs WHERE thread IN (${threads})`).pluck().all(threadId) as number[];
 	for (const logId of logIds) {

@@ -1,3 +1,4 @@
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 
 /** A call found its server down: it was never started, failed, or its connection closed earlier. */
@@ -19,11 +20,14 @@ function errnoOf(e: unknown): string | undefined {
 /**
  * Pure. Whether a failed call means the server's transport is gone, so the supervisor restarts it
  * on its next use: our own knowledge that it was down, the SDK's ConnectionClosed (every call in
- * flight when the transport closes), or the errno of the pipe or socket it wrote to.
+ * flight when the transport closes), the errno of the pipe or socket it wrote to, or an HTTP
+ * server's 404 for our session: it restarted and forgot it, and the MCP spec says a client must
+ * then start a new session (a tool host restarted under a running Sophos, issue 14).
  */
 export function isTransportGone(e: unknown): boolean {
 	if (e instanceof ToolServerDown) return true;
 	if (e instanceof McpError) return e.code === ErrorCode.ConnectionClosed;
+	if (e instanceof StreamableHTTPError) return e.code === 404;
 	const errno = errnoOf(e);
 	return errno !== undefined && GONE_ERRNOS.has(errno);
 }

@@ -3,3 +3,4 @@
 export { DeltaPostgresSaver, type DeltaPostgresSaverOptions } from './checkpoint/saver.js';
 export { migratePostgres, PostgresSchemaError } from './migrations.js';
 export { postgresAppStorage } from './app/app-storage.js';
+export { postgresCheckpointHistory } from './checkpoint/history.js';

@@ -150,7 +150,13 @@ const MIGRATIONS: readonly string[] = [
 		conversation_id text PRIMARY KEY REFERENCES conversations ON DELETE CASCADE,
 		head text NOT NULL,
 		switched_after_run text
-	);`
+	);`,
+	`-- Several instances (postgres/app/run-leases.ts): a running run is owned by the instance that
+	-- claimed it until its lease ends; the owner renews it by heartbeat, and another instance takes
+	-- over a run whose lease has ended. Only the owner may write the run's outcome, checkpoints and
+	-- journal entries. Runs claimed before this migration have no owner: their lease has ended.
+	ALTER TABLE runs ADD COLUMN owner text, ADD COLUMN lease_until timestamptz;
+	CREATE INDEX runs_by_lease ON runs (lease_until) WHERE status = 'running';`
 ];
 
 /** Any number of instances may start at once: the first to take this lock migrates, the rest wait. */

@@ -21,8 +21,11 @@ export type RunInput =
 	| { kind: 'regenerate' }
 	| { kind: 'decided' };
 
-/** Why a run was stopped from outside; it decides the status the run ends in. */
-export type StopReason = 'cancel' | 'shutdown';
+/**
+ * Why a run was stopped from outside; it decides the status the run ends in. `taken-over`: another
+ * instance owns it now (runs/lease-keeper.ts), and this one may no longer write it.
+ */
+export type StopReason = 'cancel' | 'shutdown' | 'taken-over';
 
 /**
  * A run executing in this process: its event log and the two ways it is stopped, both its own.

@@ -1,7 +1,6 @@
 import type { RunTrigger } from '../../protocol';
 import type { Toolbox } from '../mcp/toolbox';
-import type { ApprovalJournal } from '../tools/approval-journal';
-import type { ToolJournal } from '../tools/tool-journal';
+import type { AppStorage } from '../storage/app-storage';
 import { danglingToolCalls } from './dangling-tool-calls';
 import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
 import type { RunService } from './run-service';
@@ -31,9 +30,8 @@ export function shouldAutoResume(input: {
 }
 
 export type AutoResumeParts = ThreadWorkSources & {
+	storage: Pick<AppStorage, 'journal'>;
 	runService: RunService;
-	journal: ToolJournal;
-	approvals: ApprovalJournal;
 	toolbox: Pick<Toolbox, 'resolve'>;
 	/** AUTO_RESUME_MAX */
 	max: number;
@@ -48,13 +46,17 @@ export async function autoResume(conversationIds: readonly string[], parts: Auto
 	let started = 0;
 	for (const id of conversationIds) {
 		const open = danglingToolCalls(await parts.threads.messages(id));
+		const openCalls: PendingCall[] = [];
+		for (const c of open) {
+			openCalls.push({
+				recorded: (await parts.storage.journal.get(id, c.id))?.outcome != null,
+				safeToRepeat: parts.toolbox.resolve(c.name)?.safeToRepeat ?? false
+			});
+		}
 		const resume = shouldAutoResume({
 			pending: stepsToResume(await readThreadWork(parts, id)),
-			openCalls: open.map((c) => ({
-				recorded: parts.journal.get(id, c.id)?.outcome != null,
-				safeToRepeat: parts.toolbox.resolve(c.name)?.safeToRepeat ?? false
-			})),
-			recentTriggers: parts.runs.list(id).map((r) => r.trigger),
+			openCalls,
+			recentTriggers: (await parts.storage.runs.list(id)).map((r) => r.trigger),
 			max: parts.max
 		});
 		if (!resume) continue;

@@ -1,14 +1,10 @@
 import type { ThreadReader } from '../agent/thread-reader';
-import type { BranchStore } from '../db/branch-store';
-import type { RunStore } from '../db/run-store';
-import type { ApprovalJournal } from '../tools/approval-journal';
+import type { AppStorage } from '../storage/app-storage';
 import { threadWork, type LastRun, type ThreadWork } from './thread-work';
 
 export type ThreadWorkSources = {
 	threads: ThreadReader;
-	runs: RunStore;
-	approvals: Pick<ApprovalJournal, 'pending'>;
-	branches: Pick<BranchStore, 'switchedAfterRun'>;
+	storage: Pick<AppStorage, 'runs' | 'approvals' | 'branches'>;
 };
 
 /**
@@ -17,19 +13,18 @@ export type ThreadWorkSources = {
  * is either the caller's own fresh claim or another live run, and a run from before a switch ran on
  * another branch, so its message is not one this branch lost.
  */
-export async function readThreadWork(
-	sources: ThreadWorkSources,
-	conversationId: string,
-	lastRun: LastRun | undefined = lastRunOnBranch(sources, conversationId)
-): Promise<ThreadWork> {
+export async function readThreadWork(sources: ThreadWorkSources, conversationId: string, lastRun?: LastRun): Promise<ThreadWork> {
 	const { messages, pending } = await sources.threads.state(conversationId);
-	const awaitingDecision = sources.approvals.pending(conversationId).length;
-	return threadWork({ messageIds: messages.map((m) => m.id), pending, awaitingDecision }, lastRun);
+	const awaitingDecision = (await sources.storage.approvals.pending(conversationId)).length;
+	return threadWork(
+		{ messageIds: messages.map((m) => m.id), pending, awaitingDecision },
+		lastRun ?? (await lastRunOnBranch(sources, conversationId))
+	);
 }
 
-function lastRunOnBranch(sources: ThreadWorkSources, conversationId: string): LastRun | undefined {
-	const runs = sources.runs.list(conversationId);
-	const switchedAfter = sources.branches.switchedAfterRun(conversationId);
+async function lastRunOnBranch(sources: ThreadWorkSources, conversationId: string): Promise<LastRun | undefined> {
+	const runs = await sources.storage.runs.list(conversationId);
+	const switchedAfter = await sources.storage.branches.switchedAfterRun(conversationId);
 	const cut = switchedAfter === null ? -1 : runs.findIndex((r) => r.id === switchedAfter);
 	return runs.slice(0, cut === -1 ? undefined : cut).find((r) => r.status !== 'running');
 }

@@ -4,18 +4,17 @@ import { AgentEvents, type AgentEvent, type StepWrite } from '../agent/agent-eve
 import type { AgentGraph } from '../agent/agent-graph';
 import { classifyRunError } from '../agent/model-errors';
 import type { ThreadReader } from '../agent/thread-reader';
-import { OUTCOME_NOT_RECORDED, type RunEvent } from '../../protocol';
+import { OUTCOME_NOT_RECORDED, type PendingApproval, type RunEvent } from '../../protocol';
 import type { CrashInjector } from '../crash-points';
-import type { RunStore, RunOutcome } from '../db/run-store';
-import type { ApprovalJournal } from '../tools/approval-journal';
+import type { RunOutcome } from '../db/run-store';
+import type { AppStorage } from '../storage/app-storage';
 import type { ActiveRun, RunInput, UserInput } from './active-run';
 import { danglingToolCalls } from './dangling-tool-calls';
 
 export type ExecutorParts = {
 	graph: AgentGraph;
 	threads: ThreadReader;
-	runs: RunStore;
-	approvals: ApprovalJournal;
+	storage: AppStorage;
 	recursionLimit: number;
 	/** Servers whose tools this run will not have, announced as a `warning` event. */
 	unavailableServers: () => string[];
@@ -49,9 +48,9 @@ async function messageInput(run: ActiveRun, input: UserInput, parts: ExecutorPar
 		const closing = open.map(
 			(call) => new ToolMessage({ content: `Not run: ${MOVED_ON}.`, name: call.name, tool_call_id: call.id, status: 'error' })
 		);
-		await parts.graph.updateState(parts.threads.headConfig(run.conversationId), { messages: closing }, 'tools');
+		await parts.graph.updateState(await parts.threads.headConfig(run.conversationId), { messages: closing }, 'tools');
 	}
-	parts.approvals.denyPending(run.conversationId, MOVED_ON, parts.now());
+	await parts.storage.approvals.denyPending(run.conversationId, MOVED_ON, parts.now());
 	return { messages: [new HumanMessage({ content: input.message, id: input.id })] };
 }
 
@@ -59,7 +58,7 @@ async function graphInput(run: ActiveRun, input: RunInput, parts: ExecutorParts)
 	if (input.kind === 'decided') return new Command<{ decided: true }, Record<string, never>, 'tools'>({ resume: { decided: true } });
 	if (input.kind === 'regenerate') {
 		// A regenerate moves the conversation on as a new message does: calls waiting for a person are denied.
-		parts.approvals.denyPending(run.conversationId, MOVED_ON, parts.now());
+		await parts.storage.approvals.denyPending(run.conversationId, MOVED_ON, parts.now());
 		return null;
 	}
 	const userInput = input.kind === 'message' ? input.input : input.lostInput;
@@ -79,7 +78,7 @@ async function streamRun(run: ActiveRun, input: RunInput, parts: ExecutorParts, 
 	if (wait) await wait;
 	const graphIn = await graphInput(run, input, parts);
 	// Read after the input is prepared: closing open calls writes a checkpoint, which moves the head.
-	const at = parts.threads.startConfig(run.conversationId);
+	const at = await parts.threads.startConfig(run.conversationId);
 	const stream = (await parts.graph.stream(graphIn, {
 		configurable: { ...at.configurable, run_id: run.id },
 		streamMode: 'custom',
@@ -105,12 +104,15 @@ async function streamRun(run: ActiveRun, input: RunInput, parts: ExecutorParts, 
 async function keepPartialAnswer(run: ActiveRun, text: string, parts: ExecutorParts): Promise<void> {
 	if (!text) return;
 	const message = new AIMessage({ content: text, response_metadata: { stop_reason: 'cancelled' } });
-	await parts.graph.updateState(parts.threads.headConfig(run.conversationId), { messages: [message] }, 'agent');
+	await parts.graph.updateState(await parts.threads.headConfig(run.conversationId), { messages: [message] }, 'agent');
 }
 
 function outcomeOf(run: ActiveRun, error: unknown, waiting: boolean): Omit<RunOutcome, 'messageCount'> {
 	if (error === undefined) return { status: waiting ? 'waiting' : 'completed' };
 	if (run.stopReason === 'cancel') return { status: 'cancelled' };
+	if (run.stopReason === 'taken-over') {
+		return { status: 'interrupted', error: { code: 'TAKEN_OVER', message: 'Another instance took this run over.' } };
+	}
 	if (run.stopReason === 'shutdown') {
 		return { status: 'interrupted', error: { code: 'SHUTDOWN', message: 'The service shut down during this run; resume it to continue.' } };
 	}
@@ -132,14 +134,18 @@ export async function executeRun(run: ActiveRun, input: RunInput, parts: Executo
 		failure = e ?? new Error('unknown failure');
 		if (!run.stopReason) parts.log(`Run ${run.id} failed`, e);
 	}
-	const approvals = failure === undefined ? parts.approvals.pending(run.conversationId) : [];
-	const outcome = outcomeOf(run, failure, approvals.length > 0);
+	let approvals: PendingApproval[] = [];
 	let recorded = false;
+	let outcome = outcomeOf(run, failure, false);
 	try {
+		if (failure === undefined) {
+			approvals = await parts.storage.approvals.pending(run.conversationId);
+			outcome = outcomeOf(run, failure, approvals.length > 0);
+		}
 		if (outcome.status === 'cancelled') await keepPartialAnswer(run, partial.text, parts);
 		const messageCount = await parts.threads.messageCount(run.conversationId);
 		parts.crash('before-finish-run');
-		recorded = parts.runs.finish(run.id, { ...outcome, messageCount }, parts.now());
+		recorded = await parts.storage.runs.finish(run.id, { ...outcome, messageCount }, parts.now());
 	} catch (e) {
 		parts.log(`Run ${run.id}: recording its outcome failed`, e);
 	}

@@ -1,4 +1,5 @@
 import type { RunOutcome } from '../db/run-store';
+import type { OrphanedRun } from '../storage/app-storage';
 import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
 import type { ThreadWork } from './thread-work';
 
@@ -16,18 +17,20 @@ function recoveredOutcome(work: ThreadWork, messageCount: number): RunOutcome {
 }
 
 /**
- * Start-up recovery, before any run starts: each run still `running` was owned by a process that
- * died. One whose thread had already finished (the crash fell between the final checkpoint and
- * recording the outcome) is `completed`, one that had paused for a person `waiting`; the rest are
+ * Recovery of runs whose owner died: at start-up, before any run starts (on SQLite every run still
+ * `running`; with leases, those whose lease ended), and whenever the lease keeper takes one over.
+ * One whose thread had already finished (the crash fell between the final checkpoint and recording
+ * the outcome) is `completed`, one that had paused for a person `waiting`; the rest are
  * `interrupted`. Message counts are recomputed from the threads. Returns the interrupted runs'
  * conversations.
  */
-export async function recoverRuns(parts: ThreadWorkSources & { now: () => string }): Promise<string[]> {
+export async function recoverRuns(parts: ThreadWorkSources & { now: () => string }, orphans: readonly OrphanedRun[]): Promise<string[]> {
 	const interrupted: string[] = [];
-	for (const { id, conversationId } of parts.runs.listRunning()) {
-		const work = await readThreadWork(parts, conversationId, { id, input: parts.runs.get(id)?.input ?? null });
+	const { runs } = parts.storage;
+	for (const { id, conversationId } of orphans) {
+		const work = await readThreadWork(parts, conversationId, { id, input: (await runs.get(id))?.input ?? null });
 		const messageCount = await parts.threads.messageCount(conversationId);
-		parts.runs.finish(id, recoveredOutcome(work, messageCount), parts.now());
+		await runs.finish(id, recoveredOutcome(work, messageCount), parts.now());
 		if (work.kind === 'unfinished') interrupted.push(conversationId);
 	}
 	return interrupted;

@@ -2,11 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { CancelResult, Decision, RunTrigger, StartResult } from '../../protocol';
 import { checkDecisions } from '../approvals/decision-check';
 import type { ForkTarget } from '../branches/fork-point';
-import type { BranchStore } from '../db/branch-store';
-import type { ConversationStore } from '../db/conversation-store';
-import type { MessageQueue } from '../db/message-queue';
-import type { AllowedTools } from '../tools/allowed-tools';
 import { ApiError } from '../errors';
+import type { Claim } from '../storage/app-storage';
 import { ActiveRun, type RunInput, type UserInput } from './active-run';
 import { readThreadWork } from './read-thread-work';
 import type { RunRegistry } from './run-registry';
@@ -33,22 +30,13 @@ export type BranchRequest =
 export type RunServiceParts = ExecutorParts & {
 	/** Told when a run has ended and left the registry (retention prunes here); errors are logged. */
 	afterRun: (conversationId: string) => Promise<void>;
-	conversations: ConversationStore;
-	queue: MessageQueue;
 	registry: RunRegistry;
-	allowed: AllowedTools;
-	/** Runs `fn` in a transaction fsync'd on commit (db/durable-commit.ts). */
-	durably: <T>(fn: () => T) => T;
-	branches: BranchStore;
 	/** Where a branch replacing the target starts (branches/fork-point.ts); refuses with an ApiError. */
 	forkPoint: (conversationId: string, target: ForkTarget) => Promise<string>;
 	bufferLimit: number;
-	/** MAX_CONCURRENT_RUNS: runs holding a claim at once, in every process on the database. */
+	/** MAX_CONCURRENT_RUNS, for the refusal's message: the storage counts claims against it. */
 	maxConcurrentRuns: number;
 };
-
-/** What a claim came to: the run may go ahead, its conversation is busy, or no run may start now. */
-type Claim = 'claimed' | 'busy' | 'full';
 
 const forkTarget = (r: BranchRequest): ForkTarget =>
 	r.kind === 'edit' ? { kind: 'edit', messageId: r.editOf } : { kind: 'regenerate', messageId: r.messageId };
@@ -72,35 +60,35 @@ export class RunService {
 
 	/**
 	 * Claims the conversation and starts the run in the background. The claim (a `running` row under
-	 * a unique index) is one synchronous commit, so of two concurrent starts exactly one wins; a
-	 * message or resume claims before any await.
+	 * a unique index) is one commit of the storage, so of two concurrent starts, in any process on the
+	 * database, exactly one wins.
 	 */
 	async start(request: StartRequest): Promise<StartResult> {
 		this.refuseIfClosing();
 		if (request.kind === 'edit' || request.kind === 'regenerate') return this.startBranch(request);
-		const { conversations, queue } = this.parts;
+		const { conversations, queue, runs } = this.parts.storage;
 		const runId = randomUUID();
 		const now = this.parts.now();
 		if (request.kind === 'message' && request.conversation === null) {
 			const conversationId = randomUUID();
 			// Refused at the cap, rolling the new conversation back with it: there is no run to queue behind.
-			conversations.transaction(() => {
-				conversations.create(conversationId, request.message, now, request.model);
-				if (this.claim(conversationId, runId, now, 'message', request.message) === 'full') throw this.tooManyRuns();
-			});
+			if ((await conversations.createWithRun(conversationId, runId, request.message, now, request.model)) === 'full') {
+				throw this.tooManyRuns();
+			}
 			return this.launch(conversationId, runId, { kind: 'message', input: { id: runId, message: request.message } }, now);
 		}
 		const conversationId = request.conversation!;
-		if (!conversations.exists(conversationId)) throw new ApiError('NOT_FOUND', 'Conversation Not Found');
+		if (!(await conversations.exists(conversationId))) throw new ApiError('NOT_FOUND', 'Conversation Not Found');
 		if (request.kind === 'decide') return this.decide(conversationId, runId, request.decisions, now);
 		const trigger = request.kind === 'resume' ? (request.trigger ?? 'resume') : 'message';
 		const message = request.kind === 'message' ? request.message : null;
-		const claim = this.claim(conversationId, runId, now, trigger, message, request.kind === 'message' ? request.model : undefined);
+		const model = request.kind === 'message' ? request.model : undefined;
+		const claim = await runs.claim(conversationId, runId, now, trigger, message, model ? { model } : undefined);
 		if (claim !== 'claimed') {
 			// Queued behind the conversation's run, or behind the cap: startWaiting starts it when there is room.
 			if (request.kind === 'message' && request.ifBusy === 'enqueue') {
 				const queued = randomUUID();
-				queue.add(conversationId, queued, request.message, now, { model: request.model });
+				await queue.add(conversationId, queued, request.message, now, { model: request.model });
 				return { conversation: conversationId, queued };
 			}
 			if (claim === 'full') throw this.tooManyRuns();
@@ -114,7 +102,7 @@ export class RunService {
 				? { kind: 'message', input: { id: runId, message: request.message } }
 				: { kind: 'resume', lostInput: await this.checkResumable(conversationId, runId) };
 		// A resume's model is set only once it is sure to go ahead, before its first step.
-		if (request.kind === 'resume' && request.model) conversations.setModel(conversationId, request.model);
+		if (request.kind === 'resume' && request.model) await conversations.setModel(conversationId, request.model);
 		return this.launch(conversationId, runId, input, now);
 	}
 
@@ -125,24 +113,20 @@ export class RunService {
 	 * A busy conversation, or a full service, gets the busy rules of any message.
 	 */
 	private async startBranch(request: BranchRequest): Promise<StartResult> {
-		const { conversations, queue, branches } = this.parts;
+		const { conversations, queue, runs } = this.parts.storage;
 		const conversationId = request.conversation;
-		if (!conversations.exists(conversationId)) throw new ApiError('NOT_FOUND', 'Conversation Not Found');
+		if (!(await conversations.exists(conversationId))) throw new ApiError('NOT_FOUND', 'Conversation Not Found');
 		const from = await this.parts.forkPoint(conversationId, forkTarget(request));
 		this.refuseIfClosing();
 		const runId = randomUUID();
 		const now = this.parts.now();
 		const message = request.kind === 'edit' ? request.message : null;
-		const claim = conversations.transaction(() => {
-			const c = this.claim(conversationId, runId, now, request.kind, message, request.model);
-			if (c === 'claimed') branches.startBranchAt(conversationId, from);
-			return c;
-		});
+		const claim = await runs.claim(conversationId, runId, now, request.kind, message, { branchFrom: from, model: request.model });
 		if (claim === 'claimed') return this.launch(conversationId, runId, runInputOf(runId, message), now);
 		if (request.ifBusy === 'enqueue') {
 			const queued = randomUUID();
 			const what = request.kind === 'edit' ? { editOf: request.editOf } : { regenerate: request.messageId };
-			queue.add(conversationId, queued, message ?? '', now, { ...what, model: request.model });
+			await queue.add(conversationId, queued, message ?? '', now, { ...what, model: request.model });
 			return { conversation: conversationId, queued };
 		}
 		if (claim === 'full') throw this.tooManyRuns();
@@ -169,7 +153,7 @@ export class RunService {
 			active.abort('cancel');
 			await active.done;
 		}
-		const record = this.parts.runs.get(runId);
+		const record = await this.parts.storage.runs.get(runId);
 		if (!record) throw new ApiError('NOT_FOUND', 'Run Not Found');
 		return { conversation: record.conversationId, run: runId, status: record.status };
 	}
@@ -178,7 +162,7 @@ export class RunService {
 	async cancelConversation(conversationId: string): Promise<CancelResult> {
 		const active = this.registry.get(conversationId);
 		if (active) return this.cancel(active.id);
-		const latest = this.parts.runs.list(conversationId)[0];
+		const latest = (await this.parts.storage.runs.list(conversationId))[0];
 		return { conversation: conversationId, run: latest?.id ?? null, status: latest?.status ?? null };
 	}
 
@@ -212,7 +196,7 @@ export class RunService {
 	 */
 	async startWaiting(): Promise<void> {
 		if (this.closing) return;
-		for (const id of this.parts.queue.conversationsWaiting()) {
+		for (const id of await this.parts.storage.queue.conversationsWaiting()) {
 			if ((await this.startQueued(id)) === 'full') return;
 		}
 	}
@@ -228,8 +212,8 @@ export class RunService {
 	 * the next one is tried.
 	 */
 	private async startQueued(conversationId: string): Promise<Claim | null> {
-		const { queue, conversations, branches } = this.parts;
-		const next = queue.list(conversationId)[0];
+		const { queue } = this.parts.storage;
+		const next = (await queue.list(conversationId))[0];
 		if (!next) return null;
 		const target = queuedTarget(next);
 		let from: string | null = null;
@@ -239,7 +223,7 @@ export class RunService {
 			} catch (e) {
 				if (!(e instanceof ApiError)) throw e;
 				this.parts.log(`Queued ${target.kind} ${next.id} dropped: ${e.message}`);
-				queue.delete(next.id);
+				await queue.delete(next.id);
 				return this.startQueued(conversationId);
 			}
 			if (this.closing) return null;
@@ -247,35 +231,16 @@ export class RunService {
 		const runId = randomUUID();
 		const now = this.parts.now();
 		const message = target?.kind === 'regenerate' ? null : next.message;
-		const claim = conversations.transaction(() => {
-			const c = this.claim(conversationId, runId, now, target?.kind ?? 'message', message, next.model);
-			if (c !== 'claimed') return c;
-			queue.delete(next.id);
-			if (from) branches.startBranchAt(conversationId, from);
-			return c;
+		const claim = await queue.claimQueued(conversationId, next.id, {
+			runId,
+			now,
+			trigger: target?.kind ?? 'message',
+			input: message,
+			...(from ? { branchFrom: from } : {}),
+			...(next.model ? { model: next.model } : {})
 		});
-		if (claim === 'claimed') this.launch(conversationId, runId, runInputOf(runId, message), now);
+		if (claim === 'claimed') await this.launch(conversationId, runId, runInputOf(runId, message), now);
 		return claim;
-	}
-
-	/**
-	 * The one place a run is claimed: 'full' while MAX_CONCURRENT_RUNS runs hold a claim, counted from
-	 * the ledger (a claim still checking a resume counts, one rolled back does not), unless the
-	 * conversation is busy itself, so interrupt and enqueue answer as they would below the cap; then
-	 * the conversation's `running` row under its unique index. Synchronous, so nothing slips between
-	 * the count and the claim.
-	 */
-	private claim(
-		conversationId: string,
-		runId: string,
-		now: string,
-		trigger: RunTrigger,
-		message: string | null,
-		model?: string
-	): Claim {
-		const { runs, maxConcurrentRuns } = this.parts;
-		if (runs.countRunning() >= maxConcurrentRuns) return runs.hasRunning(conversationId) ? 'busy' : 'full';
-		return runs.claim(conversationId, runId, now, trigger, message, model) ? 'claimed' : 'busy';
 	}
 
 	private tooManyRuns(): ApiError {
@@ -286,9 +251,9 @@ export class RunService {
 		);
 	}
 
-	private launch(conversationId: string, runId: string, input: RunInput, now: string): StartResult {
+	private async launch(conversationId: string, runId: string, input: RunInput, now: string): Promise<StartResult> {
 		this.parts.crash('after-run-insert');
-		if (input.kind !== 'message') this.parts.runs.touchConversation(conversationId, now);
+		if (input.kind !== 'message') await this.parts.storage.runs.touchConversation(conversationId, now);
 		const run = new ActiveRun(runId, conversationId, this.parts.bufferLimit);
 		this.registry.add(run);
 		run.done = executeRun(run, input, this.parts).finally(async () => {
@@ -303,16 +268,12 @@ export class RunService {
 	 * Claims the run that carries out a person's decisions and records them, in one durable commit:
 	 * a decision is kept before anything acts on it, and a refused submission changes nothing.
 	 */
-	private decide(conversationId: string, runId: string, decisions: Decision[], now: string): StartResult {
-		const { runs, approvals, allowed } = this.parts;
-		this.parts.durably(() => {
-			const claim = this.claim(conversationId, runId, now, 'approval', null);
-			if (claim === 'full') throw this.tooManyRuns();
-			if (claim === 'busy') throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
-			const checked = checkDecisions(approvals.pending(conversationId), decisions);
-			approvals.record(conversationId, checked, now);
-			for (const d of checked) if (d.remember) allowed.allow(d.tool, now);
-		});
+	private async decide(conversationId: string, runId: string, decisions: Decision[], now: string): Promise<StartResult> {
+		const claim = await this.parts.storage.approvals.decideWithRun(conversationId, runId, now, (pending) =>
+			checkDecisions(pending, decisions)
+		);
+		if (claim === 'full') throw this.tooManyRuns();
+		if (claim === 'busy') throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
 		this.parts.crash('after-decision');
 		return this.launch(conversationId, runId, { kind: 'decided' }, now);
 	}
@@ -328,7 +289,7 @@ export class RunService {
 			}
 			return work.lostInput;
 		} catch (e) {
-			this.parts.runs.releaseClaim(runId);
+			await this.parts.storage.runs.releaseClaim(runId);
 			throw e;
 		}
 	}

@@ -1,20 +1,19 @@
-import type Database from 'better-sqlite3';
-import { pruneThreadCheckpoints, type CheckpointRetention } from '../checkpoint';
-import type { BranchStore } from '../db/branch-store';
+import type { CheckpointRetention } from '../checkpoint';
+import type { CheckpointHistory } from '../storage/checkpoint-history';
 import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
 import type { RunRegistry } from './run-registry';
 
 /**
  * Retention's trigger (CHECKPOINT_RETENTION=latest:N): after a run ends, a finished thread keeps
- * only the latest checkpoints of each of its branches (the active one's head included). An unfinished one is left whole, since a resume needs its pending
- * step's checkpoint and writes; so is one a new run has already claimed.
+ * only the latest checkpoints of each of its branches (the active one's head included). An
+ * unfinished one is left whole, since a resume needs its pending step's checkpoint and writes; so is
+ * one a new run has already claimed.
  */
 export function createThreadPruner(
 	parts: ThreadWorkSources & {
-		db: Database.Database;
 		registry: RunRegistry;
 		retention: CheckpointRetention;
-		branches: Pick<BranchStore, 'head' | 'switchedAfterRun'>;
+		history: Pick<CheckpointHistory, 'prune'>;
 	}
 ): (conversationId: string) => Promise<void> {
 	const { retention } = parts;
@@ -22,9 +21,8 @@ export function createThreadPruner(
 	return async (conversationId) => {
 		const work = await readThreadWork(parts, conversationId);
 		if (work.kind !== 'finished' || parts.registry.get(conversationId)) return;
-		const head = parts.branches.head(conversationId);
+		const head = await parts.storage.branches.head(conversationId);
 		// Every branch stays whole enough to be read and switched to: none is pruned away.
-		const pruned = pruneThreadCheckpoints(parts.db, conversationId, retention.keep, { heads: head ? [head] : [] });
-		if (pruned.deletedCheckpoints) parts.db.pragma('incremental_vacuum');
+		await parts.history.prune(conversationId, retention.keep, head ? [head] : []);
 	};
 }

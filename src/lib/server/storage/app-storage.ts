@@ -52,8 +52,6 @@ export interface ConversationStorage {
 	model(id: string): Promise<string | null>;
 	/** Chooses the model for this and later runs; only a run that has claimed the conversation does this. */
 	setModel(id: string, model: string): Promise<void>;
-	/** Another branch is active: the row takes its message count and, when known, its last write time. */
-	showBranch(id: string, messageCount: number, updatedAt: string | undefined): Promise<void>;
 	/**
 	 * Removes the conversation with its runs, queued messages, journal entries and checkpoints, in one
 	 * transaction committed durably (a power cut cannot bring it back). Throws ApiError NOT_FOUND for
@@ -200,8 +198,40 @@ export interface BranchStorage {
 	head(conversationId: string): Promise<string | undefined>;
 	/** The newest run when the branch was last switched, if it ever was. */
 	switchedAfterRun(conversationId: string): Promise<string | null>;
-	/** A switch to another branch; `afterRun` is the conversation's newest run at that moment. */
-	switchTo(conversationId: string, checkpointId: string, afterRun: string | null): Promise<void>;
+	/**
+	 * Makes the branch ending at `checkpointId` the active one, in one transaction with the checks
+	 * that refuse it: 'busy' while a run holds the conversation, 'waiting' while calls of the active
+	 * branch wait for a decision; then nothing changes. Remembers the conversation's newest run (see
+	 * readThreadWork), and the conversation takes the branch's message count and, when known, its
+	 * last write time. No run can be claimed between the checks and the switch.
+	 */
+	switchTo(
+		conversationId: string,
+		checkpointId: string,
+		shown: { messageCount: number; updatedAt: string | undefined }
+	): Promise<'switched' | 'busy' | 'waiting'>;
+}
+
+/** A run whose owner died, now this instance's to judge (runs/run-recovery.ts). */
+export type OrphanedRun = { id: string; conversationId: string };
+
+/**
+ * Run ownership where several instances share the database: each `running` run is owned by the
+ * instance that claimed it, under a lease (RUN_LEASE_MS) the owner renews by heartbeat. Every write
+ * of a run (its outcome, checkpoints, journal entries, approval requests) is refused unless this
+ * instance still owns it, so an instance that was paused past its lease writes nothing once another
+ * has taken the run over.
+ */
+export interface RunLeases {
+	/** Extends the lease of every running run this instance owns; returns their ids. */
+	renew(): Promise<ReadonlySet<string>>;
+	/** Takes over every running run whose lease has ended, whoever owned it; each is taken by one instance. */
+	takeOverExpired(): Promise<OrphanedRun[]>;
+	/**
+	 * At start, before any run: takeOverExpired, and the runs a previous process under this
+	 * instance's name left running (it is dead, since this one has its name).
+	 */
+	takeOverAtStart(): Promise<OrphanedRun[]>;
 }
 
 export interface AppStorage {

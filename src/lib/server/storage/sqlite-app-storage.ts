@@ -73,7 +73,6 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 			},
 			model: async (id) => conversations.model(id),
 			setModel: async (id, model) => conversations.setModel(id, model),
-			showBranch: async (id, messageCount, updatedAt) => conversations.showBranch(id, messageCount, updatedAt),
 			delete: async (id) => deleteConversation({ db, conversations, runs, saver, log }, id)
 		},
 		runs: {
@@ -127,7 +126,14 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 		branches: {
 			head: async (conversationId) => branches.head(conversationId),
 			switchedAfterRun: async (conversationId) => branches.switchedAfterRun(conversationId),
-			switchTo: async (conversationId, checkpointId, afterRun) => branches.switchTo(conversationId, checkpointId, afterRun)
+			switchTo: async (conversationId, checkpointId, shown) =>
+				conversations.transaction(() => {
+					if (runs.hasRunning(conversationId)) return 'busy';
+					if (approvals.pending(conversationId).length) return 'waiting';
+					branches.switchTo(conversationId, checkpointId, runs.list(conversationId)[0]?.id ?? null);
+					conversations.showBranch(conversationId, shown.messageCount, shown.updatedAt);
+					return 'switched';
+				})
 		}
 	};
 }

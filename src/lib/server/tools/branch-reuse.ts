@@ -3,7 +3,7 @@ import type { ReusedFrom } from '../../protocol';
 import { reusedFromOf } from '../agent/messages';
 import type { ResolvedTool } from '../mcp/toolbox';
 import { canonicalArgsHash } from './canonical-args';
-import type { ToolJournal } from './tool-journal';
+import type { JournalStorage } from '../storage/app-storage';
 
 /**
  * Whether a call is made again or takes its result from another branch of the thread.
@@ -20,15 +20,15 @@ import type { ToolJournal } from './tool-journal';
  * a decision carried out) and goes its usual way. The journal is not searched for a tool that
  * repeats in a new branch.
  */
-export function reuseFromOtherBranch(
+export async function reuseFromOtherBranch(
 	call: { id: string; name: string; args: unknown },
 	history: readonly BaseMessage[],
 	tool: Pick<ResolvedTool, 'repeatsInNewBranch'> | undefined,
 	threadId: string,
-	journal: Pick<ToolJournal, 'get' | 'succeededWith'>
-): { text: string; from: ReusedFrom } | undefined {
-	if (!tool || tool.repeatsInNewBranch || journal.get(threadId, call.id)) return undefined;
-	const earlier = journal.succeededWith(threadId, call.name, canonicalArgsHash(call.args));
+	journal: Pick<JournalStorage, 'get' | 'succeededWith'>
+): Promise<{ text: string; from: ReusedFrom } | undefined> {
+	if (!tool || tool.repeatsInNewBranch || (await journal.get(threadId, call.id))) return undefined;
+	const earlier = await journal.succeededWith(threadId, call.name, canonicalArgsHash(call.args));
 	if (earlier.length === 0) return undefined;
 	const onBranch = callsOfBranch(history);
 	const other = earlier.find((e) => !onBranch.has(e.toolCallId));

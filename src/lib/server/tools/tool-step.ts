@@ -8,18 +8,14 @@ import { composedUrls } from '../approvals/exfiltration-guard';
 import type { CrashInjector } from '../crash-points';
 import type { Toolbox } from '../mcp/toolbox';
 import type { ToolOutcome } from '../mcp/tool-result';
-import type { AllowedTools } from './allowed-tools';
-import type { ApprovalJournal } from './approval-journal';
+import type { AppStorage } from '../storage/app-storage';
 import { reuseFromOtherBranch } from './branch-reuse';
 import { canonicalArgsHash } from './canonical-args';
 import { mayRepeat, uncertainCallMessage, type UnfinishedCallPolicy } from './repeat-policy';
-import type { ToolJournal } from './tool-journal';
 
 export type ToolStepParts = {
 	toolbox: Toolbox;
-	journal: ToolJournal;
-	approvals: ApprovalJournal;
-	allowed: AllowedTools;
+	storage: Pick<AppStorage, 'journal' | 'approvals' | 'allowedTools'>;
 	policy: UnfinishedCallPolicy;
 	/** EXFILTRATION_GUARD */
 	guard: boolean;
@@ -79,8 +75,13 @@ export async function runToolStep(messages: BaseMessage[], config: RunnableConfi
 		signal: config.signal
 	};
 	const known = parts.guard ? knownTexts(messages) : [];
-	const taken = calls.map((call) => reuseFromOtherBranch(call, messages, parts.toolbox.resolve(call.name), at.threadId, parts.journal));
-	const plans = calls.map((call, i) => (taken[i] ? undefined : plan(call, at, known, parts)));
+	const taken: (Awaited<ReturnType<typeof reuseFromOtherBranch>> | undefined)[] = [];
+	const plans: (CallPlan | undefined)[] = [];
+	for (const call of calls) {
+		const reused = await reuseFromOtherBranch(call, messages, parts.toolbox.resolve(call.name), at.threadId, parts.storage.journal);
+		taken.push(reused);
+		plans.push(reused ? undefined : await plan(call, at, known, parts));
+	}
 	const asks = calls.flatMap((call, i) => {
 		const p = plans[i];
 		return p?.kind === 'ask' ? [{ toolCallId: call.id, attempt: p.attempt, tool: call.name, args: call.args, reason: p.reason }] : [];
@@ -88,7 +89,7 @@ export async function runToolStep(messages: BaseMessage[], config: RunnableConfi
 	if (asks.length) {
 		const now = parts.now();
 		const expiresAt = new Date(Date.parse(now) + parts.approvalTimeoutMs).toISOString();
-		parts.approvals.request(at.threadId, at.runId, asks, now, expiresAt);
+		await parts.storage.approvals.request(at.threadId, at.runId, asks, now, expiresAt);
 		// In a run resumed with Command, interrupt() first hands back that run's resume value instead
 		// of pausing; decisions are read from the journal, so a call still undecided pauses again.
 		for (;;) interrupt({ approvals: asks.map((a) => a.toolCallId) });
@@ -104,27 +105,29 @@ export async function runToolStep(messages: BaseMessage[], config: RunnableConfi
 	return { messages: [...results, ...refused] };
 }
 
-function plan(call: ToolCall, at: At, known: readonly string[], parts: ToolStepParts): CallPlan {
+async function plan(call: ToolCall, at: At, known: readonly string[], parts: ToolStepParts): Promise<CallPlan> {
+	const { journal, approvals, allowedTools } = parts.storage;
 	const target = parts.toolbox.resolve(call.name);
-	const entry = parts.journal.get(at.threadId, call.id);
+	const entry = await journal.get(at.threadId, call.id);
 	return planCall({
 		args: call.args,
 		entry,
-		decision: parts.approvals.decision(at.threadId, call.id, entry?.attempts ?? 0),
+		decision: await approvals.decision(at.threadId, call.id, entry?.attempts ?? 0),
 		tool: target && { name: call.name, approval: target.approval, openWorld: target.openWorld, safeToRepeat: target.safeToRepeat },
-		allowed: parts.allowed.has(call.name),
+		allowed: await allowedTools.has(call.name),
 		unfinished: parts.policy,
 		composed: parts.guard && target?.openWorld ? composedUrls(call.args, known) : []
 	});
 }
 
 async function runCall(call: ToolCall, plan: ReadyPlan, at: At, parts: ToolStepParts): Promise<ToolOutcome> {
-	const { journal, toolbox, now } = parts;
+	const { toolbox, now } = parts;
+	const { journal } = parts.storage;
 	if (plan.kind === 'reuse') {
 		return { status: plan.recorded.outcome === 'success' ? 'success' : 'error', text: plan.recorded.result };
 	}
-	const record = (outcome: ToolOutcome) => {
-		journal.recordOutcome(at.threadId, call.id, { outcome: outcome.status, result: outcome.text }, now());
+	const record = async (outcome: ToolOutcome) => {
+		await journal.recordOutcome(at.threadId, call.id, { outcome: outcome.status, result: outcome.text }, now());
 		return outcome;
 	};
 	const target = toolbox.resolve(call.name);
@@ -150,17 +153,17 @@ async function runCall(call: ToolCall, plan: ReadyPlan, at: At, parts: ToolStepP
 		return record({ status: 'error', text: uncertainCallMessage(call.name) + why });
 	}
 	if (plan.kind === 'denied') {
-		intent();
+		await intent();
 		return record({ status: 'error', text: deniedMessage(plan.reason) });
 	}
-	intent();
+	await intent();
 	if (!target) return record({ status: 'error', text: `The tool ${call.name} is not available.` });
 	parts.crash('before-tool-call');
 	let outcome: ToolOutcome;
 	try {
 		outcome = await toolbox.call(target, plan.args, { signal: at.signal, idempotencyKey });
 	} catch (e) {
-		journal.recordOutcome(at.threadId, call.id, { outcome: 'cancelled', result: CANCELLED }, now());
+		await journal.recordOutcome(at.threadId, call.id, { outcome: 'cancelled', result: CANCELLED }, now());
 		throw e;
 	}
 	parts.crash('after-tool-side-effect');

@@ -12,7 +12,7 @@ export const POST: RequestHandler = async ({ request }) => {
 		const rt = runtime();
 		const parsed = parseChatRequest(await readJsonBody(request), rt.settings.MAX_MESSAGE_CHARS);
 		if (parsed.kind === 'cancel') {
-			requireConversation(rt.conversations, parsed.conversation);
+			await requireConversation(rt.storage.conversations, parsed.conversation);
 			return jsonResponse(await rt.runService.cancelConversation(parsed.conversation));
 		}
 		const started = await rt.runService.start(await rt.models.choose(parsed));
@@ -22,7 +22,7 @@ export const POST: RequestHandler = async ({ request }) => {
 	}
 };
 
-export const GET: RequestHandler = ({ url, request }) => {
+export const GET: RequestHandler = async ({ url, request }) => {
 	const rt = runtime();
 	const id = parseUuid(url.searchParams.get('conversation'));
 	if (!id) return singleEventResponse({ event: 'chat-error', data: { code: 'BAD_REQUEST', message: 'Invalid Conversation ID' } });
@@ -34,7 +34,7 @@ export const GET: RequestHandler = ({ url, request }) => {
 			onDrop: (e) => rt.log(`Run ${run.id}: dropped a slow SSE reader (${e.message}); it may reconnect with Last-Event-ID`)
 		});
 	}
-	const conversation = rt.conversations.get(id);
+	const conversation = await rt.storage.conversations.get(id);
 	if (!conversation) {
 		return singleEventResponse({
 			event: 'chat-error',

@@ -2,6 +2,7 @@
 
 import type pg from 'pg';
 import type { AppStorage, AppStorageLimits } from '../../storage/app-storage';
+import type { RunOwner } from './run-storage.js';
 import { postgresAllowedToolStorage } from './allowed-tool-storage.js';
 import { postgresApprovalStorage } from './approval-storage.js';
 import { postgresBranchStorage } from './branch-storage.js';
@@ -10,13 +11,15 @@ import { postgresJournalStorage } from './journal-storage.js';
 import { postgresQueueStorage } from './queue-storage.js';
 import { postgresRunStorage } from './run-storage.js';
 
-export function postgresAppStorage(pool: pg.Pool, limits: AppStorageLimits): AppStorage {
+/** `owner`: this instance, which owns the runs it claims and alone may write them (run-leases.ts). */
+export function postgresAppStorage(pool: pg.Pool, limits: AppStorageLimits, owner: RunOwner): AppStorage {
+	const rules = { maxConcurrentRuns: limits.maxConcurrentRuns, owner };
 	return {
-		conversations: postgresConversationStorage(pool, limits.maxConcurrentRuns),
-		runs: postgresRunStorage(pool, limits.maxConcurrentRuns),
-		queue: postgresQueueStorage(pool, limits),
-		journal: postgresJournalStorage(pool),
-		approvals: postgresApprovalStorage(pool, limits.maxConcurrentRuns),
+		conversations: postgresConversationStorage(pool, rules),
+		runs: postgresRunStorage(pool, rules),
+		queue: postgresQueueStorage(pool, limits, rules),
+		journal: postgresJournalStorage(pool, owner),
+		approvals: postgresApprovalStorage(pool, rules),
 		allowedTools: postgresAllowedToolStorage(pool),
 		branches: postgresBranchStorage(pool)
 	};

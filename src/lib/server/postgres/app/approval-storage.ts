@@ -7,7 +7,8 @@ import type { Queryable } from '../checkpoint/store.js';
 import { inTransaction } from '../transaction.js';
 import { allowTools } from './allowed-tool-storage.js';
 import { isoText } from './iso-text.js';
-import { claimRun } from './run-storage.js';
+import { holdRun } from './run-leases.js';
+import { claimRun, type ClaimRules } from './run-storage.js';
 
 const APPROVAL_COLUMNS = `tool_call_id, tool, args, reason_kind, reason, ${isoText('requested_at')} AS requested_at,
 	${isoText('expires_at')} AS expires_at, decision, decided_args, decision_reason`;
@@ -44,14 +45,15 @@ async function pendingOf(q: Queryable, threadId: string) {
 	return rows.map(toPending);
 }
 
-export function postgresApprovalStorage(pool: pg.Pool, maxConcurrentRuns: number): ApprovalStorage {
+export function postgresApprovalStorage(pool: pg.Pool, rules: ClaimRules): ApprovalStorage {
 	return {
 		async request(threadId, runId, requests, now, expiresAt) {
 			// DO NOTHING: a step that is run again (a resume, a crash) asks for the same call once.
 			await inTransaction(
 				pool,
-				(client) =>
-					client.query(
+				async (client) => {
+					await holdRun(client, runId, rules.owner);
+					await client.query(
 						`INSERT INTO tool_approvals
 						 (thread_id, tool_call_id, attempt, run_id, tool, args, reason_kind, reason, requested_at, expires_at)
 						 SELECT $1, r.tool_call_id, r.attempt, $2, r.tool, r.args, r.reason_kind, r.reason, $3, $4
@@ -71,7 +73,8 @@ export function postgresApprovalStorage(pool: pg.Pool, maxConcurrentRuns: number
 							requests.map((r) => r.reason.kind),
 							requests.map((r) => r.reason.message)
 						]
-					),
+					);
+				},
 				{ durable: true }
 			);
 		},
@@ -90,7 +93,7 @@ export function postgresApprovalStorage(pool: pg.Pool, maxConcurrentRuns: number
 			return inTransaction(
 				pool,
 				async (client) => {
-					const claim = await claimRun(client, { conversationId, runId, now, trigger: 'approval', input: null }, maxConcurrentRuns);
+					const claim = await claimRun(client, { conversationId, runId, now, trigger: 'approval', input: null }, rules);
 					if (claim !== 'claimed') return claim;
 					// The claim holds the conversation, so no other decision can be recorded meanwhile.
 					const checked = check(await pendingOf(client, conversationId));

@@ -4,6 +4,8 @@
 import type pg from 'pg';
 import type { BranchStorage } from '../../storage/app-storage';
 import type { Queryable } from '../checkpoint/store.js';
+import { inTransaction } from '../transaction.js';
+import { lockClaims } from './run-storage.js';
 
 /** In the claim's transaction: the branch the claimed run starts begins at `checkpointId`. */
 export async function startBranchAt(q: Queryable, conversationId: string, checkpointId: string): Promise<void> {
@@ -37,12 +39,28 @@ export function postgresBranchStorage(pool: pg.Pool): BranchStorage {
 	return {
 		head: async (conversationId) => (await row(conversationId))?.head,
 		switchedAfterRun: async (conversationId) => (await row(conversationId))?.switched_after_run ?? null,
-		async switchTo(conversationId, checkpointId, afterRun) {
-			await pool.query(
-				`INSERT INTO conversation_branches (conversation_id, head, switched_after_run) VALUES ($1, $2, $3)
-				 ON CONFLICT (conversation_id) DO UPDATE SET head = EXCLUDED.head, switched_after_run = EXCLUDED.switched_after_run`,
-				[conversationId, checkpointId, afterRun]
-			);
-		}
+		switchTo: (conversationId, checkpointId, shown) =>
+			inTransaction(pool, async (client) => {
+				await lockClaims(client);
+				const { rows } = await client.query<{ busy: boolean; waiting: boolean }>(
+					`SELECT EXISTS (SELECT 1 FROM runs WHERE conversation_id = $1 AND status = 'running') AS busy,
+					        EXISTS (SELECT 1 FROM tool_approvals WHERE thread_id = $1 AND decision IS NULL) AS waiting`,
+					[conversationId]
+				);
+				if (rows[0]!.busy) return 'busy';
+				if (rows[0]!.waiting) return 'waiting';
+				await client.query(
+					`INSERT INTO conversation_branches (conversation_id, head, switched_after_run)
+					 VALUES ($1, $2, (SELECT id FROM runs WHERE conversation_id = $1 ORDER BY started_at DESC, seq DESC LIMIT 1))
+					 ON CONFLICT (conversation_id) DO UPDATE SET head = EXCLUDED.head, switched_after_run = EXCLUDED.switched_after_run`,
+					[conversationId, checkpointId]
+				);
+				await client.query(`UPDATE conversations SET message_count = $1, updated_at = coalesce($2, updated_at) WHERE id = $3`, [
+					shown.messageCount,
+					shown.updatedAt ?? null,
+					conversationId
+				]);
+				return 'switched';
+			})
 	};
 }

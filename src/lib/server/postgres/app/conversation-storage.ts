@@ -8,7 +8,7 @@ import type { ConversationStorage } from '../../storage/app-storage';
 import { checkpointSql } from '../checkpoint/store.js';
 import { inTransaction } from '../transaction.js';
 import { isoText } from './iso-text.js';
-import { claimRun } from './run-storage.js';
+import { claimRun, type ClaimRules } from './run-storage.js';
 
 // The latest run gives the conversation its status, as in the SQLite store.
 const SUMMARY_SELECT = `
@@ -21,7 +21,7 @@ const SUMMARY_SELECT = `
 	) r ON true`;
 const NEWEST_FIRST = 'ORDER BY c.updated_at DESC, c.seq DESC';
 
-export function postgresConversationStorage(pool: pg.Pool, maxConcurrentRuns: number): ConversationStorage {
+export function postgresConversationStorage(pool: pg.Pool, rules: ClaimRules): ConversationStorage {
 	return {
 		async get(id) {
 			const { rows } = await pool.query<SummaryRow>(`${SUMMARY_SELECT} WHERE c.id = $1`, [id]);
@@ -53,7 +53,7 @@ export function postgresConversationStorage(pool: pg.Pool, maxConcurrentRuns: nu
 						now,
 						model ?? null
 					]);
-					const claim = await claimRun(client, { conversationId: id, runId, now, trigger: 'message', input: firstMessage }, maxConcurrentRuns);
+					const claim = await claimRun(client, { conversationId: id, runId, now, trigger: 'message', input: firstMessage }, rules);
 					if (claim === 'full') throw full;
 					return 'claimed' as const;
 				});
@@ -70,14 +70,6 @@ export function postgresConversationStorage(pool: pg.Pool, maxConcurrentRuns: nu
 
 		async setModel(id, model) {
 			await pool.query(`UPDATE conversations SET model = $1 WHERE id = $2`, [model, id]);
-		},
-
-		async showBranch(id, messageCount, updatedAt) {
-			await pool.query(`UPDATE conversations SET message_count = $1, updated_at = coalesce($2, updated_at) WHERE id = $3`, [
-				messageCount,
-				updatedAt ?? null,
-				id
-			]);
 		},
 
 		async delete(id) {

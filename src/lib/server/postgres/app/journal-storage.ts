@@ -4,6 +4,8 @@ import type pg from 'pg';
 import type { JournalStorage } from '../../storage/app-storage';
 import { toEntry, type JournalRow } from '../../tools/tool-journal';
 import { inTransaction } from '../transaction.js';
+import { holdRun } from './run-leases.js';
+import type { RunOwner } from './run-storage.js';
 
 const JOURNAL_COLUMNS = 'thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, message_id, attempts, outcome, result';
 
@@ -15,7 +17,8 @@ const RECORD_INTENT = `
 		run_id = EXCLUDED.run_id, attempts = tool_calls.attempts + 1, intent_at = EXCLUDED.intent_at
 	WHERE tool_calls.outcome IS NULL`;
 
-export function postgresJournalStorage(pool: pg.Pool): JournalStorage {
+/** Writes are fenced (run-leases.ts holdRun): only the owner of the run making the call records it. */
+export function postgresJournalStorage(pool: pg.Pool, owner: RunOwner): JournalStorage {
 	return {
 		async get(threadId, toolCallId) {
 			const { rows } = await pool.query<JournalRow>(`SELECT ${JOURNAL_COLUMNS} FROM tool_calls WHERE thread_id = $1 AND tool_call_id = $2`, [
@@ -46,16 +49,31 @@ export function postgresJournalStorage(pool: pg.Pool): JournalStorage {
 				entry.messageId,
 				now
 			];
-			if (durable) await inTransaction(pool, (client) => client.query(RECORD_INTENT, args), { durable: true });
-			else await pool.query(RECORD_INTENT, args);
+			await inTransaction(
+				pool,
+				async (client) => {
+					await holdRun(client, entry.runId, owner);
+					await client.query(RECORD_INTENT, args);
+				},
+				{ durable }
+			);
 		},
 
 		async recordOutcome(threadId, toolCallId, outcome, now) {
-			await pool.query(
-				`UPDATE tool_calls SET outcome = $1, result = $2, outcome_at = $3
-				 WHERE thread_id = $4 AND tool_call_id = $5 AND outcome IS NULL`,
-				[outcome.outcome, outcome.result, now, threadId, toolCallId]
-			);
+			await inTransaction(pool, async (client) => {
+				// The run of the call's latest attempt, which recorded its intent, is the one that may finish it.
+				const { rows } = await client.query<{ run_id: string }>(
+					`SELECT run_id FROM tool_calls WHERE thread_id = $1 AND tool_call_id = $2 AND outcome IS NULL`,
+					[threadId, toolCallId]
+				);
+				if (!rows[0]) return;
+				await holdRun(client, rows[0].run_id, owner);
+				await client.query(
+					`UPDATE tool_calls SET outcome = $1, result = $2, outcome_at = $3
+					 WHERE thread_id = $4 AND tool_call_id = $5 AND outcome IS NULL`,
+					[outcome.outcome, outcome.result, now, threadId, toolCallId]
+				);
+			});
 		}
 	};
 }

@@ -6,9 +6,9 @@ import { toQueuedMessage, type QueuedRow } from '../../db/message-queue';
 import type { AppStorageLimits, QueueStorage } from '../../storage/app-storage';
 import { inTransaction } from '../transaction.js';
 import { isoText } from './iso-text.js';
-import { claimRun } from './run-storage.js';
+import { claimRun, type ClaimRules } from './run-storage.js';
 
-export function postgresQueueStorage(pool: pg.Pool, limits: AppStorageLimits): QueueStorage {
+export function postgresQueueStorage(pool: pg.Pool, limits: AppStorageLimits, rules: ClaimRules): QueueStorage {
 	return {
 		async add(conversationId, id, message, now, queued = {}) {
 			await inTransaction(pool, async (client) => {
@@ -50,7 +50,7 @@ export function postgresQueueStorage(pool: pg.Pool, limits: AppStorageLimits): Q
 
 		claimQueued: (conversationId, queuedId, run) =>
 			inTransaction(pool, async (client) => {
-				const claim = await claimRun(client, { conversationId, ...run }, limits.maxConcurrentRuns);
+				const claim = await claimRun(client, { conversationId, ...run }, rules);
 				if (claim === 'claimed') await client.query(`DELETE FROM queued_messages WHERE id = $1`, [queuedId]);
 				return claim;
 			})

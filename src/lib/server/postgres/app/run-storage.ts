@@ -11,11 +11,28 @@ import { isoText } from './iso-text.js';
 const RUN_COLUMNS = `id, conversation_id, status, trigger, input, error_code, error_message,
 	${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at`;
 
-/** Taken by every claim until its transaction ends, so no two instances count at once. */
-const CLAIM_LOCK = 0x50_48_c1_a1;
+/**
+ * Taken by every claim, and by whatever must see no claim slip past its check (a branch switch),
+ * until its transaction ends, so no two instances count at once.
+ */
+export async function lockClaims(client: pg.PoolClient): Promise<void> {
+	// A statement of its own: what follows sees every claim committed before the lock was had.
+	await client.query('SELECT pg_advisory_xact_lock($1)', [0x50_48_c1_a1]);
+}
+
+/** Who claims runs in this process, and for how long a claim holds without a heartbeat. */
+export interface RunOwner {
+	instanceId: string;
+	leaseMs: number;
+}
+
+export interface ClaimRules {
+	maxConcurrentRuns: number;
+	owner: RunOwner;
+}
 
 /**
- * In the caller's transaction: inserts a `running` run unless maxConcurrentRuns runs are running
+ * In the caller's transaction: inserts a `running` run, owned by this instance under a new lease, unless maxConcurrentRuns runs are running
  * ('full', unless the conversation is busy itself) or one holds the conversation ('busy': the
  * partial unique index decides). A run that sends a message (a message, an edit) moves the
  * conversation to the top of the list in the same statement; one that starts a branch makes it
@@ -32,16 +49,15 @@ export async function claimRun(
 		branchFrom?: string;
 		model?: string;
 	},
-	maxConcurrentRuns: number
+	rules: ClaimRules
 ): Promise<Claim> {
-	// A statement of its own: the count after it sees every claim committed before the lock was had.
-	await client.query('SELECT pg_advisory_xact_lock($1)', [CLAIM_LOCK]);
+	await lockClaims(client);
 	const { rows } = await client.query<{ claim: Claim }>(
 		`WITH counted AS (
 			SELECT count(*) AS running, coalesce(bool_or(conversation_id = $2), false) AS busy FROM runs WHERE status = 'running'
 		), claimed AS (
-			INSERT INTO runs (id, conversation_id, status, trigger, input, started_at)
-			SELECT $1, $2, 'running', $3, $4, $5 FROM counted WHERE counted.running < $6
+			INSERT INTO runs (id, conversation_id, status, trigger, input, started_at, owner, lease_until)
+			SELECT $1, $2, 'running', $3, $4, $5, $8, now() + $9 * interval '1 millisecond' FROM counted WHERE counted.running < $6
 			ON CONFLICT (conversation_id) WHERE status = 'running' DO NOTHING
 			RETURNING conversation_id
 		), touched AS (
@@ -54,37 +70,38 @@ export async function claimRun(
 		            WHEN counted.running >= $6 AND NOT counted.busy THEN 'full'
 		            ELSE 'busy' END AS claim
 		FROM counted`,
-		[run.runId, run.conversationId, run.trigger, run.input, run.now, maxConcurrentRuns, run.model ?? null]
+		[run.runId, run.conversationId, run.trigger, run.input, run.now, rules.maxConcurrentRuns, run.model ?? null, rules.owner.instanceId, rules.owner.leaseMs]
 	);
 	const claim = rows[0]!.claim;
 	if (claim === 'claimed' && run.branchFrom !== undefined) await startBranchAt(client, run.conversationId, run.branchFrom);
 	return claim;
 }
 
-export function postgresRunStorage(pool: pg.Pool, maxConcurrentRuns: number): RunStorage {
+export function postgresRunStorage(pool: pg.Pool, rules: ClaimRules): RunStorage {
+	const me = rules.owner.instanceId;
 	return {
 		claim: (conversationId, runId, now, trigger, input, also) =>
-			inTransaction(pool, (client) => claimRun(client, { conversationId, runId, now, trigger, input, ...also }, maxConcurrentRuns)),
+			inTransaction(pool, (client) => claimRun(client, { conversationId, runId, now, trigger, input, ...also }, rules)),
 
 		async touchConversation(conversationId, now) {
 			await pool.query(`UPDATE conversations SET updated_at = $1 WHERE id = $2`, [now, conversationId]);
 		},
 
 		async releaseClaim(runId) {
-			await pool.query(`DELETE FROM runs WHERE id = $1 AND status = 'running'`, [runId]);
+			await pool.query(`DELETE FROM runs WHERE id = $1 AND status = 'running' AND owner = $2`, [runId, me]);
 		},
 
 		async finish(runId, outcome, now) {
 			const { rows } = await pool.query<{ finished: boolean }>(
 				`WITH finished AS (
 					UPDATE runs SET status = $2, error_code = $3, error_message = $4, finished_at = $5
-					WHERE id = $1 AND status = 'running'
+					WHERE id = $1 AND status = 'running' AND owner = $7
 					RETURNING conversation_id
 				), touched AS (
 					UPDATE conversations c SET updated_at = $5, message_count = $6 FROM finished WHERE c.id = finished.conversation_id
 				)
 				SELECT EXISTS (SELECT 1 FROM finished) AS finished`,
-				[runId, outcome.status, outcome.error?.code ?? null, outcome.error?.message ?? null, now, outcome.messageCount]
+				[runId, outcome.status, outcome.error?.code ?? null, outcome.error?.message ?? null, now, outcome.messageCount, me]
 			);
 			return rows[0]!.finished;
 		},

@@ -47,6 +47,11 @@ export interface DeltaPostgresSaverOptions {
 	 * advanceBranchHead). A throw rolls the put back.
 	 */
 	onPut?: (client: pg.PoolClient, put: { threadId: string; ns: string; checkpointId: string; parentId: string | undefined }) => Promise<void>;
+	/**
+	 * Called first in the transaction of each put and putWrites, with the call's config: a throw
+	 * refuses the write (a run this instance no longer owns, postgres/app/run-leases.ts holdRun).
+	 */
+	fence?: (client: pg.PoolClient, config: RunnableConfig) => Promise<void>;
 }
 
 type Skeleton = Omit<Checkpoint, 'id' | 'channel_values'>;
@@ -61,6 +66,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 	private readonly reader: TupleReader;
 	private readonly logs: LogWriter;
 	private readonly onPut: DeltaPostgresSaverOptions['onPut'];
+	private readonly fence: DeltaPostgresSaverOptions['fence'];
 	/**
 	 * putWrites calls not yet committed, per thread and namespace. LangGraph does not wait for a
 	 * step's writes before it puts the next checkpoint; that put waits for them, so it finds the
@@ -80,6 +86,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		this.reader = new TupleReader(pool, this.cache, this.serde, () => this.getNextVersion(undefined));
 		this.logs = new LogWriter(this.cache, this.serde, maxSegments);
 		this.onPut = options.onPut;
+		this.fence = options.fence;
 	}
 
 	async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -127,6 +134,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		await Promise.allSettled(this.writesInFlight.get(threadKeyOf(threadId, ns)) ?? []);
 
 		const applied = await inTransaction(this.pool, async (client) => {
+			await this.fence?.(client, config);
 			const locked = await putSql.lockThread(client, threadId, ns, parentId);
 			const parent = locked.parent && (await this.parentInfo(parentId!, locked.parent));
 			// Only versioned channels, as the stock PostgresSaver (values keyed by version) reads back:
@@ -184,7 +192,14 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		const key = threadKeyOf(threadId, ns);
 		const inFlight = this.writesInFlight.get(key) ?? new Set();
 		this.writesInFlight.set(key, inFlight);
-		const insert = checkpointSql.insertWrites(this.pool, { threadId, ns, checkpointId, taskId, taskPath: taskPath ?? '' }, rows, replace);
+		const thread = { threadId, ns, checkpointId, taskId, taskPath: taskPath ?? '' };
+		const fence = this.fence;
+		const insert = fence
+			? inTransaction(this.pool, async (client) => {
+					await fence(client, config);
+					await checkpointSql.insertWrites(client, thread, rows, replace);
+				})
+			: checkpointSql.insertWrites(this.pool, thread, rows, replace);
 		inFlight.add(insert);
 		try {
 			await insert;

@@ -6,7 +6,7 @@ import { requireConversation } from '$lib/server/http/conversation-param';
 export const GET: RequestHandler = async ({ params }) => {
 	try {
 		const rt = runtime();
-		return jsonResponse(await rt.detail(requireConversation(rt.conversations, params.conversationId)));
+		return jsonResponse(await rt.detail(await requireConversation(rt.storage.conversations, params.conversationId)));
 	} catch (e) {
 		return errorResponse(e);
 	}
@@ -15,7 +15,7 @@ export const GET: RequestHandler = async ({ params }) => {
 export const DELETE: RequestHandler = async ({ params }) => {
 	try {
 		const rt = runtime();
-		rt.deleteConversation(requireConversation(rt.conversations, params.conversationId).id);
+		await rt.storage.conversations.delete((await requireConversation(rt.storage.conversations, params.conversationId)).id);
 		return new Response(null, { status: 204 });
 	} catch (e) {
 		return errorResponse(e);

@@ -9,10 +9,10 @@ import { requireConversation } from '$lib/server/http/conversation-param';
 export const POST: RequestHandler = async ({ params, request }) => {
 	try {
 		const rt = runtime();
-		const { id } = requireConversation(rt.conversations, params.conversationId);
+		const { id } = await requireConversation(rt.storage.conversations, params.conversationId);
 		const { messageId } = parseBranchRequest(await readJsonBody(request));
 		await rt.switchBranch(id, messageId);
-		return jsonResponse(await rt.detail(rt.conversations.get(id)!));
+		return jsonResponse(await rt.detail((await rt.storage.conversations.get(id))!));
 	} catch (e) {
 		return errorResponse(e);
 	}

@@ -9,9 +9,9 @@ import { parseBranchesQuery } from '$lib/server/http/list-query';
 export const GET: RequestHandler = async ({ params, url }) => {
 	try {
 		const rt = runtime();
-		const conversation = requireConversation(rt.conversations, params.conversationId);
+		const conversation = await requireConversation(rt.storage.conversations, params.conversationId);
 		if (url.searchParams.get('format') === 'jsonl') {
-			const only = parseBranchesQuery(url.searchParams) === 'all' ? undefined : rt.branchReader.activeCheckpoints(conversation.id);
+			const only = parseBranchesQuery(url.searchParams) === 'all' ? undefined : await rt.branchReader.activeCheckpoints(conversation.id);
 			const lines = checkpointJsonl(rt.threads.history(conversation.id, only));
 			const encoder = new TextEncoder();
 			const body = new ReadableStream<Uint8Array>({

@@ -7,10 +7,10 @@ import { NO_USAGE, usageByRun } from '$lib/server/models/run-usage';
 export const GET: RequestHandler = async ({ params }) => {
 	try {
 		const rt = runtime();
-		const conversation = requireConversation(rt.conversations, params.conversationId);
+		const conversation = await requireConversation(rt.storage.conversations, params.conversationId);
 		// Every branch's answers: a run whose branch is not the one shown still used what it used.
 		const usage = usageByRun(await rt.branchReader.everyBranchMessages(conversation.id));
-		return jsonResponse({ runs: rt.runs.list(conversation.id).map((run) => ({ ...run, usage: usage.get(run.id) ?? NO_USAGE })) });
+		return jsonResponse({ runs: (await rt.storage.runs.list(conversation.id)).map((run) => ({ ...run, usage: usage.get(run.id) ?? NO_USAGE })) });
 	} catch (e) {
 		return errorResponse(e);
 	}

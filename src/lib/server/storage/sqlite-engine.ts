@@ -1,0 +1,33 @@
+// The embedded engine: one SQLite file, opened (and migrated) once by this process.
+
+import { DeltaSqliteSaver } from '../checkpoint';
+import { BranchStore } from '../db/branch-store';
+import { openDatabase } from '../db/database';
+import type { AppStorageLimits } from './app-storage';
+import { sqliteCheckpointHistory } from './checkpoint-history';
+import type { StorageEngine } from './engine';
+import { sqliteAppStorage } from './sqlite-app-storage';
+
+export function openSqliteEngine(file: string, limits: AppStorageLimits, log: (line: string) => void): StorageEngine {
+	const db = openDatabase(file, log);
+	const branches = new BranchStore(db);
+	const saver = new DeltaSqliteSaver(db, {
+		onPut: ({ threadId, ns, checkpointId, parentId }) => {
+			if (ns === '' && parentId !== undefined) branches.advance(threadId, parentId, checkpointId);
+		}
+	});
+	return {
+		kind: 'sqlite',
+		where: `SQLite file ${file}`,
+		storage: sqliteAppStorage(db, saver, { limits, log }),
+		checkpointer: saver,
+		history: sqliteCheckpointHistory(db),
+		leases: null,
+		async ping() {
+			db.prepare('SELECT 1').get();
+		},
+		async close() {
+			db.close();
+		}
+	};
+}

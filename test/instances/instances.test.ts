@@ -1,0 +1,199 @@
+// Several service processes on one PostgreSQL database: the guarantees that must hold across
+// machines. Each instance is its own process with its own data directory (memory file), named by
+// SOPHOS_INSTANCE_ID; RUN_LEASE_MS is short so a dead owner's lease ends soon, but no assertion
+// waits on a clock: each waits for the state it expects (a run taken over, a log line).
+
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { inject } from 'vitest';
+import type { ScriptRequest } from '../support/model-script';
+import { ScriptedOllama } from '../support/scripted-ollama';
+import { callsScript } from '../support/scripts';
+import { Service } from '../support/service';
+import { openServiceDb } from '../support/service-db';
+import { followRun } from '../support/sse';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { testMcpConfig } from '../support/test-config';
+
+const LEASE_MS = 1_000;
+
+let ollama: ScriptedOllama;
+let database: TestDatabase;
+const started: Service[] = [];
+
+beforeAll(async () => {
+	ollama = await ScriptedOllama.start(() => ({ content: 'Hello.' }));
+});
+afterAll(() => ollama.close());
+afterEach(async () => {
+	for (const s of started.splice(0)) {
+		s.child.kill('SIGCONT');
+		await s.stop();
+	}
+	await database?.drop();
+});
+
+/** Two instances on a fresh database. */
+async function instances(env: Record<string, string> = {}, configDir?: string): Promise<[Service, Service]> {
+	database = await createTestDatabase(inject('postgresUrl'), 'instances');
+	const list: Service[] = [];
+	for (let i = 0; i < 2; i += 1) {
+		const s = await Service.start({
+			ollamaUrl: ollama.url,
+			...(configDir ? { configDir } : {}),
+			env: { DATABASE_URL: database.url, SOPHOS_INSTANCE_ID: `instance-${i}`, RUN_LEASE_MS: String(LEASE_MS), ...env }
+		});
+		started.push(s);
+		list.push(s);
+	}
+	return [list[0]!, list[1]!];
+}
+
+const json = async (res: Response) => ({ status: res.status, body: await res.json() });
+const runsOf = async (s: Service, conversation: string) =>
+	(await (await s.fetch(`/api/conversations/${conversation}/runs`)).json()).runs as { id: string; status: string; trigger: string; error?: { code: string } }[];
+const detail = async (s: Service, conversation: string) => (await s.fetch(`/api/conversations/${conversation}`)).json();
+
+/** Waits until the conversation's runs, newest first, have these triggers and statuses. */
+const runsBecome = (s: Service, conversation: string, expected: [string, string][]) =>
+	vi.waitFor(async () => expect((await runsOf(s, conversation)).map((r) => [r.trigger, r.status])).toEqual(expected), {
+		timeout: 30_000,
+		interval: 50
+	});
+
+/** The first answer streams up to a hold; every later request answers at once. */
+function firstHeld(hold: string, answer = 'All of it, as the instance that took over.') {
+	let requests = 0;
+	return (_request: ScriptRequest) =>
+		requests++ === 0 ? { content: 'Half an answer that stops here and never', hold, holdAfterChunks: 2 } : { content: answer };
+}
+
+describe('several instances on one PostgreSQL database', () => {
+	it('one active run per conversation, decided by the database: two POSTs to two instances, one 200 and one 409', async () => {
+		ollama.script = () => ({ content: 'Hello.' });
+		ollama.holdNext = 'first';
+		const [a, b] = await instances();
+		const { conversation } = (await json(await a.post('/api/chat', { message: 'start' }))).body;
+		await ollama.held('first');
+		const answers = await Promise.all([
+			a.post('/api/chat', { conversation, message: 'from a' }).then(json),
+			b.post('/api/chat', { conversation, message: 'from b' }).then(json)
+		]);
+		expect(answers.map((r) => r.status).sort()).toEqual([409, 409]);
+		ollama.release('first');
+		await followRun(a.url, conversation);
+		// Now free: the two race, and exactly one wins.
+		ollama.holdNext = 'second';
+		const race = await Promise.all([
+			a.post('/api/chat', { conversation, message: 'race a' }).then(json),
+			b.post('/api/chat', { conversation, message: 'race b' }).then(json)
+		]);
+		expect(race.map((r) => r.status).sort()).toEqual([200, 409]);
+		expect(race.find((r) => r.status === 409)!.body.error.code).toBe('SESSION_IN_PROGRESS');
+		await ollama.held('second');
+		ollama.release('second');
+		await runsBecome(a, conversation, [
+			['message', 'completed'],
+			['message', 'completed']
+		]);
+	});
+
+	it('SIGKILL of the owner mid-run: another instance takes the run over within its lease and resumes it', async () => {
+		ollama.script = firstHeld('cut');
+		const [a, b] = await instances({ AUTO_RESUME: 'true' });
+		const { conversation } = (await json(await a.post('/api/chat', { message: 'go' }))).body;
+		await ollama.held('cut');
+		await a.kill();
+		await runsBecome(b, conversation, [
+			['auto-resume', 'completed'],
+			['message', 'interrupted']
+		]);
+		expect((await runsOf(b, conversation))[1]!.error?.code).toBe('PROCESS_EXITED');
+		await b.waitForOutput(/Takeover: 1 run\(s\) whose owner's lease ended/);
+		const after = await detail(b, conversation);
+		expect(after.messages.map((m: { role: string; content: string }) => [m.role, m.content])).toEqual([
+			['user', 'go'],
+			['assistant', 'All of it, as the instance that took over.']
+		]);
+	});
+
+	it('an owner paused past its lease writes nothing once another instance has taken its run over', async () => {
+		const config = testMcpConfig();
+		// The first step's write is made once; the second answer stops mid-stream on instance 0.
+		let answers = 0;
+		const tools = callsScript([{ name: 'test__effect', arguments: { item: 'paused' } }]);
+		ollama.script = (request) => {
+			const reply = tools(request);
+			if (reply.toolCalls) return reply;
+			return answers++ === 0 ? { content: 'The owner says this and then freezes', hold: 'frozen', holdAfterChunks: 2 } : { content: 'Finished elsewhere.' };
+		};
+		const [a, b] = await instances({ AUTO_RESUME: 'true' }, config.configDir);
+		const { conversation } = (await json(await a.post('/api/chat', { message: 'save it' }))).body;
+		await ollama.held('frozen');
+		a.child.kill('SIGSTOP');
+		await runsBecome(b, conversation, [
+			['auto-resume', 'completed'],
+			['message', 'interrupted']
+		]);
+		const db = await openServiceDb(a.options.dataDir, database.url);
+		const snapshot = () =>
+			Promise.all([
+				db.all(`SELECT thread_key, checkpoint_id FROM lg_checkpoints ORDER BY checkpoint_id`),
+				db.all(`SELECT checkpoint_id, task_id, idx FROM lg_writes ORDER BY checkpoint_id, task_id, idx`),
+				db.all(`SELECT tool_call_id, attempts, outcome, run_id FROM tool_calls ORDER BY tool_call_id`),
+				db.all(`SELECT id, status, error_code FROM runs ORDER BY started_at`)
+			]);
+		try {
+			const before = await snapshot();
+			// The old owner wakes up and its model answer goes on: its next heartbeat finds the run
+			// taken over and stops it there, and no write of it is accepted.
+			a.child.kill('SIGCONT');
+			ollama.release('frozen');
+			await a.waitForOutput(/was taken over by another instance/);
+			await followRun(a.url, conversation);
+			expect(await snapshot()).toEqual(before);
+		} finally {
+			await db.close();
+		}
+		const after = await detail(b, conversation);
+		expect(after.messages.filter((m: { role: string }) => m.role === 'assistant').at(-1).content).toBe('Finished elsewhere.');
+		// The write took effect once: the resumed step found its outcome in the journal.
+		expect(config.calls().filter((l) => l.startsWith('effect'))).toHaveLength(1);
+	});
+
+	it("the queue is shared: a message queued on one instance runs after the other instance's run, and after its owner dies", async () => {
+		ollama.script = firstHeld('queued');
+		const [a, b] = await instances();
+		const { conversation } = (await json(await a.post('/api/chat', { message: 'first' }))).body;
+		await ollama.held('queued');
+		const queued = await json(await b.post('/api/chat', { conversation, message: 'second', ifBusy: 'enqueue' }));
+		expect(queued.status).toBe(202);
+		await a.kill();
+		// The instance that recovers the dead owner's run starts what waited behind it.
+		await runsBecome(b, conversation, [
+			['message', 'completed'],
+			['message', 'interrupted']
+		]);
+		const after = await detail(b, conversation);
+		expect(after.queue).toEqual([]);
+		expect(after.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content)).toEqual(['first', 'second']);
+	});
+
+	it('SIGTERM drains one instance while the others go on', async () => {
+		ollama.script = firstHeld('drain', 'Answered by the instance still up.');
+		// No time to finish the step: the drained run is interrupted at once, and resumable anywhere.
+		const [a, b] = await instances({ SHUTDOWN_DRAIN_MS: '0' });
+		const { conversation } = (await json(await a.post('/api/chat', { message: 'long one' }))).body;
+		await ollama.held('drain');
+		expect(await a.stop('SIGTERM')).toBe(0);
+		ollama.release('drain');
+		const other = (await json(await b.post('/api/chat', { message: 'meanwhile' }))).body.conversation;
+		await runsBecome(b, other, [['message', 'completed']]);
+		const drained = await runsOf(b, conversation);
+		expect(drained.map((r) => [r.status, r.error?.code])).toEqual([['interrupted', 'SHUTDOWN']]);
+		expect((await json(await b.post('/api/chat', { conversation, resume: true }))).status).toBe(200);
+		await runsBecome(b, conversation, [
+			['resume', 'completed'],
+			['message', 'interrupted']
+		]);
+	});
+});
