@@ -4,14 +4,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EventLog } from '../src/lib/server/stream/event-log';
-import { ScriptedOllama, type ScriptedReply } from '../test/support/scripted-ollama';
+import type { ScriptedModelServer, ScriptedReply } from '../test/support/model-script';
+import { ScriptedOllama } from '../test/support/scripted-ollama';
+import { ScriptedOpenAI } from '../test/support/scripted-openai';
 import { Service, tempDir } from '../test/support/service';
 import { sseMessages } from '../test/support/sse';
 import { reportSummary } from './support/summary';
 
 /**
- * The token path under load, each figure beside bare LangGraph.js (ChatOllama, the stock
- * SqliteSaver, the messages stream mode, read in its own process) on the same scripted server:
+ * The token path under load, for each provider (Ollama, and an OpenAI-compatible server), each
+ * figure beside bare LangGraph.js (ChatOllama or ChatOpenAI, the stock SqliteSaver, the messages
+ * stream mode, read in its own process) on the same scripted server:
  * - RUNS concurrent runs of TOKENS tokens each, through the HTTP service (its own process) to SSE
  *   subscribers here: events per second delivered, event-loop lag and peak RSS of the service;
  * - one run streaming LONG tokens (a long reasoning trace): event-loop lag, and GET /api/healthz
@@ -43,26 +46,26 @@ type Lag = { p50: number; p99: number; max: number; maxRssMiB: number; cpuMs: nu
 type Load = { events: number; seconds: number; wrong: number; duplicates: number; lag: Lag };
 
 /** A script whose replies each wait at their first chunk until `release(hold)`; `arrived` once `count` came. */
-function heldReplies(ollama: ScriptedOllama, hold: string, content: string, count: number): Promise<void> {
+function heldReplies(server: ScriptedModelServer, hold: string, content: string, count: number): Promise<void> {
 	let seen = 0;
 	let resolve!: () => void;
 	const arrived = new Promise<void>((r) => (resolve = r));
-	ollama.script = (): ScriptedReply => {
+	server.script = (): ScriptedReply => {
 		if (++seen === count) resolve();
 		return { content, chunkChars: TOKEN_CHARS, hold, holdAfterChunks: 0 };
 	};
 	return arrived;
 }
 
-const ollama = await ScriptedOllama.start(() => ({ content: '' }));
+/** A provider's scripted server, and the name bare-streaming.ts knows its client by. */
+type Provider = { label: string; server: ScriptedModelServer & { url: string }; client: 'ollama' | 'openai' };
 
-async function startService(name: string): Promise<{ service: Service; lagFile: string }> {
+async function startService(provider: Provider, name: string): Promise<{ service: Service; lagFile: string }> {
 	const lagFile = path.join(dir, `${name}-lag.json`);
 	const service = await Service.start({
-		ollamaUrl: ollama.url,
 		dataDir: path.join(dir, name),
 		// Every run at once is the load this bench measures, past the default cap of 32.
-		env: { NODE_OPTIONS: `--import ${loopLag}`, BENCH_LOOP_LAG_FILE: lagFile, MAX_CONCURRENT_RUNS: String(RUNS) }
+		env: { ...provider.server.serviceEnv(), NODE_OPTIONS: `--import ${loopLag}`, BENCH_LOOP_LAG_FILE: lagFile, MAX_CONCURRENT_RUNS: String(RUNS) }
 	});
 	return { service, lagFile };
 }
@@ -87,9 +90,15 @@ async function followSse(res: Response, expected: string): Promise<{ events: num
 }
 
 /** `runs` runs of `content` through the service, each followed over SSE from before its first token. */
-async function throughService(name: string, runs: number, content: string, beside?: (service: Service) => () => Promise<void>) {
-	const { service, lagFile } = await startService(name);
-	const arrived = heldReplies(ollama, name, content, runs);
+async function throughService(
+	provider: Provider,
+	name: string,
+	runs: number,
+	content: string,
+	beside?: (service: Service) => () => Promise<void>
+) {
+	const { service, lagFile } = await startService(provider, name);
+	const arrived = heldReplies(provider.server, name, content, runs);
 	const streams = await Promise.all(
 		Array.from({ length: runs }, async (_, i) => {
 			const { conversation } = await (await service.post('/api/chat', { message: `bench ${i}` })).json();
@@ -101,7 +110,7 @@ async function throughService(name: string, runs: number, content: string, besid
 	const stop = beside?.(service);
 	const started = performance.now();
 	const following = streams.map((res) => followSse(res, content));
-	ollama.release(name);
+	provider.server.release(name);
 	const results = await Promise.all(following);
 	const seconds = (performance.now() - started) / 1000;
 	await stop?.();
@@ -117,10 +126,11 @@ async function throughService(name: string, runs: number, content: string, besid
 }
 
 /** The same load on bare LangGraph, in a child process of its own. */
-async function bare(name: string, runs: number, content: string): Promise<Load> {
+async function bare(provider: Provider, name: string, runs: number, content: string): Promise<Load> {
 	const lagFile = path.join(dir, `${name}-lag.json`);
-	const arrived = heldReplies(ollama, name, content, runs);
-	const child = fork(path.resolve('bench/support/bare-streaming.ts'), [ollama.url, String(runs), path.join(dir, `${name}.db`)], {
+	const arrived = heldReplies(provider.server, name, content, runs);
+	const args = [provider.client, provider.server.url, String(runs), path.join(dir, `${name}.db`)];
+	const child = fork(path.resolve('bench/support/bare-streaming.ts'), args, {
 		execArgv: ['--import', 'tsx', '--import', loopLag],
 		env: { ...process.env, BENCH_LOOP_LAG_FILE: lagFile }
 	});
@@ -132,7 +142,7 @@ async function bare(name: string, runs: number, content: string): Promise<Load> 
 	await reset;
 	const started = performance.now();
 	const report = once(child, 'message') as Promise<[{ events: number; wrong: number }]>;
-	ollama.release(name);
+	provider.server.release(name);
 	const [{ events, wrong }] = await report;
 	const seconds = (performance.now() - started) / 1000;
 	await exited;
@@ -180,80 +190,98 @@ function longestPublish(): { wallMs: number; cpuMs: number; totalMs: number } {
 // First, while this process's heap is small: a collection of a large heap would land in some publish.
 const publishes = Array.from({ length: PUBLISH_REPEATS }, longestPublish);
 const publish = publishes.reduce((best, p) => (p.wallMs < best.wallMs ? p : best));
-const load = { ours: await throughService('load', RUNS, answer), bare: await bare('bare-load', RUNS, answer) };
-const health = { ms: [] as number[], failed: 0 };
-const long = {
-	ours: await throughService('long', 1, longAnswer, (service) => pollHealth(service, health)),
-	bare: await bare('bare-long', 1, longAnswer)
-};
-await ollama.close();
+
+const providers: Provider[] = [
+	{ label: 'Ollama', server: await ScriptedOllama.start(() => ({ content: '' })), client: 'ollama' },
+	{ label: 'OpenAI-compatible', server: await ScriptedOpenAI.start(() => ({ content: '' })), client: 'openai' }
+];
+
+/** Both loads through one provider, each beside bare LangGraph with that provider's client. */
+async function measure(provider: Provider) {
+	const tag = provider.client;
+	const load = { ours: await throughService(provider, `${tag}-load`, RUNS, answer), bare: await bare(provider, `${tag}-bare-load`, RUNS, answer) };
+	const health = { ms: [] as number[], failed: 0 };
+	const long = {
+		ours: await throughService(provider, `${tag}-long`, 1, longAnswer, (service) => pollHealth(service, health)),
+		bare: await bare(provider, `${tag}-bare-long`, 1, longAnswer)
+	};
+	const sorted = [...health.ms].sort((a, b) => a - b);
+	return {
+		provider,
+		load,
+		long,
+		health: { ...health, p99: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? NaN, max: sorted.at(-1) ?? NaN }
+	};
+}
+
+const results: Awaited<ReturnType<typeof measure>>[] = [];
+for (const provider of providers) results.push(await measure(provider));
+await Promise.all(providers.map((p) => p.server.close()));
 fs.rmSync(dir, { recursive: true, force: true });
 
 const perSecond = (l: Load) => Math.round(l.events / l.seconds);
 const cpuPerThousand = (l: Load) => ((l.lag.cpuMs / l.events) * 1000).toFixed(0);
 const lagOf = (l: Load) => `${l.lag.p99} / ${l.lag.max} ms`;
-const sorted = [...health.ms].sort((a, b) => a - b);
-const healthP99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? NaN;
-const healthMax = sorted.at(-1) ?? NaN;
-const ratio = perSecond(load.ours) / perSecond(load.bare);
-const rows: [string, string, string, string][] = [
-	[`${RUNS} × ${TOKENS}: events delivered`, String(load.ours.events), String(load.bare.events), ''],
-	[`${RUNS} × ${TOKENS}: wall time`, `${load.ours.seconds.toFixed(2)} s`, `${load.bare.seconds.toFixed(2)} s`, ''],
-	[`${RUNS} × ${TOKENS}: events per second`, String(perSecond(load.ours)), String(perSecond(load.bare)), '≥ 0.6× bare'],
-	[`${RUNS} × ${TOKENS}: ÷ bare LangGraph`, `${ratio.toFixed(2)}×`, '1.00×', '≥ 0.6×'],
-	[`${RUNS} × ${TOKENS}: CPU ms per 1,000 events, the process's own`, cpuPerThousand(load.ours), cpuPerThousand(load.bare), ''],
-	[`${RUNS} × ${TOKENS}: event-loop lag p50 / p99 / max`, `${load.ours.lag.p50} / ${lagOf(load.ours)}`, `${load.bare.lag.p50} / ${lagOf(load.bare)}`, 'p99 < 20 ms, max < 50 ms'],
-	[`${RUNS} × ${TOKENS}: peak RSS`, `${load.ours.lag.maxRssMiB} MiB`, `${load.bare.lag.maxRssMiB} MiB`, '≤ 300 MiB'],
-	[`${RUNS} × ${TOKENS}: runs with lost text or id gaps, duplicated events`, `${load.ours.wrong}, ${load.ours.duplicates}`, `${load.bare.wrong}, –`, '0, 0'],
-	[`1 × ${LONG}: wall time`, `${long.ours.seconds.toFixed(2)} s`, `${long.bare.seconds.toFixed(2)} s`, ''],
-	[`1 × ${LONG}: event-loop lag p50 / p99 / max`, `${long.ours.lag.p50} / ${lagOf(long.ours)}`, `${long.bare.lag.p50} / ${lagOf(long.bare)}`, ''],
-	[`1 × ${LONG}: GET /api/healthz p99 / max, failed`, `${healthP99.toFixed(1)} / ${healthMax.toFixed(1)} ms, ${health.failed} of ${health.ms.length}`, '–', 'p99 < 50 ms'],
-	[`1 × ${LONG}: peak RSS`, `${long.ours.lag.maxRssMiB} MiB`, `${long.bare.lag.maxRssMiB} MiB`, ''],
-	[`1 × ${LONG}: runs with lost text or id gaps`, String(long.ours.wrong), String(long.bare.wrong), '0'],
-	[
-		`replay log alone, ${LONG} tokens: longest publish (wall / CPU), all publishes; best of ${PUBLISH_REPEATS} (each)`,
-		`${publish.wallMs.toFixed(2)} / ${publish.cpuMs.toFixed(2)} ms, ${publish.totalMs.toFixed(0)} ms (${publishes.map((p) => p.wallMs.toFixed(1)).join(', ')})`,
-		'–',
-		'< 5 ms'
-	]
-];
+const ratioOf = (r: (typeof results)[number]) => perSecond(r.load.ours) / perSecond(r.load.bare);
+
 console.log(`\nThe token path: ${RUNS} concurrent runs × ${TOKENS} tokens, and 1 run × ${LONG} tokens, over HTTP/SSE (service as its own process)`);
-console.log('beside bare LangGraph.js + ChatOllama + stock SqliteSaver, in-process, on the same scripted server');
-console.log(`Machine: ${os.cpus()[0]?.model} × ${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
+console.log('beside bare LangGraph.js + the same client (ChatOllama, ChatOpenAI) + stock SqliteSaver, in-process, on the same scripted server');
+console.log(`Machine: ${os.cpus()[0]?.model} × ${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 console.log(`Reproduce: npx tsx bench/service-streaming.ts ${RUNS} ${TOKENS} ${LONG}\n`);
 console.log('| figure | Sophos | bare LangGraph | goal |\n| --- | --- | --- | --- |');
-for (const [figure, ours, baseline, goal] of rows) console.log(`| ${figure} | ${ours} | ${baseline} | ${goal} |`);
+for (const { provider, load, long, health } of results) {
+	const p = provider.label;
+	const rows: [string, string, string, string][] = [
+		[`${p}, ${RUNS} × ${TOKENS}: events delivered`, String(load.ours.events), String(load.bare.events), ''],
+		[`${p}, ${RUNS} × ${TOKENS}: wall time`, `${load.ours.seconds.toFixed(2)} s`, `${load.bare.seconds.toFixed(2)} s`, ''],
+		[`${p}, ${RUNS} × ${TOKENS}: events per second`, String(perSecond(load.ours)), String(perSecond(load.bare)), '≥ 0.6× bare'],
+		[`${p}, ${RUNS} × ${TOKENS}: ÷ bare LangGraph`, `${(perSecond(load.ours) / perSecond(load.bare)).toFixed(2)}×`, '1.00×', '≥ 0.6×'],
+		[`${p}, ${RUNS} × ${TOKENS}: CPU ms per 1,000 events, the process's own`, cpuPerThousand(load.ours), cpuPerThousand(load.bare), ''],
+		[`${p}, ${RUNS} × ${TOKENS}: event-loop lag p50 / p99 / max`, `${load.ours.lag.p50} / ${lagOf(load.ours)}`, `${load.bare.lag.p50} / ${lagOf(load.bare)}`, 'p99 < 20 ms, max < 50 ms'],
+		[`${p}, ${RUNS} × ${TOKENS}: peak RSS`, `${load.ours.lag.maxRssMiB} MiB`, `${load.bare.lag.maxRssMiB} MiB`, '≤ 300 MiB'],
+		[`${p}, ${RUNS} × ${TOKENS}: runs with lost text or id gaps, duplicated events`, `${load.ours.wrong}, ${load.ours.duplicates}`, `${load.bare.wrong}, –`, '0, 0'],
+		[`${p}, 1 × ${LONG}: wall time`, `${long.ours.seconds.toFixed(2)} s`, `${long.bare.seconds.toFixed(2)} s`, ''],
+		[`${p}, 1 × ${LONG}: event-loop lag p50 / p99 / max`, `${long.ours.lag.p50} / ${lagOf(long.ours)}`, `${long.bare.lag.p50} / ${lagOf(long.bare)}`, ''],
+		[`${p}, 1 × ${LONG}: GET /api/healthz p99 / max, failed`, `${health.p99.toFixed(1)} / ${health.max.toFixed(1)} ms, ${health.failed} of ${health.ms.length}`, '–', 'p99 < 50 ms'],
+		[`${p}, 1 × ${LONG}: peak RSS`, `${long.ours.lag.maxRssMiB} MiB`, `${long.bare.lag.maxRssMiB} MiB`, ''],
+		[`${p}, 1 × ${LONG}: runs with lost text or id gaps`, String(long.ours.wrong), String(long.bare.wrong), '0']
+	];
+	for (const [figure, ours, baseline, goal] of rows) console.log(`| ${figure} | ${ours} | ${baseline} | ${goal} |`);
+}
+console.log(
+	`| replay log alone, ${LONG} tokens: longest publish (wall / CPU), all publishes; best of ${PUBLISH_REPEATS} (each) | ` +
+		`${publish.wallMs.toFixed(2)} / ${publish.cpuMs.toFixed(2)} ms, ${publish.totalMs.toFixed(0)} ms (${publishes.map((p) => p.wallMs.toFixed(1)).join(', ')}) | – | < 5 ms |`
+);
 
-const many = `${RUNS} runs × ${TOKENS} tokens over HTTP/SSE`;
-const one = `1 run × ${LONG} tokens`;
 reportSummary('service-streaming', [
-	{ figure: `${many}: events per second`, ours: String(perSecond(load.ours)), baseline: String(perSecond(load.bare)), goal: '≥ 0.6× bare', met: ratio >= 0.6 },
-	{ figure: `${many}: CPU ms per 1,000 events`, ours: cpuPerThousand(load.ours), baseline: cpuPerThousand(load.bare), goal: '' },
+	...results.flatMap((r) => {
+		const many = `${r.provider.label}, ${RUNS} runs × ${TOKENS} tokens over HTTP/SSE`;
+		const one = `${r.provider.label}, 1 run × ${LONG} tokens`;
+		const { load, long, health } = r;
+		return [
+			{ figure: `${many}: events per second`, ours: String(perSecond(load.ours)), baseline: String(perSecond(load.bare)), goal: '≥ 0.6× bare', met: ratioOf(r) >= 0.6 },
+			{ figure: `${many}: CPU ms per 1,000 events`, ours: cpuPerThousand(load.ours), baseline: cpuPerThousand(load.bare), goal: '' },
+			{
+				figure: `${many}: event-loop lag p99 / max`,
+				ours: lagOf(load.ours),
+				baseline: lagOf(load.bare),
+				goal: 'p99 < 20 ms, max < 50 ms',
+				met: load.ours.lag.p99 < 20 && load.ours.lag.max < 50
+			},
+			{ figure: `${many}: peak RSS`, ours: `${load.ours.lag.maxRssMiB} MiB`, baseline: `${load.bare.lag.maxRssMiB} MiB`, goal: '≤ 300 MiB', met: load.ours.lag.maxRssMiB <= 300 },
+			{
+				figure: `${many}: lost / duplicated events`,
+				ours: `${load.ours.wrong} / ${load.ours.duplicates}`,
+				baseline: `${load.bare.wrong} / –`,
+				goal: '0 / 0',
+				met: load.ours.wrong + load.ours.duplicates === 0
+			},
+			{ figure: `${one}: event-loop lag p99 / max`, ours: lagOf(long.ours), baseline: lagOf(long.bare), goal: '' },
+			{ figure: `${one}: GET /api/healthz p99`, ours: `${health.p99.toFixed(1)} ms`, baseline: '–', goal: '< 50 ms', met: health.p99 < 50 }
+		];
+	}),
 	{
-		figure: `${many}: event-loop lag p99 / max`,
-		ours: lagOf(load.ours),
-		baseline: lagOf(load.bare),
-		goal: 'p99 < 20 ms, max < 50 ms',
-		met: load.ours.lag.p99 < 20 && load.ours.lag.max < 50
-	},
-	{
-		figure: `${many}: peak RSS`,
-		ours: `${load.ours.lag.maxRssMiB} MiB`,
-		baseline: `${load.bare.lag.maxRssMiB} MiB`,
-		goal: '≤ 300 MiB',
-		met: load.ours.lag.maxRssMiB <= 300
-	},
-	{
-		figure: `${many}: lost / duplicated events`,
-		ours: `${load.ours.wrong} / ${load.ours.duplicates}`,
-		baseline: `${load.bare.wrong} / –`,
-		goal: '0 / 0',
-		met: load.ours.wrong + load.ours.duplicates === 0
-	},
-	{ figure: `${one}: event-loop lag p99 / max`, ours: lagOf(long.ours), baseline: lagOf(long.bare), goal: '' },
-	{ figure: `${one}: GET /api/healthz p99`, ours: `${healthP99.toFixed(1)} ms`, baseline: '–', goal: '< 50 ms', met: healthP99 < 50 },
-	{
-		figure: `${one}: longest publish (replay log alone, best of ${PUBLISH_REPEATS}), wall / CPU`,
+		figure: `1 run × ${LONG} tokens: longest publish (replay log alone, best of ${PUBLISH_REPEATS}), wall / CPU`,
 		ours: `${publish.wallMs.toFixed(2)} / ${publish.cpuMs.toFixed(2)} ms`,
 		baseline: '–',
 		goal: '< 5 ms',

@@ -1,33 +1,21 @@
-import { AIMessageChunk, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { ToolMessage } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
-import { agentEvents, type AgentEvent } from '../../src/lib/server/agent/agent-events';
+import { AgentEvents, type AgentEvent, type StepWrite } from '../../src/lib/server/agent/agent-events';
 
-async function collect(items: [BaseMessage, Record<string, unknown>][]): Promise<AgentEvent[]> {
-	async function* source() {
-		yield* items;
-	}
-	const out: AgentEvent[] = [];
-	for await (const e of agentEvents(source())) out.push(e);
-	return out;
+function collect(writes: StepWrite[]): AgentEvent[] {
+	const steps = new AgentEvents();
+	return [...writes.flatMap((w) => steps.of(w)), ...steps.end()];
 }
 
-const agent = (step: number) => ({ langgraph_node: 'agent', langgraph_step: step, ls_model_name: 'qwen3' });
-const tools = (step: number) => ({ langgraph_node: 'tools', langgraph_step: step });
+const agent = (step: number) => ({ node: 'agent' as const, step, name: 'qwen3' });
 
-describe('agentEvents', () => {
-	it('separates reasoning from tokens and traces enter, call, result and leave', async () => {
-		const events = await collect([
-			[new AIMessageChunk({ content: '', additional_kwargs: { reasoning_content: 'hmm' } }), agent(1)],
-			[new AIMessageChunk({ content: 'Let me look.' }), agent(1)],
-			[
-				new AIMessageChunk({
-					content: '',
-					tool_call_chunks: [{ name: 'memory__read_graph', args: '{}', id: 'call1', index: 0, type: 'tool_call_chunk' }]
-				}),
-				agent(1)
-			],
-			[new ToolMessage({ content: 'graph', name: 'memory__read_graph', tool_call_id: 'call1', status: 'error' }), tools(2)],
-			[new AIMessageChunk({ content: 'Done.' }), agent(3)]
+describe('AgentEvents', () => {
+	it('separates reasoning from tokens and traces enter, call, result and leave', () => {
+		const events = collect([
+			{ ...agent(1), pieces: [{ type: 'reasoning', text: 'hmm' }, { type: 'token', text: 'Let me look.' }] },
+			{ ...agent(1), calls: [{ name: 'memory__read_graph', args: {}, id: 'call1', type: 'tool_call' }] },
+			{ node: 'tools', step: 2, results: [new ToolMessage({ content: 'graph', name: 'memory__read_graph', tool_call_id: 'call1', status: 'error' })] },
+			{ ...agent(3), pieces: [{ type: 'token', text: 'Done.' }] }
 		]);
 		expect(events).toEqual([
 			{ type: 'trace', note: { step: 1, name: 'qwen3', node: 'agent', event: 'enter' } },
@@ -62,7 +50,7 @@ describe('agentEvents', () => {
 		]);
 	});
 
-	it('emits nothing for an empty stream', async () => {
-		expect(await collect([])).toEqual([]);
+	it('emits nothing for an empty stream', () => {
+		expect(collect([])).toEqual([]);
 	});
 });

@@ -8,12 +8,17 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessageChunk, HumanMessage, type BaseMessage } from '@langchain/core/messages';
-import type { ChatResult } from '@langchain/core/outputs';
+import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildAgentGraph } from '../../src/lib/server/agent/agent-graph';
 import { DeltaSqliteSaver } from '../../src/lib/server/checkpoint/index.js';
 import { LINK } from '../../src/lib/server/checkpoint/write-links.js';
 import { migrate } from '../../src/lib/server/db/migrations';
+
+function replyTo(messages: BaseMessage[]) {
+	const message = new AIMessageChunk({ id: `run-${messages.length}`, content: `Answer to ${messages.length} messages.` });
+	return { text: String(message.content), message };
+}
 
 /** Answers as ChatOllama does when it streams: the reply comes back as one aggregated chunk. */
 class StreamedReplyModel extends BaseChatModel {
@@ -22,8 +27,11 @@ class StreamedReplyModel extends BaseChatModel {
 	}
 
 	async _generate(messages: BaseMessage[]): Promise<ChatResult> {
-		const message = new AIMessageChunk({ id: `run-${messages.length}`, content: `Answer to ${messages.length} messages.` });
-		return { generations: [{ text: String(message.content), message }] };
+		return { generations: [replyTo(messages)] };
+	}
+
+	async *_streamResponseChunks(messages: BaseMessage[]): AsyncGenerator<ChatGenerationChunk> {
+		yield new ChatGenerationChunk(replyTo(messages));
 	}
 }
 
@@ -38,7 +46,7 @@ it('stores a streamed answer once: the agent step writes the AIMessage the threa
 	migrate(db);
 	const graph = buildAgentGraph({
 		checkpointer: new DeltaSqliteSaver(db),
-		model: async () => ({ chat: new StreamedReplyModel({}), classifyError: (e) => e as Error, record: (answer) => answer }),
+		model: async () => ({ name: 'streamed-reply', chat: new StreamedReplyModel({}), classifyError: (e) => e as Error, record: (answer) => answer }),
 		tools: async () => [],
 		runTools: async () => ({ messages: [] }),
 		turn: () => undefined,

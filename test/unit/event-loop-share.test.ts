@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EventLoopShare } from '../../src/lib/server/event-loop-share';
 
 const encoder = new TextEncoder();
@@ -65,6 +65,44 @@ describe('EventLoopShare', () => {
 		// Both streams wait in one queue: b is not held back behind all of a's lines.
 		expect(order.indexOf('b')).toBeLessThan(5);
 		expect(order.slice(0, 40).filter((s) => s === 'b').length).toBeGreaterThanOrEqual(15);
+	});
+
+	it('lets a response that got its turn go on through its read while the turn has time, though others wait', async () => {
+		// The clock is the test's: 10 ms pass at once, so both responses find the turn full and queue;
+		// then it stands still, so the turn that releases the first never fills up.
+		let now = 0;
+		const clock = vi.spyOn(performance, 'now').mockImplementation(() => now);
+		try {
+			const share = new EventLoopShare(4);
+			expect(share.turn()).toBeUndefined();
+			now = 10;
+			const order: string[] = [];
+			await Promise.all([
+				pieces(share.pace(burst([lines(20, 'a').join('')])), () => order.push('a')),
+				pieces(share.pace(burst([lines(20, 'b').join('')])), () => order.push('b'))
+			]);
+			expect(order.join('')).toBe('a'.repeat(20) + 'b'.repeat(20));
+		} finally {
+			clock.mockRestore();
+		}
+	});
+
+	it('reads a body as it arrives, though nothing has asked for its pieces yet', async () => {
+		let pulled = 0;
+		const body = new ReadableStream<Uint8Array>(
+			{
+				pull(controller) {
+					if (pulled === 10) return controller.close();
+					controller.enqueue(encoder.encode(lines(1, `c${pulled++}`)[0]!));
+				}
+			},
+			{ highWaterMark: 0 }
+		);
+		const paced = strict().pace(body);
+		await new Promise((resolve) => setImmediate(resolve));
+		// A client left holding an unread response backs it up into the socket (see pace).
+		expect(pulled).toBe(10);
+		expect((await pieces(paced)).join('')).toBe(Array.from({ length: 10 }, (_, i) => lines(1, `c${i}`)[0]).join(''));
 	});
 
 	it('spreads a burst of callers over turns of the event loop, first come first served', async () => {

@@ -13,6 +13,9 @@
 // loop has used less than `targetTurnMs` and nothing waits; otherwise it queues, in arrival order,
 // for a later turn. Each turn releases as many queued points as fit in `targetTurnMs`, judged by
 // how long the previous turn took, so a burst costs latency in small slices instead of stalling.
+// A model response that got its turn goes on with the next lines of its read while the turn has
+// time, even though others wait: handed on one line per turn, each run published one token per
+// turn and every token cost an SSE write of its own (issue 15).
 
 const NEWLINE = 0x0a;
 /** Bounds how fast the release rate may change from one turn to the next. */
@@ -26,6 +29,8 @@ export class EventLoopShare {
 	/** When work of the current turn of the event loop began; cleared as the loop turns. */
 	private turnStarted: number | undefined;
 	private turnEndScheduled = false;
+	/** Counts turns of the event loop with work in them, so a stream can tell the turn it last went on in. */
+	private turnCount = 0;
 
 	/** @param targetTurnMs how long a turn of the event loop may take while runs wait their turn. */
 	constructor(private readonly targetTurnMs = 4) {}
@@ -54,35 +59,43 @@ export class EventLoopShare {
 	};
 
 	/**
-	 * The same bytes, split after every newline, each piece handed on when its turn comes. A pull
-	 * source rather than a TransformStream: it reads only when the consumer asks, and spares every
-	 * chunk the trip through a pipe (measurably cheaper per model call).
+	 * The same bytes, split after every newline, each piece handed on when its turn comes. The body
+	 * is read as fast as it arrives and held here: left unread in the HTTP client while a run waits
+	 * its turn, a long response backs up into the socket, and the client then re-parses the backlog
+	 * on every resume (most of the CPU of a 100,000-token OpenAI-compatible answer, issue 15). A
+	 * pull source rather than a TransformStream spares every piece the trip through a pipe.
 	 */
 	pace(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-		const reader = body.getReader();
+		const arrived = new ArrivedChunks(body.getReader());
 		let chunk: Uint8Array | undefined;
 		let start = 0;
+		let wentOnIn: number | undefined;
 		return new ReadableStream<Uint8Array>(
 			{
 				pull: async (controller) => {
 					if (chunk === undefined) {
-						const read = await reader.read();
-						if (read.done) return controller.close();
-						chunk = read.value;
+						chunk = await arrived.next();
+						if (chunk === undefined) return controller.close();
 						start = 0;
 					}
-					const wait = this.turn();
+					const wait = this.goesOn(wentOnIn) ? undefined : this.turn();
 					if (wait) await wait;
+					wentOnIn = this.turnCount;
 					const newline = chunk.indexOf(NEWLINE, start);
 					const end = newline === -1 ? chunk.length : newline + 1;
 					controller.enqueue(chunk.subarray(start, end));
 					if (end < chunk.length) start = end;
 					else chunk = undefined;
 				},
-				cancel: (reason) => reader.cancel(reason)
+				cancel: (reason) => arrived.cancel(reason)
 			},
 			{ highWaterMark: 0 }
 		);
+	}
+
+	/** Whether a stream that last went on in turn `wentOnIn` may go on now without asking again. */
+	private goesOn(wentOnIn: number | undefined): boolean {
+		return wentOnIn === this.turnCount && this.turnStarted !== undefined && !this.turnIsFull();
 	}
 
 	private turnIsFull(): boolean {
@@ -97,6 +110,7 @@ export class EventLoopShare {
 	// The clock stops at the next check phase, which every turn of the event loop passes through.
 	private startTurn(now: number): void {
 		this.turnStarted = now;
+		this.turnCount++;
 		if (this.turnEndScheduled) return;
 		this.turnEndScheduled = true;
 		setImmediate(() => {
@@ -127,5 +141,56 @@ export class EventLoopShare {
 		// What the released callers do next belongs to a turn of its own.
 		this.startTurn(now);
 		for (const resolve of released) resolve();
+	}
+}
+
+/** Reads a body as it arrives and keeps its chunks until asked; a failure comes after the chunks before it. */
+class ArrivedChunks {
+	private readonly chunks: Uint8Array[] = [];
+	private head = 0;
+	private ended = false;
+	private failure: { error: unknown } | undefined;
+	private wake: (() => void) | undefined;
+
+	constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {
+		void this.pump();
+	}
+
+	/** The next chunk, undefined once the body has ended; throws what the body failed with. */
+	async next(): Promise<Uint8Array | undefined> {
+		while (this.head === this.chunks.length) {
+			if (this.failure) throw this.failure.error;
+			if (this.ended) return undefined;
+			await new Promise<void>((resolve) => (this.wake = resolve));
+		}
+		const chunk = this.chunks[this.head++]!;
+		if (this.head === this.chunks.length) {
+			this.chunks.length = 0;
+			this.head = 0;
+		}
+		return chunk;
+	}
+
+	cancel(reason: unknown): Promise<void> {
+		return this.reader.cancel(reason);
+	}
+
+	private async pump(): Promise<void> {
+		try {
+			for (let read = await this.reader.read(); !read.done; read = await this.reader.read()) {
+				this.chunks.push(read.value);
+				this.woken();
+			}
+			this.ended = true;
+		} catch (e) {
+			this.failure = { error: e };
+		}
+		this.woken();
+	}
+
+	private woken(): void {
+		const wake = this.wake;
+		this.wake = undefined;
+		wake?.();
 	}
 }

@@ -104,7 +104,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		model: async (config) => {
 			const conversation = String(config.configurable?.thread_id);
 			const chosen = (await storage.conversations.model(conversation)) ?? models.defaultModel;
-			return models.step(chosen, String(config.configurable?.run_id));
+			return models.step(chosen, String(config.configurable?.run_id), config.signal);
 		},
 		tools: () => toolbox.definitions(),
 		runTools: (messages, config) =>

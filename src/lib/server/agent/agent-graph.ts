@@ -1,4 +1,4 @@
-import { AIMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { RunnableConfig } from '@langchain/core/runnables';
@@ -11,11 +11,15 @@ import {
 	StateGraph,
 	messagesStateReducer
 } from '@langchain/langgraph';
+import type { StepWrite } from './agent-events';
 import { AgentState } from './agent-state';
+import { streamAnswer } from './answer-stream';
 
 /** What an agent step needs of the model the run's conversation chose. */
 export type ModelStep = {
-	/** A fresh client per call, so aborting one run's request never touches another's. */
+	/** The model's name as its server knows it, for the step's trace. */
+	name: string;
+	/** A fresh client per call, whose requests the step's signal aborts, so aborting one run's request never touches another's. */
 	chat: BaseChatModel;
 	/** Turns a failed call into a typed error while its type is still known. */
 	classifyError: (e: unknown) => Error;
@@ -25,7 +29,7 @@ export type ModelStep = {
 
 export type AgentGraphParts = {
 	checkpointer: BaseCheckpointSaver;
-	/** The model for this step of this run (`config` holds the thread and run ids); may throw a typed error. */
+	/** The model for this step of this run (`config` holds the thread and run ids, and the step's signal); may throw a typed error. */
 	model: (config: RunnableConfig) => Promise<ModelStep>;
 	/** The tools to offer now; resolved at every step, so a server that comes back is used. */
 	tools: () => Promise<StructuredToolInterface[]>;
@@ -50,6 +54,17 @@ async function beginStep(parts: AgentGraphParts, config: LangGraphRunnableConfig
 	if (config.control?.drainRequested) throw new GraphDrained(config.control.drainReason);
 }
 
+/** The step LangGraph runs this node in, as its stream metadata numbers it. */
+function stepOf(config: LangGraphRunnableConfig): number {
+	const step = config.metadata?.langgraph_step;
+	return typeof step === 'number' ? step : -1;
+}
+
+/** Hands the run what a step did, through LangGraph's `custom` stream mode (agent-events.ts reads it). */
+function write(config: LangGraphRunnableConfig, data: StepWrite): void {
+	config.writer?.(data);
+}
+
 function routeAfterAgent(state: State): 'tools' | typeof END {
 	const last = state.messages.at(-1);
 	return last && AIMessage.isInstance(last) && (last.tool_calls?.length ?? 0) > 0 ? 'tools' : END;
@@ -61,13 +76,19 @@ export function buildAgentGraph(parts: AgentGraphParts) {
 		const [tools, system] = await Promise.all([parts.tools(), parts.systemPrompt()]);
 		await beginStep(parts, config);
 		const step = await parts.model(config);
-		const model = tools.length && step.chat.bindTools ? step.chat.bindTools(tools) : step.chat;
+		const at = { node: 'agent' as const, step: stepOf(config), name: step.name };
 		let response: BaseMessage;
 		try {
-			response = await model.invoke([new SystemMessage(system), ...state.messages], config);
+			response = await streamAnswer(step.chat, [new SystemMessage(system), ...state.messages], {
+				tools,
+				signal: config.signal,
+				handOn: (pieces) => write(config, { ...at, pieces })
+			});
 		} catch (e) {
 			throw step.classifyError(e);
 		}
+		const calls = (response as AIMessage).tool_calls ?? [];
+		if (calls.length) write(config, { ...at, calls });
 		// A streamed reply is an AIMessageChunk, which the reducer turns into an AIMessage for the
 		// thread. Returning that AIMessage makes the step's pending write the same bytes as the
 		// message in the next checkpoint, so the saver stores it once (checkpoint/write-links.ts).
@@ -76,7 +97,10 @@ export function buildAgentGraph(parts: AgentGraphParts) {
 
 	async function tools(state: State, config: LangGraphRunnableConfig) {
 		await beginStep(parts, config);
-		return parts.runTools(state.messages, config);
+		const done = await parts.runTools(state.messages, config);
+		const results = done.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
+		if (results.length) write(config, { node: 'tools', step: stepOf(config), results });
+		return done;
 	}
 
 	return new StateGraph(AgentState)

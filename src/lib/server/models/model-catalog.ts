@@ -41,11 +41,12 @@ export class ModelCatalog {
 		return { provider, model: ref.model };
 	}
 
-	/** The model `id` for one step of `run`: a chat model, its error classifier, and the answer's record. */
-	step(id: string, run: string): ModelStep {
+	/** The model `id` for one step of `run`: a chat model whose requests `signal` aborts, its error classifier, and the answer's record. */
+	step(id: string, run: string, signal?: AbortSignal): ModelStep {
 		const { provider, model } = this.resolve(id);
 		return {
-			chat: provider.chatModel(model),
+			name: model,
+			chat: provider.chatModel(model, signal),
 			classifyError: (e) => provider.classifyError(e, model),
 			record: (answer: BaseMessage) => {
 				const usage = provider.usageOf(answer);

@@ -11,8 +11,8 @@ import type { ModelUsage, ProviderKind } from '../../protocol';
 export interface ModelProvider {
 	readonly name: string;
 	readonly kind: ProviderKind;
-	/** A fresh chat model for one call, so aborting one run's request never touches another's. */
-	chatModel(model: string): BaseChatModel;
+	/** A fresh chat model for one call whose requests `signal` aborts, so aborting one run's request never touches another's. */
+	chatModel(model: string, signal?: AbortSignal): BaseChatModel;
 	/** The names of the models it serves now; throws a classified RunFailure when it cannot be asked. */
 	listModels(): Promise<string[]>;
 	/** Whether `model` is among the names `listModels` gave. */

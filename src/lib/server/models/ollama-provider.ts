@@ -5,6 +5,7 @@ import { RunFailure } from '../errors';
 import { networkErrorCode } from '../agent/model-errors';
 import type { ModelProvider } from './model-provider';
 import type { ModelUsage } from '../../protocol';
+import { fetchWithSignal } from './fetch-with-signal';
 import { definedUsage, tokensPerSecond } from './model-usage';
 
 const LIST_TIMEOUT_MS = 3000;
@@ -46,8 +47,9 @@ export class OllamaProvider implements ModelProvider {
 
 	constructor(private readonly options: { host: string; think: boolean; fetch: typeof fetch }) {}
 
-	chatModel(model: string) {
-		return new ChatOllama({ baseUrl: this.options.host, model, think: this.options.think, fetch: this.options.fetch });
+	chatModel(model: string, signal?: AbortSignal) {
+		const { host, think } = this.options;
+		return new ChatOllama({ baseUrl: host, model, think, fetch: fetchWithSignal(this.options.fetch, signal) });
 	}
 
 	/** Names without `:latest`, as a person writes them (`qwen3`, `qwen3:8b`). */

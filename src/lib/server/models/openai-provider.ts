@@ -6,6 +6,7 @@ import { networkErrorCode } from '../agent/model-errors';
 import type { ModelProvider } from './model-provider';
 import type { OpenAIEndpoint } from './models-config';
 import type { ModelUsage } from '../../protocol';
+import { fetchWithSignal } from './fetch-with-signal';
 import { definedUsage, tokensPerSecond } from './model-usage';
 import { OpenAICompatibleChatModel } from './openai-chat-model';
 
@@ -46,13 +47,13 @@ export class OpenAIProvider implements ModelProvider {
 		return this.endpoint.name;
 	}
 
-	chatModel(model: string) {
+	chatModel(model: string, signal?: AbortSignal) {
 		return new OpenAICompatibleChatModel(
 			{
 				model,
 				apiKey: this.endpoint.apiKey ?? NO_KEY,
 				// organization/project null: the client would otherwise send OPENAI_ORG_ID/OPENAI_PROJECT_ID along.
-				configuration: { baseURL: this.endpoint.baseUrl, fetch: this.pacedFetch, organization: null, project: null },
+				configuration: { baseURL: this.endpoint.baseUrl, fetch: fetchWithSignal(this.pacedFetch, signal), organization: null, project: null },
 				streaming: true,
 				streamUsage: true,
 				// As with Ollama, a failed call fails the step at once: the run can be resumed, and a

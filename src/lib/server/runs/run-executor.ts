@@ -1,6 +1,6 @@
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { Command } from '@langchain/langgraph';
-import { agentEvents, type AgentEvent } from '../agent/agent-events';
+import { AgentEvents, type AgentEvent, type StepWrite } from '../agent/agent-events';
 import type { AgentGraph } from '../agent/agent-graph';
 import { classifyRunError } from '../agent/model-errors';
 import type { ThreadReader } from '../agent/thread-reader';
@@ -81,20 +81,23 @@ async function streamRun(run: ActiveRun, input: RunInput, parts: ExecutorParts, 
 	const at = await parts.threads.startConfig(run.conversationId);
 	const stream = (await parts.graph.stream(graphIn, {
 		configurable: { ...at.configurable, run_id: run.id },
-		streamMode: 'messages',
+		streamMode: 'custom',
 		durability: 'sync',
 		recursionLimit: parts.recursionLimit,
 		signal: run.signal,
 		control: run.control
-	})) as unknown as AsyncIterable<[BaseMessage, Record<string, unknown>]>;
-	for await (const event of agentEvents(stream)) {
+	})) as unknown as AsyncIterable<StepWrite>;
+	const steps = new AgentEvents();
+	const publish = (event: AgentEvent) => {
 		if (event.type === 'trace' && event.note.event === 'enter') partial.text = '';
 		if (event.type === 'token') {
 			partial.text += event.text;
 			parts.crash('mid-model-stream');
 		}
 		run.log.publish(toRunEvent(event));
-	}
+	};
+	for await (const write of stream) steps.of(write).forEach(publish);
+	steps.end().forEach(publish);
 }
 
 /** A cancelled answer keeps what was streamed of it, as the thread's last assistant message. */

@@ -1,0 +1,100 @@
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import { concat } from '@langchain/core/utils/stream';
+import { messageText, reasoningOf } from './messages';
+
+/** A piece of an answer as it streams: answer text or the model's thinking. */
+export type AnswerPiece = { type: 'token' | 'reasoning'; text: string };
+
+export type AnswerCall = {
+	tools: StructuredToolInterface[];
+	/** Aborts the model's request; an aborted call throws, it never returns a cut answer. */
+	signal?: AbortSignal;
+	/** Called with the pieces that arrived since the last call, at most once per turn of the event loop. */
+	handOn: (pieces: AnswerPiece[]) => void;
+};
+
+/**
+ * Whether a chunk adds only text and reasoning to the answer, so its concatenation can wait: each
+ * `concat` builds a new AIMessageChunk, the largest cost per token left (issue 15).
+ */
+function onlyText(chunk: AIMessageChunk): boolean {
+	if (typeof chunk.content !== 'string' || chunk.tool_call_chunks?.length || chunk.usage_metadata) return false;
+	for (const key in chunk.additional_kwargs) if (key !== 'reasoning_content') return false;
+	for (const key in chunk.response_metadata) if (key !== 'model_provider') return false;
+	return true;
+}
+
+/** Text and reasoning of consecutive text-only chunks, concatenated into the answer in one step. */
+class HeldText {
+	private text: string[] = [];
+	private reasoning: string[] = [];
+	private first: AIMessageChunk | undefined;
+
+	hold(chunk: AIMessageChunk, text: string, reasoning: string): void {
+		this.first ??= chunk;
+		if (text) this.text.push(text);
+		if (reasoning) this.reasoning.push(reasoning);
+	}
+
+	addTo(answer: AIMessageChunk | undefined): AIMessageChunk | undefined {
+		if (this.first === undefined) return answer;
+		const reasoning = this.reasoning.join('');
+		const held = new AIMessageChunk({
+			id: this.first.id,
+			content: this.text.join(''),
+			additional_kwargs: reasoning ? { reasoning_content: reasoning } : {},
+			response_metadata: this.first.response_metadata
+		});
+		this.text = [];
+		this.reasoning = [];
+		this.first = undefined;
+		return answer === undefined ? held : concat(answer, held);
+	}
+}
+
+/**
+ * Streams one model call and returns the whole answer, as the chat model's own `invoke` would have
+ * built it (its chunks concatenated). The chunks come straight from the provider's
+ * `_streamResponseChunks`, the method each LangChain chat model implements over its SDK, rather than
+ * through `invoke` or `stream`: those run every chunk through the callback manager, an abort race and
+ * (for LangGraph's `messages` stream mode) one stream event per token, which cost the service more
+ * than the rest of the token path together (issue 15). The pieces of one network read arrive in one
+ * chain of microtasks, so handing them on once the loop reaches its check phase gives them on per read.
+ */
+export async function streamAnswer(chat: BaseChatModel, messages: BaseMessage[], call: AnswerCall): Promise<AIMessageChunk> {
+	let answer: AIMessageChunk | undefined;
+	const held = new HeldText();
+	let pending: AnswerPiece[] = [];
+	let scheduled: NodeJS.Immediate | undefined;
+	const handOn = () => {
+		scheduled = undefined;
+		if (pending.length === 0) return;
+		const pieces = pending;
+		pending = [];
+		call.handOn(pieces);
+	};
+	const options = { tools: call.tools, signal: call.signal } as BaseChatModel['ParsedCallOptions'];
+	try {
+		for await (const chunk of chat._streamResponseChunks(messages, options)) {
+			const message = chunk.message as AIMessageChunk;
+			const reasoning = reasoningOf(message);
+			if (reasoning) pending.push({ type: 'reasoning', text: reasoning });
+			const text = messageText(message.content);
+			if (text) pending.push({ type: 'token', text });
+			if (onlyText(message)) held.hold(message, text, reasoning);
+			else {
+				answer = held.addTo(answer);
+				answer = answer === undefined ? message : concat(answer, message);
+			}
+			if (pending.length > 0 && scheduled === undefined) scheduled = setImmediate(handOn);
+		}
+		// The clients end the stream quietly when they see the signal aborted between chunks.
+		call.signal?.throwIfAborted();
+	} finally {
+		if (scheduled !== undefined) clearImmediate(scheduled);
+		handOn();
+	}
+	return held.addTo(answer) ?? new AIMessageChunk({ content: '' });
+}
