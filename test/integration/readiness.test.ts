@@ -90,6 +90,8 @@ describe('MCP servers that are down', () => {
 				.trim();
 			expect(memoryPid).toMatch(/^\d+$/);
 			process.kill(Number(memoryPid), 'SIGKILL');
+			// Between the two messages: once the service has seen the server go, not while its exit is in flight.
+			await service.waitForOutput(/MCP: server "memory" is down/);
 
 			const second = (await (await service.post('/api/chat', { message: 'two' })).json()).conversation;
 			const events = await followRun(service.url, second);

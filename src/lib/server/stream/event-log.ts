@@ -32,7 +32,10 @@ export class EventLog {
 	private merge: { read: number; written: number } | null = null;
 	private merging = false;
 	private nextId: number;
+	private readonly firstId: number;
 	private readonly subscribers = new Set<Subscriber>();
+	/** What the run's own machinery attaches (the durable writer on PostgreSQL): not readers, not counted against MAX_STREAMS_PER_RUN. */
+	private readonly taps = new Set<Subscriber>();
 	private ended = false;
 
 	/**
@@ -52,6 +55,7 @@ export class EventLog {
 	) {
 		if (!Number.isSafeInteger(firstId) || firstId < 1) throw new Error(`Invalid first event id: ${firstId}`);
 		this.nextId = firstId;
+		this.firstId = firstId;
 	}
 
 	get lastId(): number {
@@ -83,12 +87,14 @@ export class EventLog {
 		}
 		if (this.merge) this.mergeSome(this.merge);
 		if (isTerminal(event)) this.ended = true;
-		for (const subscriber of this.subscribers) {
-			try {
-				subscriber(frame, event, id);
-			} catch {
-				// A broken subscriber must not stop the run or the other subscribers.
-				this.subscribers.delete(subscriber);
+		for (const set of [this.taps, this.subscribers]) {
+			for (const subscriber of set) {
+				try {
+					subscriber(frame, event, id);
+				} catch {
+					// A broken subscriber must not stop the run or the other subscribers.
+					set.delete(subscriber);
+				}
 			}
 		}
 		return id;
@@ -100,6 +106,16 @@ export class EventLog {
 	 * An id above any this run has published cannot be one of its own (ids only grow): it comes from
 	 * an earlier run, so the whole log is replayed.
 	 */
+	/**
+	 * Delivers every event from the next one on, for the run's own use rather than a reader's;
+	 * throws once the run has published, since what came before would be missed.
+	 */
+	tap(subscriber: Subscriber): () => void {
+		if (this.nextId !== this.firstId) throw new Error('a tap must be attached before the run publishes');
+		this.taps.add(subscriber);
+		return () => this.taps.delete(subscriber);
+	}
+
 	follow(lastEventId: number, subscriber: Subscriber): { missed: string[]; detach: () => void } {
 		const after = lastEventId > this.lastId ? 0 : lastEventId;
 		const missed = this.replay(after);

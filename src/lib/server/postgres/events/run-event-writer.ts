@@ -58,12 +58,8 @@ export class RunEventWriter {
 	) {
 		this.retryMs = this.retryDelay.first;
 		this.done = new Promise((resolve) => (this.settle = resolve));
-		const { missed, detach } = log.follow(0, (_frame, event, id) => this.add(event, id));
-		if (missed.length > 0) {
-			detach();
-			throw new Error(`run ${options.runId}: the event writer must be attached before the run publishes`);
-		}
-		this.detach = detach;
+		// A tap, not a reader: it does not count against MAX_STREAMS_PER_RUN.
+		this.detach = log.tap((_frame, event, id) => this.add(event, id));
 	}
 
 	/** Attaches a writer to a run's log; it must not have published yet. */
