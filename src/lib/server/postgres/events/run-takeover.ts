@@ -2,7 +2,8 @@
 
 import type pg from 'pg';
 import { isTerminal, type RunEvent } from '../../../protocol';
-import { appendRunEvents, encodeEvent, firstEventIdOf, RUN_ID_SPAN } from './run-event-rows.js';
+import { RUN_ID_SPAN } from '../../runs/carried-stream.js';
+import { appendRunEvents, encodeEvent, firstEventIdOf } from './run-event-rows.js';
 
 export type TakenOverRun = {
 	runId: string;
