@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, openPage, screenshot, sendMessage, waitForExactText, waitForIdle } from '../support/browser';
 import { ScriptedOllama } from '../support/scripted-ollama';
-import { SUMMARY, walkthroughScript } from '../support/scripts';
+import { SUMMARY, answerScript, walkthroughScript } from '../support/scripts';
 import { Service } from '../support/service';
 
 describe('a crash mid-run', () => {
@@ -60,6 +60,51 @@ describe('a crash mid-run', () => {
 			]);
 			expect(await page.getByTestId('resume-banner').count()).toBe(0);
 			expect(await item.getByTestId('conversation-status').count()).toBe(0);
+			expect(pageErrors).toEqual([]);
+		} finally {
+			await context.close();
+		}
+	});
+});
+
+describe('a crash mid-run with AUTO_RESUME', () => {
+	let ollama: ScriptedOllama;
+	let service: Service;
+	let browser: Browser;
+
+	beforeAll(async () => {
+		ollama = await ScriptedOllama.start(answerScript('Cut short here.', { hold: 'crash', holdAfterChunks: 2 }));
+		service = await Service.start({ ollamaUrl: ollama.url, env: { AUTO_RESUME: 'true' } });
+		browser = await launchBrowser();
+	});
+	afterAll(async () => {
+		await browser?.close();
+		await service?.stop();
+		await ollama?.close();
+	});
+
+	it('after SIGKILL and a restart, the page shows the resumed answer live on its own stream, with no Resume to press', async () => {
+		const { context, page, pageErrors } = await openPage(browser, service.url);
+		try {
+			await sendMessage(page, 'Keep going');
+			await ollama.held('crash');
+			await waitForExactText(page, 'assistant-message', 'Cut shor');
+
+			await service.kill();
+			ollama.release('crash');
+			await page.getByTestId('status-reconnecting').waitFor();
+			ollama.script = answerScript('Answer after the crash.', { hold: 'resumed', holdAfterChunks: 3 });
+			service = await service.restart();
+			// The page's EventSource comes back with the dead run's last id: the resumed run's first
+			// events are all above it, so its answer shows from its first word while it streams.
+			await ollama.held('resumed');
+			await waitForExactText(page, 'assistant-message', 'Answer after', 1);
+			expect(await page.getByTestId('resume-banner').count()).toBe(0);
+
+			ollama.release('resumed');
+			await waitForIdle(page);
+			await waitForExactText(page, 'assistant-message', 'Answer after the crash.');
+			expect(await page.getByTestId('assistant-message').count()).toBe(1);
 			expect(pageErrors).toEqual([]);
 		} finally {
 			await context.close();

@@ -10,7 +10,7 @@ import { ScriptedOllama } from '../support/scripted-ollama';
 import { callsScript } from '../support/scripts';
 import { Service } from '../support/service';
 import { openServiceDb } from '../support/service-db';
-import { followRun, readEvents, tokensOf } from '../support/sse';
+import { followRun, readEvents, sseMessages, tokensOf, type SseEvent } from '../support/sse';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { testMcpConfig } from '../support/test-config';
 
@@ -143,6 +143,37 @@ describe('several instances on one PostgreSQL database', () => {
 			['user', 'go'],
 			['assistant', 'All of it, as the instance that took over.']
 		]);
+	});
+
+	it('a client on B follows a run executing on A, and keeps following on the same stream when A dies and B resumes it', async () => {
+		ollama.script = firstHeld('carried');
+		const [a, b] = await instances({ AUTO_RESUME: 'true' });
+		const { conversation, run: dead } = (await json(await a.post('/api/chat', { message: 'go on' }))).body;
+		await ollama.held('carried');
+		const events: SseEvent[] = [];
+		const stream = sseMessages(await fetch(`${b.url}/api/chat?conversation=${conversation}`));
+		const read = async () => {
+			const next = await stream.next();
+			if (!next.done) events.push(next.value);
+			return !next.done;
+		};
+		// A has kept the partial answer the client reads from B before it dies.
+		while (tokensOf(events) !== 'Half an ') expect(await read()).toBe(true);
+		await a.kill();
+		while (await read());
+
+		const resumed = (await runsOf(b, conversation))[0]!;
+		expect(resumed).toMatchObject({ trigger: 'auto-resume', status: 'completed' });
+		expect(events.at(-1)).toEqual({ id: expect.any(String), event: 'end', data: { conversation, run: resumed.id, status: 'completed' } });
+		expect(events.filter((e) => e.event === 'end' || e.event === 'chat-error')).toHaveLength(1);
+		expect(tokensOf(events)).toBe('Half an All of it, as the instance that took over.');
+		const ids = events.filter((e) => e.id !== undefined).map((e) => Number(e.id));
+		expect(ids).toHaveLength(events.filter((e) => e.event !== 'ping').length);
+		expect(ids.every((id, i) => i === 0 || id > ids[i - 1]!)).toBe(true);
+		// The dead run's ids, then the resumed run's, above every id the dead run could have sent.
+		expect(ids[0]).toBe(1);
+		expect(ids.at(-1)).toBeGreaterThan(2 ** 32);
+		expect((await runsOf(b, conversation))[1]).toMatchObject({ id: dead, status: 'interrupted' });
 	});
 
 	it('an owner paused past its lease writes nothing once another instance has taken its run over', async () => {

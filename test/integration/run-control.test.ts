@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { answerScript, callsScript } from '../support/scripts';
 import { Service } from '../support/service';
-import { followRun, readEvents, sseMessages, tokensOf } from '../support/sse';
+import { followRun, readEvents, sseMessages, tokensOf, type SseEvent } from '../support/sse';
 import { testMcpConfig, waitForLine } from '../support/test-config';
 
 type Detail = {
@@ -219,5 +219,34 @@ describe('run control', () => {
 			['message', 'interrupted']
 		]);
 		expect((await detailOf(service, conversation)).messages.map((m) => m.content)).toEqual(['survive', 'Answer after the crash.']);
+	});
+	it('AUTO_RESUME=true: a page that reconnects with the dead run\'s Last-Event-ID gets the resumed run whole', async () => {
+		ollama = await ScriptedOllama.start(answerScript('Cut short here.', { hold: 'crash', holdAfterChunks: 2 }));
+		service = await Service.start({ ollamaUrl: ollama.url, env: { AUTO_RESUME: 'true' } });
+		const { conversation } = await (await service.post('/api/chat', { message: 'survive' })).json();
+		await ollama.held('crash');
+		// The page's stream, read up to the dead run's last event; then the service dies.
+		const page = sseMessages(await service.fetch(`/api/chat?conversation=${conversation}`));
+		const seen: SseEvent[] = [];
+		while (tokensOf(seen) !== 'Cut shor') seen.push((await page.next()).value!);
+		await page.return(undefined);
+		await service.kill();
+		const lastEventId = Number(seen.at(-1)!.id);
+
+		// The resumed run has published more events than the dead run had when the page comes back.
+		ollama.script = answerScript('Answer after the crash.', { hold: 'resumed', holdAfterChunks: 3 });
+		service = await service.restart();
+		await untilTokens(service, conversation, 3);
+		const reconnected = readEvents(await service.fetch(`/api/chat?conversation=${conversation}`, { headers: { 'Last-Event-ID': String(lastEventId) } }));
+		ollama.release('resumed');
+		const events = await reconnected;
+		const [resumed] = await runsOf(service, conversation);
+		expect(resumed).toMatchObject({ trigger: 'auto-resume', status: 'completed' });
+		expect(events[0]).toMatchObject({ event: 'trace', data: { event: 'enter' } });
+		expect(tokensOf(events)).toBe('Answer after the crash.');
+		expect(events.at(-1)).toMatchObject({ event: 'end', data: { run: resumed!.id, status: 'completed' } });
+		const ids = events.filter((e) => e.id !== undefined).map((e) => Number(e.id));
+		expect(ids[0]).toBeGreaterThan(lastEventId);
+		expect(ids.every((id, i) => i === 0 || id > ids[i - 1]!)).toBe(true);
 	});
 });

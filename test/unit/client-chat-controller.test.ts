@@ -300,6 +300,24 @@ describe('ChatController', () => {
 			expect(api.calls.cancelRun).toEqual([['run-9']]);
 		});
 
+		it('cancels the run that carries on the stream when the one it started with was taken over and resumed', async () => {
+			api.answers.cancelRun = (run) => ok({ conversation: 'new-conversation', run, status: run === 'run-1' ? 'interrupted' : 'cancelled' });
+			api.answers.listRuns = () =>
+				ok([
+					{ id: 'run-2', status: 'running', trigger: 'auto-resume', input: null, error: null, startedAt: '2026-11-01T10:00:01.000Z', finishedAt: null },
+					{ id: 'run-1', status: 'interrupted', trigger: 'message', input: 'hello', error: null, startedAt: '2026-11-01T10:00:00.000Z', finishedAt: '2026-11-01T10:00:01.000Z' }
+				]);
+			await chat.send('hello');
+			// Run 1's owner died; the stream goes on with run 2, its ids above run 1's.
+			streams.emit(ev.enter(1, 1), ev.token(2, 'Half'), ev.enter(2 ** 32 + 1, 1), ev.token(2 ** 32 + 2, 'Whole'));
+			expect(texts()).toEqual(['hello', 'Half', 'Whole']);
+			expect(await chat.stop()).toBe('cancelling');
+			expect(api.calls.cancelRun).toEqual([['run-1'], ['run-2']]);
+			expect(chat.snapshot).toMatchObject({ status: 'stopping', runId: 'run-2' });
+			streams.emit(ev.end(2 ** 32 + 3, 'cancelled', 'new-conversation'));
+			expect(chat.snapshot).toMatchObject({ status: 'idle', notice: { kind: 'cancelled', message: CANCELLED_MESSAGE } });
+		});
+
 		it('reports that the run ended when its end arrives while stopping', async () => {
 			const cancel = deferred<ReturnType<typeof ok>>();
 			api.answers.cancelRun = () => cancel.promise as never;

@@ -37,6 +37,17 @@ describe('applyRunEvent', () => {
 		expect(run.hasOutput).toBe(true);
 	});
 
+	it('goes on with a run that carries on the stream of one whose owner died: its ids lie above, a replay of it adds nothing twice', () => {
+		const SPAN = 2 ** 32;
+		const dead = [ev.enter(1, 1), ev.token(2, 'Half an ')];
+		const resumed = [ev.enter(SPAN + 1, 1), ev.token(SPAN + 2, 'All of '), ev.token(SPAN + 3, 'it.')];
+		// The reader's connection dropped after the resumed run's first token and came back with its id.
+		const run = apply([...dead, ...resumed.slice(0, 2), ...resumed, ev.end(SPAN + 4, 'completed')]);
+		expect(run.items.map((i) => (i.kind === 'assistant' ? i.text : i.content))).toEqual(['Half an ', 'All of it.']);
+		expect(run.lastEventId).toBe(SPAN + 4);
+		expect(run.outcome).toEqual({ kind: 'end', status: 'completed', run: 'run-1' });
+	});
+
 	it('keeps a timeline entry per trace event, with the result status', () => {
 		const run = apply(WALK);
 		expect(run.timeline.map((t) => `${t.step}:${t.event}:${t.node}`)).toEqual([

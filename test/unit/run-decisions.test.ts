@@ -2,6 +2,7 @@ import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
 import { decideToolCall } from '../../src/lib/server/tools/repeat-policy';
 import { shouldAutoResume } from '../../src/lib/server/runs/auto-resume';
+import { carriedFirstEventId } from '../../src/lib/server/runs/carried-stream';
 import { danglingToolCalls } from '../../src/lib/server/runs/dangling-tool-calls';
 import { parseCrashAt } from '../../src/lib/server/crash-points';
 
@@ -66,5 +67,21 @@ describe('parseCrashAt', () => {
 		expect(parseCrashAt('nowhere')).toBeNull();
 		expect(parseCrashAt('before-checkpoint:0')).toBeNull();
 		expect(parseCrashAt('before-checkpoint:x')).toBeNull();
+	});
+});
+
+describe('carriedFirstEventId', () => {
+	const run = (id: string, trigger: 'message' | 'resume' | 'auto-resume') => ({ id, trigger });
+	it('starts a resume of a run that began its stream a span above its ids', () => {
+		expect(carriedFirstEventId([run('a', 'message')], 'a')).toBe(2 ** 32 + 1);
+		expect(carriedFirstEventId([run('b', 'resume'), run('a', 'auto-resume')], 'b')).toBe(2 ** 32 + 1);
+	});
+	it('goes a span higher for each auto-resume in a row up to the run it carries on, counted from that run', () => {
+		const runs = [run('new', 'auto-resume'), run('c', 'auto-resume'), run('b', 'auto-resume'), run('a', 'message')];
+		expect(carriedFirstEventId(runs, 'c')).toBe(3 * 2 ** 32 + 1);
+		expect(carriedFirstEventId(runs, 'a')).toBe(2 ** 32 + 1);
+	});
+	it('refuses a run that is not among the runs', () => {
+		expect(() => carriedFirstEventId([run('a', 'message')], 'b')).toThrow(/run b is not among/);
 	});
 });

@@ -30,6 +30,7 @@ import type { OpenRunStream, RunStreamHandle } from './run-stream';
 import { ConversationList } from './conversation-list';
 import { SnapshotStore } from './snapshot-store';
 import {
+	CancelResultSchema,
 	isTerminal,
 	type ConversationDetail,
 	type Decision,
@@ -218,8 +219,15 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 			this.detach();
 			return 'detached';
 		}
-		const res = await this.deps.api.cancelRun(runId);
+		let res = await this.deps.api.cancelRun(runId);
 		if (!stillStopping()) return 'ended';
+		const successor = res.ok ? await this.carriedOnBy(id, res.value) : null;
+		if (!stillStopping()) return 'ended';
+		if (successor) {
+			this.set({ runId: successor });
+			res = await this.deps.api.cancelRun(successor);
+			if (!stillStopping()) return 'ended';
+		}
 		if (res.ok) {
 			this.set({ notice: { kind: 'info', message: CANCELLING_MESSAGE } });
 			return 'cancelling';
@@ -231,6 +239,17 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 		this.set({ error: res.error });
 		this.to('streaming');
 		return 'failed';
+	}
+
+	/**
+	 * The run the stream went on with, when the cancelled one had been interrupted before it was
+	 * asked: its owner died, and the run that resumed it (AUTO_RESUME) carries on the same stream.
+	 */
+	private async carriedOnBy(id: string, answer: unknown): Promise<string | null> {
+		const cancelled = CancelResultSchema.safeParse(answer);
+		if (!cancelled.success || cancelled.data.status !== 'interrupted') return null;
+		const runs = await this.deps.api.listRuns(id);
+		return (runs.ok && runs.value.find((r) => r.status === 'running')?.id) || null;
 	}
 
 	/** Follows the open conversation's run again after a detach. */

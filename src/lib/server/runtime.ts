@@ -19,11 +19,12 @@ import { loadModelsConfig } from './models/models-config';
 import { Toolbox } from './mcp/toolbox';
 import { runToolStep } from './tools/tool-step';
 import { autoResume, type AutoResumeParts } from './runs/auto-resume';
+import { carryOnFor } from './runs/carried-stream';
 import { LeaseKeeper } from './runs/lease-keeper';
 import { readThreadWork } from './runs/read-thread-work';
 import { RunRegistry } from './runs/run-registry';
 import { RunService } from './runs/run-service';
-import { recoverRuns } from './runs/run-recovery';
+import { endRecoveredRuns, recoverRuns, type RecoveredRun } from './runs/run-recovery';
 import { createThreadPruner } from './runs/thread-pruner';
 import type { ThreadWork } from './runs/thread-work';
 import { checkDatabase, checkReadiness, sharedCheck } from './readiness';
@@ -129,9 +130,9 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 
 	// With leases, only runs whose owner's lease has ended: other instances' live runs are theirs.
 	const orphans = engine.leases ? await engine.leases.takeOverAtStart() : await storage.runs.listRunning();
-	const ended = engine.shared ? (runId: string, event: RunEvent) => engine.shared!.ended(runId, event) : undefined;
-	const interrupted = await recoverRuns({ threads, storage, now, ended }, orphans);
-	if (interrupted.length) logLine(`Recovery: ${interrupted.length} run(s) left running were marked interrupted`);
+	const recovered = await recoverRuns({ threads, storage, now }, orphans);
+	const interrupted = recovered.filter((run) => run.unfinished).length;
+	if (interrupted) logLine(`Recovery: ${interrupted} run(s) left running were marked interrupted`);
 
 	await toolbox.start();
 
@@ -150,6 +151,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		registry,
 		shared: engine.shared,
 		forkPoint: (id, target) => findForkPoint({ graph, threads, branchReader }, id, target),
+		carryOn: carryOnFor(engine.shared, storage.runs),
 		recursionLimit: settings.AGENT_RECURSION_LIMIT,
 		bufferLimit: settings.SSE_BUFFER_EVENTS,
 		maxConcurrentRuns: settings.MAX_CONCURRENT_RUNS,
@@ -165,7 +167,12 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	});
 
 	const resumeParts: AutoResumeParts = { runService, threads, storage, toolbox, max: settings.AUTO_RESUME_MAX, log: logLine };
-	if (settings.AUTO_RESUME) await autoResume(interrupted, resumeParts);
+	const shared = engine.shared;
+	const endParts = {
+		resume: settings.AUTO_RESUME ? (run: RecoveredRun) => autoResume(run, resumeParts) : null,
+		ended: shared && ((runId: string, event: RunEvent) => shared.ended(runId, event))
+	};
+	await endRecoveredRuns(recovered, endParts);
 	const keeper =
 		engine.leases &&
 		new LeaseKeeper({
@@ -174,8 +181,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			leaseMs: settings.RUN_LEASE_MS,
 			log: logLine,
 			async recover(taken) {
-				const lost = await recoverRuns({ threads, storage, now, ended }, taken);
-				if (settings.AUTO_RESUME) await autoResume(lost, resumeParts);
+				await endRecoveredRuns(await recoverRuns({ threads, storage, now }, taken), endParts);
 				await runService.startWaiting();
 			}
 		});

@@ -41,12 +41,14 @@ export class ActiveRun {
 	/** Settles once the outcome is recorded, retention has run and the next queued message (if any) has started. */
 	done: Promise<void> = Promise.resolve();
 
+	/** `firstEventId`: above every id of the run it carries on, for a resume of a run whose owner died (runs/carried-stream.ts). */
 	constructor(
 		readonly id: string,
 		readonly conversationId: string,
-		bufferLimit: number
+		bufferLimit: number,
+		firstEventId = 1
 	) {
-		this.log = new EventLog(bufferLimit);
+		this.log = new EventLog(bufferLimit, undefined, firstEventId);
 	}
 
 	get signal(): AbortSignal {

@@ -3,10 +3,11 @@ import type { Toolbox } from '../mcp/toolbox';
 import type { AppStorage } from '../storage/app-storage';
 import { danglingToolCalls } from './dangling-tool-calls';
 import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
+import type { RecoveredRun } from './run-recovery';
 import type { RunService } from './run-service';
 import { stepsToResume } from './thread-work';
 
-/** Auto-resume (AUTO_RESUME=true): which interrupted threads are resumed at start, and resuming them. */
+/** Auto-resume (AUTO_RESUME=true): which interrupted threads are resumed, and resuming them. */
 
 export type PendingCall = { recorded: boolean; safeToRepeat: boolean };
 
@@ -39,33 +40,33 @@ export type AutoResumeParts = ThreadWorkSources & {
 };
 
 /**
- * Resumes each interrupted thread that `shouldAutoResume` allows. A thread that fails to resume is
- * logged and stays interrupted: one bad thread must not keep the service from starting.
+ * Resumes an interrupted run's thread if `shouldAutoResume` allows it, the resumed run carrying on
+ * the run's stream (RunService `carriesOn`). True when it was resumed. A thread that fails to resume
+ * is logged and stays interrupted: one bad thread must not keep the service from starting.
  */
-export async function autoResume(conversationIds: readonly string[], parts: AutoResumeParts): Promise<void> {
-	let started = 0;
-	for (const id of conversationIds) {
-		const open = danglingToolCalls(await parts.threads.messages(id));
-		const openCalls: PendingCall[] = [];
-		for (const c of open) {
-			openCalls.push({
-				recorded: (await parts.storage.journal.get(id, c.id))?.outcome != null,
-				safeToRepeat: parts.toolbox.resolve(c.name)?.safeToRepeat ?? false
-			});
-		}
-		const resume = shouldAutoResume({
-			pending: stepsToResume(await readThreadWork(parts, id)),
-			openCalls,
-			recentTriggers: (await parts.storage.runs.list(id)).map((r) => r.trigger),
-			max: parts.max
+export async function autoResume(run: RecoveredRun, parts: AutoResumeParts): Promise<boolean> {
+	const id = run.conversationId;
+	const open = danglingToolCalls(await parts.threads.messages(id));
+	const openCalls: PendingCall[] = [];
+	for (const c of open) {
+		openCalls.push({
+			recorded: (await parts.storage.journal.get(id, c.id))?.outcome != null,
+			safeToRepeat: parts.toolbox.resolve(c.name)?.safeToRepeat ?? false
 		});
-		if (!resume) continue;
-		try {
-			await parts.runService.start({ kind: 'resume', conversation: id, trigger: 'auto-resume' });
-			started++;
-		} catch (e) {
-			parts.log(`Auto-resume of ${id} failed; it stays interrupted`, e);
-		}
 	}
-	if (started) parts.log(`Auto-resume: resumed ${started} interrupted run(s)`);
+	const resume = shouldAutoResume({
+		pending: stepsToResume(await readThreadWork(parts, id)),
+		openCalls,
+		recentTriggers: (await parts.storage.runs.list(id)).map((r) => r.trigger),
+		max: parts.max
+	});
+	if (!resume) return false;
+	try {
+		const started = await parts.runService.start({ kind: 'resume', conversation: id, trigger: 'auto-resume', carriesOn: run });
+		if ('run' in started) parts.log(`Auto-resume: run ${run.id} resumed as run ${started.run}`);
+		return true;
+	} catch (e) {
+		parts.log(`Auto-resume of ${id} failed; it stays interrupted`, e);
+		return false;
+	}
 }

@@ -17,23 +17,20 @@ function recoveredOutcome(work: ThreadWork, messageCount: number): RunOutcome {
 	}
 }
 
+/** A run whose owner died, its outcome recorded: `end` is the terminal event its executor would have published. */
+export type RecoveredRun = { id: string; conversationId: string; end: RunEvent; unfinished: boolean };
+
 /**
  * Recovery of runs whose owner died: at start-up, before any run starts (on SQLite every run still
  * `running`; with leases, those whose lease ended), and whenever the lease keeper takes one over.
  * One whose thread had already finished (the crash fell between the final checkpoint and recording
  * the outcome) is `completed`, one that had paused for a person `waiting`; the rest are
- * `interrupted`. Message counts are recomputed from the threads. Returns the interrupted runs'
- * conversations.
+ * `interrupted` (`unfinished`). Message counts are recomputed from the threads. A run another
+ * instance recorded first is left out. Their ends are kept by `endRecoveredRuns`, once it is known
+ * which are resumed.
  */
-export async function recoverRuns(
-	parts: ThreadWorkSources & {
-		now: () => string;
-		/** Where readers on other instances wait for the run's end (PostgreSQL): its terminal event, kept. */
-		ended?: (runId: string, event: RunEvent) => Promise<void>;
-	},
-	orphans: readonly OrphanedRun[]
-): Promise<string[]> {
-	const interrupted: string[] = [];
+export async function recoverRuns(parts: ThreadWorkSources & { now: () => string }, orphans: readonly OrphanedRun[]): Promise<RecoveredRun[]> {
+	const recovered: RecoveredRun[] = [];
 	const { runs } = parts.storage;
 	for (const { id, conversationId } of orphans) {
 		const work = await readThreadWork(parts, conversationId, { id, input: (await runs.get(id))?.input ?? null });
@@ -41,8 +38,28 @@ export async function recoverRuns(
 		const outcome = recoveredOutcome(work, messageCount);
 		if (!(await runs.finish(id, outcome, parts.now()))) continue;
 		const cause = outcome.error?.code;
-		await parts.ended?.(id, { event: 'end', data: { conversation: conversationId, run: id, status: outcome.status, ...(cause ? { cause } : {}) } });
-		if (work.kind === 'unfinished') interrupted.push(conversationId);
+		const end: RunEvent = { event: 'end', data: { conversation: conversationId, run: id, status: outcome.status, ...(cause ? { cause } : {}) } };
+		recovered.push({ id, conversationId, end, unfinished: work.kind === 'unfinished' });
 	}
-	return interrupted;
+	return recovered;
+}
+
+/**
+ * What becomes of each recovered run's stream: an unfinished one that `resume` resumes is carried on
+ * by the resumed run (which kept its end, naming itself: RunService `carriesOn`); every other one
+ * ends with its `end`, kept by `ended` for its readers on other instances (PostgreSQL).
+ */
+export async function endRecoveredRuns(
+	recovered: readonly RecoveredRun[],
+	parts: {
+		/** AUTO_RESUME: true when the run was resumed; null without it. */
+		resume: ((run: RecoveredRun) => Promise<boolean>) | null;
+		/** Null on one process, where no reader outlives the run's owner. */
+		ended: ((runId: string, event: RunEvent) => Promise<void>) | null;
+	}
+): Promise<void> {
+	for (const run of recovered) {
+		if (run.unfinished && (await parts.resume?.(run))) continue;
+		await parts.ended?.(run.id, run.end);
+	}
 }

@@ -6,7 +6,9 @@ import { ApiError } from '../errors';
 import type { Claim } from '../storage/app-storage';
 import type { SharedRuns } from '../storage/engine';
 import { ActiveRun, type RunInput, type UserInput } from './active-run';
+import type { CarryOn } from './carried-stream';
 import { readThreadWork } from './read-thread-work';
+import type { RecoveredRun } from './run-recovery';
 import type { RunRegistry } from './run-registry';
 import { executeRun, type ExecutorParts } from './run-executor';
 
@@ -19,7 +21,14 @@ const runInputOf = (runId: string, message: string | null): RunInput =>
 /** `model`: the `<provider>/<model>` the conversation answers with from this run on, checked by the caller. */
 export type StartRequest =
 	| { kind: 'message'; conversation: string | null; message: string; ifBusy?: IfBusy; model?: string }
-	| { kind: 'resume'; conversation: string; trigger?: Extract<RunTrigger, 'resume' | 'auto-resume'>; model?: string }
+	| {
+			kind: 'resume';
+			conversation: string;
+			trigger?: Extract<RunTrigger, 'resume' | 'auto-resume'>;
+			model?: string;
+			/** The run whose owner died that this one resumes (auto-resume): its readers carry on with this one. */
+			carriesOn?: RecoveredRun;
+	  }
 	| { kind: 'decide'; conversation: string; decisions: Decision[] }
 	| BranchRequest;
 
@@ -36,6 +45,8 @@ export type RunServiceParts = ExecutorParts & {
 	shared: SharedRuns | null;
 	/** Where a branch replacing the target starts (branches/fork-point.ts); refuses with an ApiError. */
 	forkPoint: (conversationId: string, target: ForkTarget) => Promise<string>;
+	/** For a resume that `carriesOn` a run: keeps that run's end naming the resume, and gives the resume's first event id. */
+	carryOn: CarryOn;
 	bufferLimit: number;
 	/** MAX_CONCURRENT_RUNS, for the refusal's message: the storage counts claims against it. */
 	maxConcurrentRuns: number;
@@ -100,13 +111,22 @@ export class RunService {
 			}
 			throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
 		}
-		const input: RunInput =
-			request.kind === 'message'
-				? { kind: 'message', input: { id: runId, message: request.message } }
-				: { kind: 'resume', lostInput: await this.checkResumable(conversationId, runId) };
+		if (request.kind === 'message') return this.launch(conversationId, runId, { kind: 'message', input: { id: runId, message: request.message } }, now);
+		const input: RunInput = { kind: 'resume', lostInput: await this.checkResumable(conversationId, runId) };
 		// A resume's model is set only once it is sure to go ahead, before its first step.
-		if (request.kind === 'resume' && request.model) await conversations.setModel(conversationId, request.model);
-		return this.launch(conversationId, runId, input, now);
+		if (request.model) await conversations.setModel(conversationId, request.model);
+		const firstEventId = request.carriesOn ? await this.carryOn(request.carriesOn, runId) : 1;
+		return this.launch(conversationId, runId, input, now, firstEventId);
+	}
+
+	/** The resumed run's first event id, once the run it carries on names it; the claim is released if that fails. */
+	private async carryOn(run: RecoveredRun, runId: string): Promise<number> {
+		try {
+			return await this.parts.carryOn(run, runId);
+		} catch (e) {
+			await this.parts.storage.runs.releaseClaim(runId);
+			throw e;
+		}
 	}
 
 	/**
@@ -258,10 +278,10 @@ export class RunService {
 		);
 	}
 
-	private async launch(conversationId: string, runId: string, input: RunInput, now: string): Promise<StartResult> {
+	private async launch(conversationId: string, runId: string, input: RunInput, now: string, firstEventId = 1): Promise<StartResult> {
 		this.parts.crash('after-run-insert');
 		if (input.kind !== 'message') await this.parts.storage.runs.touchConversation(conversationId, now);
-		const run = new ActiveRun(runId, conversationId, this.parts.bufferLimit);
+		const run = new ActiveRun(runId, conversationId, this.parts.bufferLimit, firstEventId);
 		const detach = this.parts.shared?.attach({ id: runId, log: run.log, abort: () => run.abort('cancel') });
 		this.registry.add(run);
 		run.done = executeRun(run, input, this.parts).finally(async () => {

@@ -26,6 +26,12 @@ export interface SharedRuns {
 	cancel(runId: string): Promise<'recorded' | 'owner-gone' | 'no-answer' | 'not-found'>;
 	/** A run recovered from a dead owner: its terminal event, kept for its readers. */
 	ended(runId: string, event: RunEvent): Promise<void>;
+	/**
+	 * A run recovered from a dead owner and resumed by `successorRunId` (claimed already): its
+	 * terminal event kept naming the successor, so its readers carry on with that run on the same
+	 * stream. Answers the id the successor's EventLog starts at, above every id of the run.
+	 */
+	carriedOn(runId: string, event: RunEvent, successorRunId: string): Promise<number>;
 	close(): Promise<void>;
 }
 

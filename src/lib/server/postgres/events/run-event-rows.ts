@@ -6,13 +6,6 @@ import { formatSseFrame } from '../../stream/sse-frame';
 
 type Db = pg.Pool | pg.PoolClient;
 
-/**
- * Ids a run may use before the run that carries on its stream starts. A run publishes far fewer
- * events (one per token), and the resumed run's ids then lie above every id a reader can hold
- * from the run before, including ids its owner sent and died before keeping.
- */
-export const RUN_ID_SPAN = 2 ** 32;
-
 /** One event as kept: `[event, data]` as JSON; the SSE frame is formed again from it, byte for byte. */
 export function encodeEvent(event: RunEvent): string {
 	return JSON.stringify([event.event, event.data]);

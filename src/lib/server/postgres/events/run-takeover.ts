@@ -2,20 +2,21 @@
 
 import type pg from 'pg';
 import { isTerminal, type RunEvent } from '../../../protocol';
-import { appendRunEvents, encodeEvent, firstEventIdOf, RUN_ID_SPAN } from './run-event-rows.js';
+import { RUN_ID_SPAN } from '../../runs/carried-stream.js';
+import { appendRunEvents, encodeEvent, firstEventIdOf } from './run-event-rows.js';
 
 export type TakenOverRun = {
 	runId: string;
 	/** The run's terminal event as its executor would have formed it (`end`, status `interrupted`). */
 	event: RunEvent;
-	/** The run that resumes it (AUTO_RESUME), already claimed in the same transaction; none if not resumed. */
+	/** The run that resumes it (AUTO_RESUME), already claimed; none if not resumed. */
 	successorRunId?: string;
 };
 
 /**
  * Keeps the run's terminal event after its last kept one and NOTIFYs it, so every reader of the
- * run, on any instance, sees it end. Call it in the transaction that records the run interrupted
- * (the NOTIFY goes out at its commit). With a successor, readers go on with that run instead of
+ * run, on any instance, sees it end. Call it once the run is recorded interrupted (in a
+ * transaction, the NOTIFY goes out at its commit). With a successor, readers go on with that run instead of
  * ending, and its EventLog must start at `successorFirstEventId`, above every id of this run.
  * `ended` is false when the run's stream had already ended (its owner kept its terminal event).
  */

@@ -51,6 +51,9 @@ export async function startSharedRuns(
 		async ended(runId, event) {
 			await endTakenOverRun(pool, { runId, event });
 		},
+		async carriedOn(runId, event, successorRunId) {
+			return (await endTakenOverRun(pool, { runId, event, successorRunId })).successorFirstEventId!;
+		},
 		async close() {
 			await Promise.allSettled([...writers]);
 			await sweeper.close();
