@@ -122,6 +122,12 @@ describe('PostgreSQL stopped under a running service, then started again', () =>
 		expect(await read(`/api/conversations/${done}`)).toEqual(unavailable);
 		expect(await post({ message: 'a new conversation while PostgreSQL is away' })).toEqual(unavailable);
 		expect(await post({ conversation: done, message: 'more while PostgreSQL is away' })).toEqual(unavailable);
+		// A stream with no run of this process to follow needs the database: its one event says why.
+		expect(await followRun(service.url, done)).toEqual([
+			{ event: 'chat-error', data: { code: 'DATABASE_UNAVAILABLE', message: unavailable.body.error.message } }
+		]);
+		// The heartbeat fails, says so, and goes on.
+		await service.waitForOutput(/Lease heartbeat failed, the database cannot be reached \(connect ECONNREFUSED [^)]+\); retrying/);
 
 		// Its step cannot be kept, nor its outcome: the stream says so, since the database cannot.
 		ollama.release('during');

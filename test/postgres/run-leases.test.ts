@@ -118,4 +118,16 @@ describe('run leases', () => {
 			client.release();
 		}
 	});
+	it('renews only the runs its owner still executes: one whose outcome was not written is left to expire and taken over', async () => {
+		const [a, b] = [instance('a'), instance('b')];
+		await a.storage.conversations.createWithRun('c1', 'r1', 'hi', T(0));
+		await a.storage.conversations.createWithRun('c2', 'r2', 'hi', T(0));
+		const leaseOf = async (id: string) => (await pool.query(`SELECT lease_until FROM runs WHERE id = $1`, [id])).rows[0].lease_until as Date;
+		const before = await leaseOf('r2');
+		// r2 ended on `a` without its outcome written (the database was away): `a` executes r1 alone.
+		expect([...(await a.leases.renew(['r1']))]).toEqual(['r1']);
+		expect(await leaseOf('r2')).toEqual(before);
+		await expire('r2');
+		expect(await b.leases.takeOverExpired()).toEqual([{ id: 'r2', conversationId: 'c2' }]);
+	});
 });

@@ -9,11 +9,16 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
 }
 
 /**
- * A refusal keeps its code; a database that cannot be reached answers 503 DATABASE_UNAVAILABLE;
- * anything else is logged whole and reaches the client as a plain 500.
+ * What a route answers for `e`: a refusal keeps its code; a database that cannot be reached is
+ * DATABASE_UNAVAILABLE (503); anything else is logged whole and reaches the client as a plain
+ * INTERNAL_ERROR.
  */
+export function toApiError(e: unknown): ApiError {
+	return e instanceof ApiError ? e : isDatabaseUnavailable(e) ? databaseUnavailable(e) : unexpected(e);
+}
+
 export function errorResponse(e: unknown): Response {
-	const error = e instanceof ApiError ? e : isDatabaseUnavailable(e) ? databaseUnavailable(e) : unexpected(e);
+	const error = toApiError(e);
 	// A refused upload may still be arriving: its connection cannot carry another request.
 	const headers: Record<string, string> = error.code === 'PAYLOAD_TOO_LARGE' ? { Connection: 'close' } : {};
 	return jsonResponse({ error: { code: error.code, message: error.message } }, error.status, headers);

@@ -1,4 +1,5 @@
 import type { OrphanedRun, RunLeases } from '../storage/app-storage';
+import { isDatabaseUnavailable } from '../storage/database-errors';
 import type { RunRegistry } from './run-registry';
 
 /**
@@ -64,7 +65,9 @@ export class LeaseKeeper {
 				await this.parts.recover(orphans);
 			}
 		} catch (e) {
-			log('Lease heartbeat failed; retrying', e);
+			// An outage fails every beat alike: one line each, not a stack.
+			if (isDatabaseUnavailable(e)) log(`Lease heartbeat failed, the database cannot be reached (${(e as Error).message}); retrying`);
+			else log('Lease heartbeat failed; retrying', e);
 		}
 	}
 }
