@@ -3,6 +3,7 @@
 // fix and never the password; a server stopped under a running service and started again costs
 // the requests made meanwhile a coded error, the process nothing, and loses nothing committed.
 
+import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { freePort, Service } from '../support/service';
@@ -50,11 +51,30 @@ describe('a DATABASE_URL that cannot be used stops the start', () => {
 
 describe('a PostgreSQL that cannot be opened stops the start', () => {
 	const server = () => new URL(inject('postgresUrl'));
+	// Accepts connections and never answers: a server hung, or one behind a network that drops packets.
+	let silent: net.Server;
+	const silentSockets = new Set<net.Socket>();
+	beforeAll(async () => {
+		silent = net.createServer((socket) => silentSockets.add(socket.on('error', () => {})));
+		await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+	});
+	afterAll(async () => {
+		silentSockets.forEach((s) => s.destroy());
+		await new Promise((resolve) => silent.close(resolve));
+	});
 
 	it.each([
 		[
 			'nothing listens on the port',
 			async () => ({ at: `127.0.0.1:${await freePort()}/postgres`, user: 'postgres', reason: /: connect ECONNREFUSED 127\.0\.0\.1:\d+/ })
+		],
+		[
+			'a server that never answers (after the 10 s connect timeout)',
+			async () => ({
+				at: `127.0.0.1:${(silent.address() as net.AddressInfo).port}/postgres`,
+				user: 'postgres',
+				reason: /: Connection terminated due to connection timeout/
+			})
 		],
 		['a user that does not exist', async () => ({ at: `127.0.0.1:${server().port}/postgres`, user: 'nobody', reason: /: role "nobody" does not exist/ })],
 		[

@@ -3,8 +3,18 @@
  * (PostgreSQL stopped or restarting, the network to it gone, no connection slot free), so a route
  * can answer DATABASE_UNAVAILABLE instead of an internal error. Judged by codes only, never by
  * wording: `pg` hands on Node's socket errors with their errno code and the server's errors with
- * their SQLSTATE, and wraps a connect timeout around its cause.
+ * their SQLSTATE, pg-pool wraps its connect timeout around its cause, and our pool's client gives
+ * a connect failure without a code its own type.
  */
+
+/**
+ * A connection that could not be opened for a reason pg gives no code for: its connect timeout (a
+ * server that accepts and never answers, a network that drops packets), a socket closed before the
+ * server answered. Thrown by storage/postgres-client.ts, pure data here.
+ */
+export class DatabaseConnectError extends Error {
+	override name = 'DatabaseConnectError';
+}
 
 /** Node's socket errors on connect, read or write. */
 const SOCKET_ERRNO_CODES = new Set([
@@ -52,7 +62,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 	const visit = (e: unknown): boolean => {
 		if (typeof e !== 'object' || e === null || seen.has(e)) return false;
 		seen.add(e);
-		if (hasUnavailableCode(e)) return true;
+		if (e instanceof DatabaseConnectError || hasUnavailableCode(e)) return true;
 		if (e instanceof AggregateError && e.errors.some(visit)) return true;
 		return visit((e as { cause?: unknown }).cause);
 	};
