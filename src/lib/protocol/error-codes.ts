@@ -33,7 +33,7 @@ export const API_ERROR_STATUS = {
 	TOO_MANY_STREAMS: 429,
 	INTERNAL_ERROR: 500,
 	SHUTTING_DOWN: 503,
-	/** The database (PostgreSQL) cannot be reached now: stopped, restarting or cut off. Nothing was changed; try again. */
+	/** The database (PostgreSQL) cannot be reached now: stopped, restarting or cut off. Try again once it is back. */
 	DATABASE_UNAVAILABLE: 503
 } as const;
 
