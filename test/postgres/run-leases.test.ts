@@ -42,8 +42,8 @@ describe('run leases', () => {
 		const [a, b] = [instance('a'), instance('b')];
 		expect(await a.storage.conversations.createWithRun('c1', 'r1', 'hi', T(0))).toBe('claimed');
 		expect(await b.leases.takeOverExpired()).toEqual([]);
-		expect([...(await a.leases.renew())]).toEqual(['r1']);
-		expect([...(await b.leases.renew())]).toEqual([]);
+		expect([...(await a.leases.renew(['r1']))]).toEqual(['r1']);
+		expect([...(await b.leases.renew(['r1']))]).toEqual([]);
 		expect(await b.storage.runs.finish('r1', { status: 'completed', messageCount: 2 }, T(1))).toBe(false);
 		await b.storage.runs.releaseClaim('r1');
 		expect(await a.storage.runs.get('r1')).toMatchObject({ status: 'running' });
@@ -65,7 +65,7 @@ describe('run leases', () => {
 		const heir = taken[0]!.length ? b : c;
 
 		// The old owner wakes up: its heartbeat no longer holds the run, and every write is refused.
-		expect([...(await a.leases.renew())]).toEqual([]);
+		expect([...(await a.leases.renew(['r1']))]).toEqual([]);
 		await expect(a.storage.journal.recordOutcome('c1', 'call', 'r1', { outcome: 'success', result: 'late' }, T(2))).rejects.toBeInstanceOf(RunFencedError);
 		await expect(a.storage.journal.recordIntent({ ...intent, toolCallId: 'call-2' }, T(2), false)).rejects.toBeInstanceOf(RunFencedError);
 		await expect(
@@ -95,7 +95,7 @@ describe('run leases', () => {
 		const restarted = instance('host-1');
 		expect(await restarted.leases.takeOverAtStart()).toEqual([{ id: 'r1', conversationId: 'c1' }]);
 		expect(await restarted.storage.runs.get('r2')).toMatchObject({ status: 'running' });
-		expect([...(await other.leases.renew())]).toEqual(['r2']);
+		expect([...(await other.leases.renew(['r2']))]).toEqual(['r2']);
 	});
 
 	it('a write in flight when the lease ends commits first; the takeover waits for it', async () => {
@@ -117,5 +117,17 @@ describe('run leases', () => {
 		} finally {
 			client.release();
 		}
+	});
+	it('renews only the runs its owner still executes: one whose outcome was not written is left to expire and taken over', async () => {
+		const [a, b] = [instance('a'), instance('b')];
+		await a.storage.conversations.createWithRun('c1', 'r1', 'hi', T(0));
+		await a.storage.conversations.createWithRun('c2', 'r2', 'hi', T(0));
+		const leaseOf = async (id: string) => (await pool.query(`SELECT lease_until FROM runs WHERE id = $1`, [id])).rows[0].lease_until as Date;
+		const before = await leaseOf('r2');
+		// r2 ended on `a` without its outcome written (the database was away): `a` executes r1 alone.
+		expect([...(await a.leases.renew(['r1']))]).toEqual(['r1']);
+		expect(await leaseOf('r2')).toEqual(before);
+		await expire('r2');
+		expect(await b.leases.takeOverExpired()).toEqual([{ id: 'r2', conversationId: 'c2' }]);
 	});
 });

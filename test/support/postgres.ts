@@ -33,6 +33,10 @@ export interface PostgresServer {
 	url(database?: string): string;
 	/** Stops the server (fast shutdown: every connection ends) and starts it again on the same port and data. */
 	restart(): Promise<void>;
+	/** Stops the server (fast shutdown), keeping its data and port for `up()`: an outage a test controls. */
+	down(): Promise<void>;
+	/** Starts the server `down()` stopped, on the same port and data. */
+	up(): Promise<void>;
 	/** Stops the server (fast shutdown) and removes its directory; safe to call twice. */
 	stop(): Promise<void>;
 }
@@ -61,6 +65,8 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
 	const as = { ...account, cwd: root, env: { PATH: process.env.PATH, LANG: 'C' } };
 	const pgCtl = (...args: string[]) => run(path.join(POSTGRES_BIN, 'pg_ctl'), ['-D', dataDir, ...args], as);
 	const port = await freePort();
+	let serverOptions = '';
+	const startServer = () => pgCtl('-o', serverOptions, '-l', path.join(root, 'server.log'), '-w', '-t', '60', 'start');
 	let started = false;
 	const stopNow = () => {
 		if (started) spawnSync(path.join(POSTGRES_BIN, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', '-w', 'stop'], as);
@@ -78,9 +84,9 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
 			shared_buffers: '32MB',
 			...(options.settings ?? TEST_SETTINGS)
 		};
-		const serverOptions = Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`).join(' ');
+		serverOptions = Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`).join(' ');
 		started = true;
-		await pgCtl('-o', serverOptions, '-l', path.join(root, 'server.log'), '-w', '-t', '60', 'start');
+		await startServer();
 	} catch (error) {
 		const log = fs.existsSync(path.join(root, 'server.log')) ? fs.readFileSync(path.join(root, 'server.log'), 'utf8') : '';
 		process.off('exit', stopNow);
@@ -96,6 +102,12 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
 		async restart() {
 			// With its log file, or the server would hold pg_ctl's output open and the call never end.
 			await pgCtl('-m', 'fast', '-l', path.join(root, 'server.log'), '-w', '-t', '60', 'restart');
+		},
+		async down() {
+			await pgCtl('-m', 'fast', '-w', '-t', '60', 'stop');
+		},
+		async up() {
+			await startServer();
 		},
 		stop() {
 			stopped ??= (async () => {

@@ -32,7 +32,9 @@ export const API_ERROR_STATUS = {
 	/** MAX_STREAMS_PER_RUN streams already follow this run. */
 	TOO_MANY_STREAMS: 429,
 	INTERNAL_ERROR: 500,
-	SHUTTING_DOWN: 503
+	SHUTTING_DOWN: 503,
+	/** The database (PostgreSQL) cannot be reached now: stopped, restarting or cut off. Try again once it is back. */
+	DATABASE_UNAVAILABLE: 503
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors';
+import { isDatabaseUnavailable } from '../storage/database-errors';
 
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
 	return new Response(JSON.stringify(body), {
@@ -7,11 +8,29 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
 	});
 }
 
-/** A refusal keeps its code; anything else is logged whole and reaches the client as a plain 500. */
+/**
+ * What a route answers for `e`: a refusal keeps its code; a database that cannot be reached is
+ * DATABASE_UNAVAILABLE (503); anything else is logged whole and reaches the client as a plain
+ * INTERNAL_ERROR.
+ */
+export function toApiError(e: unknown): ApiError {
+	return e instanceof ApiError ? e : isDatabaseUnavailable(e) ? databaseUnavailable(e) : unexpected(e);
+}
+
 export function errorResponse(e: unknown): Response {
-	const error = e instanceof ApiError ? e : new ApiError('INTERNAL_ERROR', 'Internal error');
-	if (!(e instanceof ApiError)) console.error('Unexpected error', e);
+	const error = toApiError(e);
 	// A refused upload may still be arriving: its connection cannot carry another request.
 	const headers: Record<string, string> = error.code === 'PAYLOAD_TOO_LARGE' ? { Connection: 'close' } : {};
 	return jsonResponse({ error: { code: error.code, message: error.message } }, error.status, headers);
+}
+
+function databaseUnavailable(e: unknown): ApiError {
+	// One line, not a stack: during an outage every request fails the same way.
+	console.error(`Database unavailable: ${(e as Error).message}`);
+	return new ApiError('DATABASE_UNAVAILABLE', 'The database cannot be reached: try again shortly', { cause: e });
+}
+
+function unexpected(e: unknown): ApiError {
+	console.error('Unexpected error', e);
+	return new ApiError('INTERNAL_ERROR', 'Internal error');
 }

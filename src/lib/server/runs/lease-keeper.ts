@@ -1,9 +1,10 @@
 import type { OrphanedRun, RunLeases } from '../storage/app-storage';
+import { isDatabaseUnavailable } from '../storage/database-errors';
 import type { RunRegistry } from './run-registry';
 
 /**
  * The heartbeat of an instance that shares its database (storage/app-storage.ts RunLeases): every
- * RUN_LEASE_MS / 3 it renews the leases of the runs it owns, stops here any run another instance
+ * RUN_LEASE_MS / 3 it renews the leases of the runs it executes, stops here any run another instance
  * has taken over (its writes would be refused anyway), and takes over the runs whose owner's lease
  * has ended, for `recover` to judge. So a dead owner's run is recovered within its lease and one
  * heartbeat. Ticks never overlap; a failed one (the database unreachable) is logged and retried.
@@ -50,8 +51,9 @@ export class LeaseKeeper {
 	private async beat(): Promise<void> {
 		const { leases, registry, log } = this.parts;
 		try {
-			const held = await leases.renew();
-			for (const run of registry.all()) {
+			const running = registry.all();
+			const held = await leases.renew(running.map((run) => run.id));
+			for (const run of running) {
 				if (held.has(run.id)) continue;
 				log(`Run ${run.id} was taken over by another instance (its lease ended); stopping it here`);
 				run.abort('taken-over');
@@ -63,7 +65,9 @@ export class LeaseKeeper {
 				await this.parts.recover(orphans);
 			}
 		} catch (e) {
-			log('Lease heartbeat failed; retrying', e);
+			// An outage fails every beat alike: one line each, not a stack.
+			if (isDatabaseUnavailable(e)) log(`Lease heartbeat failed, the database cannot be reached (${(e as Error).message}); retrying`);
+			else log('Lease heartbeat failed; retrying', e);
 		}
 	}
 }

@@ -227,8 +227,13 @@ export type OrphanedRun = { id: string; conversationId: string };
  * has taken the run over.
  */
 export interface RunLeases {
-	/** Extends the lease of every running run this instance owns; returns their ids. */
-	renew(): Promise<ReadonlySet<string>>;
+	/**
+	 * Extends the leases of these runs (the ones this instance executes) where it still owns them,
+	 * running; returns those. A run it owns but no longer executes (its outcome could not be written,
+	 * the database away) is left to expire, so recovery judges it instead of it holding its
+	 * conversation for as long as this instance lives.
+	 */
+	renew(runIds: readonly string[]): Promise<ReadonlySet<string>>;
 	/** Takes over every running run whose lease has ended, whoever owned it; each is taken by one instance. */
 	takeOverExpired(): Promise<OrphanedRun[]>;
 	/**

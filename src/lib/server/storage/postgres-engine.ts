@@ -8,10 +8,17 @@ import type { RunOwner } from '../postgres/app/run-storage.js';
 import { startSharedRuns } from '../postgres/events/shared-runs.js';
 import { postgresCheckpointHistory } from '../postgres/checkpoint/history.js';
 import type { AppStorageLimits } from './app-storage';
-import type { StorageEngine } from './engine';
+import type { SharedRuns, StorageEngine } from './engine';
+import { PostgresClient } from './postgres-client';
 
 /** Connections per instance: runs' checkpoint puts and journal writes, requests' reads. */
 const POOL_SIZE = 10;
+/**
+ * How long opening a connection, or waiting for a free one, may take before the query fails. A
+ * connection not opened in time (a server that accepts and never answers, packets dropped on the
+ * way) makes its request answer DATABASE_UNAVAILABLE.
+ */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export class DatabaseUnavailableError extends Error {
 	override name = 'DatabaseUnavailableError';
@@ -37,17 +44,18 @@ export async function openPostgresEngine(
 	log: (line: string, error?: unknown) => void
 ): Promise<StorageEngine> {
 	const where = describeDatabase(url);
-	const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, connectionTimeoutMillis: 10_000 });
+	const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, Client: PostgresClient });
 	// An idle connection the server closed (a restart) is dropped from the pool; the next query opens a new one.
 	pool.on('error', (e) => log(`${where}: an idle connection failed (${e.message}); it is replaced on next use`));
+	let shared: SharedRuns;
 	try {
 		await migratePostgres(pool);
+		shared = await startSharedRuns(pool, { url, keepMs: eventsKeepMs, leaseMs: owner.leaseMs, log });
 	} catch (e) {
 		await pool.end().catch(() => {});
 		const code = (e as { code?: string }).code;
 		throw new DatabaseUnavailableError(`Cannot open ${where}: ${(e as Error).message}${code ? ` (${code})` : ''}`, { cause: e });
 	}
-	const shared = await startSharedRuns(pool, { url, keepMs: eventsKeepMs, leaseMs: owner.leaseMs, log });
 	const saver = new DeltaPostgresSaver(pool, {
 		onPut: async (client, { threadId, ns, checkpointId, parentId }) => {
 			if (ns === '' && parentId !== undefined) await advanceBranchHead(client, threadId, parentId, checkpointId);

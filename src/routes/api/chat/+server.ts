@@ -1,6 +1,6 @@
 import type { RequestHandler } from './$types';
 import { runtime } from '$lib/server/runtime-instance';
-import { errorResponse, jsonResponse } from '$lib/server/http/api-error';
+import { errorResponse, jsonResponse, toApiError } from '$lib/server/http/api-error';
 import { readJsonBody } from '$lib/server/http/request-body';
 import { parseChatRequest } from '$lib/server/http/chat-request';
 import { parseUuid } from '$lib/server/http/uuid';
@@ -22,7 +22,15 @@ export const POST: RequestHandler = async ({ request }) => {
 	}
 };
 
-export const GET: RequestHandler = async ({ url, request }) => {
+// A failure (the database away) is the stream's one event, so the page shows its code: an
+// EventSource reads no events from a response that is not a 200.
+export const GET: RequestHandler = (event) =>
+	runStream(event).catch((e) => {
+		const error = toApiError(e);
+		return singleEventResponse({ event: 'chat-error', data: { code: error.code, message: error.message } });
+	});
+
+async function runStream({ url, request }: Parameters<RequestHandler>[0]): Promise<Response> {
 	const rt = runtime();
 	const id = parseUuid(url.searchParams.get('conversation'));
 	if (!id) return singleEventResponse({ event: 'chat-error', data: { code: 'BAD_REQUEST', message: 'Invalid Conversation ID' } });
@@ -54,4 +62,4 @@ export const GET: RequestHandler = async ({ url, request }) => {
 		});
 	}
 	return singleEventResponse({ event: 'end', data: { conversation: id, status: conversation.status } });
-};
+}

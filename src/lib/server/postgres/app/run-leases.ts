@@ -44,11 +44,11 @@ export function postgresRunLeases(pool: pg.Pool, owner: RunOwner): RunLeases {
 	return {
 		takeOverExpired: () => takeOver(false),
 		takeOverAtStart: () => takeOver(true),
-		async renew() {
+		async renew(runIds) {
 			const { rows } = await pool.query<{ id: string }>(
 				`UPDATE runs SET lease_until = now() + $2 * interval '1 millisecond'
-				 WHERE owner = $1 AND status = 'running' RETURNING id`,
-				[owner.instanceId, owner.leaseMs]
+				 WHERE owner = $1 AND status = 'running' AND id = ANY($3::text[]) RETURNING id`,
+				[owner.instanceId, owner.leaseMs, runIds]
 			);
 			return new Set(rows.map((r) => r.id));
 		}
