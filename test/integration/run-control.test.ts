@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { answerScript, callsScript } from '../support/scripts';
 import { Service } from '../support/service';
@@ -15,6 +15,12 @@ type Detail = {
 const detailOf = async (service: Service, id: string): Promise<Detail> => (await service.fetch(`/api/conversations/${id}`)).json();
 const runsOf = async (service: Service, id: string) =>
 	(await (await service.fetch(`/api/conversations/${id}/runs`)).json()).runs as { id: string; status: string; trigger: string; error: { code: string } | null }[];
+/** Waits until the conversation's runs, newest first, have ended with these statuses. */
+const runsEnd = (service: Service, conversation: string, statuses: string[]) =>
+	vi.waitFor(async () => expect((await runsOf(service, conversation)).map((r) => r.status)).toEqual(statuses), {
+		timeout: 30_000,
+		interval: 50
+	});
 
 /** Reads a live stream until `count` tokens have arrived, i.e. the service has published them. */
 async function untilTokens(service: Service, conversation: string, count: number) {
@@ -113,9 +119,9 @@ describe('run control', () => {
 		ollama.script = answerScript('Second.');
 		ollama.release('first');
 		await readEvents(second);
-		// The first stream ended with the first run; the queued run follows once it is started.
-		const runs = await runsOf(service, conversation);
-		if (runs[0]!.status === 'running') await followRun(service.url, conversation);
+		// The first stream ended with the first run; the queued run is started after it, once its
+		// outcome is recorded, so the test waits for it to have run rather than guessing when it starts.
+		await runsEnd(service, conversation, ['completed', 'completed']);
 		const detail = await detailOf(service, conversation);
 		expect(detail.messages.map((m) => m.content)).toEqual(['one', 'First.', 'two', 'Second.']);
 		expect(detail.queue).toEqual([]);
@@ -132,7 +138,8 @@ describe('run control', () => {
 		ollama.release('crash');
 		ollama.script = answerScript('After restart.');
 		service = await service.restart();
-		await followRun(service.url, conversation);
+		// Started after recovery, in the background: waited for, as it may not be claimed yet.
+		await runsEnd(service, conversation, ['completed', 'interrupted']);
 		const detail = await detailOf(service, conversation);
 		expect(detail.queue).toEqual([]);
 		expect(detail.messages.map((m) => [m.role, m.content])).toEqual([
