@@ -2,9 +2,9 @@
 // client. A child that exits is started again after a backoff; meanwhile calls fail at once with an
 // error that says the server is down, and the health report shows it.
 //
-// Calls of tools the child does not declare read-only (readOnlyHint) are made one at a time. One
-// writing process is not enough: the memory server loads the graph, changes it and saves it whole,
-// so two calls in flight at once lose one's change (13 of 40 concurrent creates landed, issue 14).
+// Calls of tools the child does not declare read-only (readOnlyHint) are made one at a time
+// (write-turns.ts): one writing process is not enough for the memory server, which saves its
+// whole graph on every change.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
@@ -17,6 +17,7 @@ import {
 	type ListToolsRequest,
 	type ListToolsResult
 } from '@modelcontextprotocol/sdk/types.js';
+import { WriteTurns } from '../../src/lib/server/mcp/write-turns';
 import type { HostedServer } from './host-config';
 
 export type ChildState = 'starting' | 'up' | 'down' | 'closed';
@@ -36,8 +37,7 @@ export class ChildServer {
 	private everUp = false;
 	private lastError: string | undefined;
 	private readOnly = new Set<string>();
-	/** The last write made or waiting; each write starts when it settles. */
-	private lastWrite: Promise<unknown> = Promise.resolve();
+	private readonly writes = new WriteTurns();
 
 	constructor(
 		readonly name: string,
@@ -70,10 +70,7 @@ export class ChildServer {
 	callTool(params: CallToolRequest['params'], signal: AbortSignal): Promise<CallToolResult> {
 		const call = () =>
 			this.forward((c) => c.request({ method: 'tools/call', params }, CallToolResultSchema, { signal, timeout: this.callTimeoutMs }));
-		if (this.readOnly.has(params.name)) return call();
-		const write = this.lastWrite.then(call);
-		this.lastWrite = write.catch(() => {});
-		return write;
+		return this.readOnly.has(params.name) ? call() : this.writes.run(call);
 	}
 
 	async close(): Promise<void> {

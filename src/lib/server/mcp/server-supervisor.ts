@@ -4,6 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { isStdio, type McpServerConfig } from './mcp-config';
 import { ToolServerDown } from './transport-errors';
+import { WriteTurns } from './write-turns';
 
 export type ServerState = 'starting' | 'up' | 'down' | 'closed';
 
@@ -29,6 +30,7 @@ export class ServerSupervisor {
 	private sdk: Client | null = null;
 	private tools: StructuredToolInterface[] = [];
 	private annotations = new Map<string, ToolAnnotations>();
+	private readonly writes = new WriteTurns();
 	private starting: Promise<void> | null = null;
 	private failures = 0;
 	private retryAt = 0;
@@ -74,11 +76,15 @@ export class ServerSupervisor {
 		args: Record<string, unknown>,
 		options: { signal?: AbortSignal; timeoutMs: number; meta: Record<string, unknown> }
 	): Promise<CallToolResult> {
-		if (this.state !== 'up' || !this.sdk) throw new ToolServerDown(`MCP server "${this.name}" is not connected`);
-		return (await this.sdk.callTool({ name: tool, arguments: args, _meta: options.meta }, undefined, {
-			signal: options.signal,
-			timeout: options.timeoutMs
-		})) as CallToolResult;
+		const call = async () => {
+			if (this.state !== 'up' || !this.sdk) throw new ToolServerDown(`MCP server "${this.name}" is not connected`);
+			return (await this.sdk.callTool({ name: tool, arguments: args, _meta: options.meta }, undefined, {
+				signal: options.signal,
+				timeout: options.timeoutMs
+			})) as CallToolResult;
+		};
+		// Concurrent runs share the child: its writes take turns (write-turns.ts), its reads do not.
+		return this.annotationsOf(tool)?.readOnlyHint === true ? call() : this.writes.run(call);
 	}
 
 	/** Called when a tool call found the connection gone; the next use starts the server again. */
