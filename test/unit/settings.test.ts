@@ -123,6 +123,8 @@ describe('settings', () => {
 			['DATABASE_URL', 'http://db:5432/sophos', 'expected postgres://'],
 			['RUN_LEASE_MS', '100', 'Too small'],
 			['RUN_LEASE_MS', 'soon', 'expected number'],
+			['RUN_EVENTS_KEEP_MS', '10', 'Too small'],
+			['RUN_EVENTS_KEEP_MS', 'a while', 'expected number'],
 			['SOPHOS_INSTANCE_ID', 'has spaces', '1 to 128'],
 			['SOPHOS_INSTANCE_ID', 'x'.repeat(129), '1 to 128']
 		])('refuses %s=%j with a message naming it', (name, value, why) => {
@@ -140,6 +142,7 @@ describe('settings', () => {
 			expect(parseSettings({ DATABASE_URL: 'postgresql:///sophos?host=/run/postgresql' }).DATABASE_URL).toBe('postgresql:///sophos?host=/run/postgresql');
 			expect(parseSettings({}).DATABASE_URL).toBeUndefined();
 			expect(parseSettings({}).RUN_LEASE_MS).toBe(10_000);
+			expect(parseSettings({}).RUN_EVENTS_KEEP_MS).toBe(300_000);
 		});
 
 		it('never repeats a refused token in its message', () => {
