@@ -4,6 +4,7 @@ import { reusedFromOf } from '../agent/messages';
 import type { ResolvedTool } from '../mcp/toolbox';
 import { canonicalArgsHash } from './canonical-args';
 import type { JournalStorage } from '../storage/app-storage';
+import type { JournalEntry } from './tool-journal';
 
 /**
  * Whether a call is made again or takes its result from another branch of the thread.
@@ -25,9 +26,11 @@ export async function reuseFromOtherBranch(
 	history: readonly BaseMessage[],
 	tool: Pick<ResolvedTool, 'repeatsInNewBranch'> | undefined,
 	threadId: string,
-	journal: Pick<JournalStorage, 'get' | 'succeededWith'>
+	/** The call's own journal entry, which the tools step has read already. */
+	own: JournalEntry | undefined,
+	journal: Pick<JournalStorage, 'succeededWith'>
 ): Promise<{ text: string; from: ReusedFrom } | undefined> {
-	if (!tool || tool.repeatsInNewBranch || (await journal.get(threadId, call.id))) return undefined;
+	if (!tool || tool.repeatsInNewBranch || own) return undefined;
 	const earlier = await journal.succeededWith(threadId, call.name, canonicalArgsHash(call.args));
 	if (earlier.length === 0) return undefined;
 	const onBranch = callsOfBranch(history);

@@ -11,6 +11,7 @@ import type { ToolOutcome } from '../mcp/tool-result';
 import type { AppStorage } from '../storage/app-storage';
 import { reuseFromOtherBranch } from './branch-reuse';
 import { canonicalArgsHash } from './canonical-args';
+import type { JournalEntry } from './tool-journal';
 import { mayRepeat, uncertainCallMessage, type UnfinishedCallPolicy } from './repeat-policy';
 
 export type ToolStepParts = {
@@ -78,9 +79,11 @@ export async function runToolStep(messages: BaseMessage[], config: RunnableConfi
 	const taken: (Awaited<ReturnType<typeof reuseFromOtherBranch>> | undefined)[] = [];
 	const plans: (CallPlan | undefined)[] = [];
 	for (const call of calls) {
-		const reused = await reuseFromOtherBranch(call, messages, parts.toolbox.resolve(call.name), at.threadId, parts.storage.journal);
+		// Read once per call: both the branch check and the plan go by it.
+		const entry = await parts.storage.journal.get(at.threadId, call.id);
+		const reused = await reuseFromOtherBranch(call, messages, parts.toolbox.resolve(call.name), at.threadId, entry, parts.storage.journal);
 		taken.push(reused);
-		plans.push(reused ? undefined : await plan(call, at, known, parts));
+		plans.push(reused ? undefined : await plan(call, entry, at, known, parts));
 	}
 	const asks = calls.flatMap((call, i) => {
 		const p = plans[i];
@@ -105,10 +108,9 @@ export async function runToolStep(messages: BaseMessage[], config: RunnableConfi
 	return { messages: [...results, ...refused] };
 }
 
-async function plan(call: ToolCall, at: At, known: readonly string[], parts: ToolStepParts): Promise<CallPlan> {
-	const { journal, approvals, allowedTools } = parts.storage;
+async function plan(call: ToolCall, entry: JournalEntry | undefined, at: At, known: readonly string[], parts: ToolStepParts): Promise<CallPlan> {
+	const { approvals, allowedTools } = parts.storage;
 	const target = parts.toolbox.resolve(call.name);
-	const entry = await journal.get(at.threadId, call.id);
 	return planCall({
 		args: call.args,
 		entry,
