@@ -126,7 +126,7 @@ describe('several instances on one PostgreSQL database', () => {
 		expect((await runsOf(a, conversation))[0]).toMatchObject({ id: second.run, status: 'cancelled' });
 	});
 
-	it('SIGKILL of the owner mid-run: another instance takes the run over within its lease and resumes it', async () => {
+	it('SIGKILL of the owner mid-run: another instance takes the run over once its lease ends and resumes it (how long it takes is measured by bench/failover.ts)', async () => {
 		ollama.script = firstHeld('cut');
 		const [a, b] = await instances({ AUTO_RESUME: 'true' });
 		const { conversation } = (await json(await a.post('/api/chat', { message: 'go' }))).body;
