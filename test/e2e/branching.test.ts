@@ -98,6 +98,8 @@ describe('branches on the page', () => {
 			await waitForIdle(page);
 			await page.getByTestId('tool-reused-badge').waitFor();
 			expect(config.calls().filter((l) => l.startsWith('effect'))).toHaveLength(1);
+			// The versions come with the conversation the page reads once the run has ended, which may follow the badge.
+			await page.getByTestId('version-count').waitFor();
 			expect(await textsOf(page, 'version-count')).toEqual(['2/2']);
 			expect(await page.getByTestId('assistant-message').allTextContents()).not.toEqual(before);
 			await page.getByTestId('tool-call').locator('summary').click();
