@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { CheckpointTuple, PendingWrite } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
-import { DeltaSqliteSaver } from '../src/lib/server/checkpoint/index.js';
+import { DeltaSqliteSaver } from '../src/lib/server/sqlite/checkpoint/index';
 import { ScriptedOllama } from '../test/support/scripted-ollama';
 import { Service, tempDir } from '../test/support/service';
 import { followRun } from '../test/support/sse';

@@ -16,7 +16,7 @@
 
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { TOOL_RESULT_BYTES } from '../test/unit/checkpoint-agent-graph.js';
+import { TOOL_RESULT_BYTES } from '../test/unit/sqlite/checkpoint-agent-graph.js';
 import { openPostgresStore, tableBytes, type SaverKind } from '../test/postgres/checkpoint-postgres-compare.js';
 import { startPostgres } from '../test/support/postgres.js';
 import { reportSummary } from './support/summary.js';

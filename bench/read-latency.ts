@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { openDatabase } from '../src/lib/server/db/database';
+import { openDatabase } from '../src/lib/server/sqlite/database';
 import { ScriptedOllama } from '../test/support/scripted-ollama';
 import { Service, tempDir } from '../test/support/service';
 import { followRun } from '../test/support/sse';

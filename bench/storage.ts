@@ -19,9 +19,9 @@ import Database from 'better-sqlite3';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { BaseCheckpointSaver, type Checkpoint, type CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
-import { DeltaSqliteSaver } from '../src/lib/server/checkpoint/index.js';
-import { migrate } from '../src/lib/server/db/migrations.js';
-import { TOOL_RESULT_BYTES } from '../test/unit/checkpoint-agent-graph.js';
+import { DeltaSqliteSaver } from '../src/lib/server/sqlite/checkpoint/index';
+import { migrate } from '../src/lib/server/sqlite/migrations.js';
+import { TOOL_RESULT_BYTES } from '../test/unit/sqlite/checkpoint-agent-graph.js';
 import { reportSummary, type SummaryRow } from './support/summary.js';
 import {
 	measureSeries,

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
-import { buildAgentGraph, humanTurn, messageTextBytes } from '../../test/unit/checkpoint-agent-graph.js';
+import { buildAgentGraph, humanTurn, messageTextBytes } from '../../test/unit/sqlite/checkpoint-agent-graph.js';
 import type { SummaryRow } from './summary.js';
 
 /** ms/turn is the median of the last WINDOW turns before each count. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { ConversationDetail, MessageDto } from '../../src/lib/protocol';
-import { checkpointLineage } from '../../src/lib/server/checkpoint';
+import { checkpointLineage } from '../../src/lib/server/sqlite/checkpoint';
 import type { StartRequest } from '../../src/lib/server/runs/run-service';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { inProcessTests } from '../support/in-process';

@@ -15,7 +15,7 @@ import {
 	type BrowserStack
 } from '../support/browser';
 import { LIST_PAGE } from '../../src/lib/client/chat-controller';
-import { openDatabase } from '../../src/lib/server/db/database';
+import { openDatabase } from '../../src/lib/server/sqlite/database';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { answerScript } from '../support/scripts';
 import { Service, tempDir } from '../support/service';

@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { describe, expect, inject, it } from 'vitest';
-import { LINK } from '../../src/lib/server/checkpoint/write-links.js';
+import { LINK } from '../../src/lib/server/checkpoint/link-encoding.js';
 import type { DeltaPostgresSaverOptions } from '../../src/lib/server/postgres/index.js';
-import { buildAgentGraph } from '../unit/checkpoint-agent-graph.js';
-import { collect, normalise, openStore } from '../unit/checkpoint-compare.js';
+import { buildAgentGraph } from '../unit/sqlite/checkpoint-agent-graph.js';
+import { collect, normalise, openStore } from '../unit/sqlite/checkpoint-compare.js';
 import {
 	copyScenario,
 	forkScenario,
@@ -21,7 +21,7 @@ import {
 	nestedScenario,
 	removeScenario,
 	turnsScenario
-} from '../unit/checkpoint-scenarios.js';
+} from '../unit/sqlite/checkpoint-scenarios.js';
 import { openPostgresStore, tableBytes, type OpenPostgresStore, type SaverKind } from './checkpoint-postgres-compare.js';
 
 type Scenario = (saver: BaseCheckpointSaver) => Promise<RunnableConfig>;

@@ -19,8 +19,8 @@ import {
 import { describeCheckpointHistory, type StoredCheckpoints } from '../support/checkpoint-history-suite';
 import { deferred } from '../support/client-fakes';
 import { createTestDatabase } from '../support/postgres';
-import { buildAgentGraph, buildNestedGraph, humanTurn } from '../unit/checkpoint-agent-graph';
-import { normalise } from '../unit/checkpoint-compare';
+import { buildAgentGraph, buildNestedGraph, humanTurn } from '../unit/sqlite/checkpoint-agent-graph';
+import { normalise } from '../unit/sqlite/checkpoint-compare';
 
 function storedCheckpoints(pool: pg.Pool): StoredCheckpoints {
 	const THREAD = `lg_checkpoints c JOIN lg_threads t USING (thread_key) WHERE t.thread_id = $1`;

@@ -9,8 +9,8 @@ import { emptyCheckpoint, uuid6, type BaseCheckpointSaver, type ChannelVersions,
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChannelMap } from '../../src/lib/server/checkpoint/channel-map';
 import type { CheckpointHistory } from '../../src/lib/server/storage/checkpoint-history';
-import { buildAgentGraph, buildNestedGraph, humanTurn } from '../unit/checkpoint-agent-graph';
-import { collect, normalise } from '../unit/checkpoint-compare';
+import { buildAgentGraph, buildNestedGraph, humanTurn } from '../unit/sqlite/checkpoint-agent-graph';
+import { collect, normalise } from '../unit/sqlite/checkpoint-compare';
 
 /** What a test reads of the engine's own tables, to see what a prune left. */
 export interface StoredCheckpoints {

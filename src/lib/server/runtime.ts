@@ -1,17 +1,17 @@
 import path from 'node:path';
 import type { ConversationDetail, ConversationSummary, Readiness, RunEvent } from '../protocol';
 import type { Settings } from './settings';
-import { ApprovalExpiry } from './approvals/approval-expiry';
+import { ApprovalExpiry } from './runs/approval-expiry';
 import { ensurePrivateDir, restrictFile } from './private-files';
 import { buildAgentGraph } from './agent/agent-graph';
 import { readSystemPrompt } from './agent/system-prompt';
-import { ThreadReader } from './agent/thread-reader';
+import { ThreadReader } from './runs/thread-reader';
 import { createCrashInjector, crashBeforeCheckpoint } from './crash-points';
 import { EventLoopShare } from './event-loop-share';
 import { BranchReader } from './branches/branch-reader';
-import { switchBranch } from './branches/branch-switch';
-import { findForkPoint } from './branches/fork-point';
-import { conversationDetail } from './conversation-detail';
+import { switchBranch } from './conversations/branch-switch';
+import { findForkPoint } from './runs/fork-point';
+import { conversationDetail } from './conversations/conversation-detail';
 import { loadMcpConfig } from './mcp/mcp-config';
 import { configuredProviders } from './models/configured-providers';
 import { ModelCatalog } from './models/model-catalog';
@@ -29,7 +29,8 @@ import { createThreadPruner } from './runs/thread-pruner';
 import type { ThreadWork } from './runs/thread-work';
 import { checkDatabase, checkReadiness, sharedCheck } from './readiness';
 import type { AppStorage } from './storage/app-storage';
-import { openStorageEngine, type SharedRuns } from './storage/engine';
+import { openStorageEngine } from './storage/engine';
+import type { SharedRuns } from './storage/storage-engine';
 
 export type Runtime = {
 	settings: Settings;
@@ -44,9 +45,9 @@ export type Runtime = {
 	shared: SharedRuns | null;
 	/** What is left to do on the conversation's thread (runs/thread-work.ts). */
 	threadWork: (conversationId: string) => Promise<ThreadWork>;
-	/** GET /api/conversations/:id (conversation-detail.ts). */
+	/** GET /api/conversations/:id (conversations/conversation-detail.ts). */
 	detail: (conversation: ConversationSummary) => Promise<ConversationDetail>;
-	/** Makes the branch holding the message active (branches/branch-switch.ts). */
+	/** Makes the branch holding the message active (conversations/branch-switch.ts). */
 	switchBranch: (conversationId: string, messageId: string) => Promise<void>;
 	readiness: () => Promise<Readiness>;
 	/** A request's turn of the event loop when it is busy (see EventLoopShare); undefined: go on now. */

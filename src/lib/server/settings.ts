@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { parseCrashAt } from './crash-points';
-import { parseCheckpointRetention } from './checkpoint';
 import { isLoopbackListenAddress, parseHostEntry } from './http/host-allow-list';
 import { parseOrigin } from './http/origin-check';
 import { parseModelId } from './models/model-id';
+import { parseCheckpointRetention } from './checkpoint/retention-plan';
 
 /**
  * Every setting the service reads from its environment, parsed once at start.

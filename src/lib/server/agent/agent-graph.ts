@@ -14,18 +14,7 @@ import {
 import type { StepWrite } from './agent-events';
 import { AgentState } from './agent-state';
 import { streamAnswer } from './answer-stream';
-
-/** What an agent step needs of the model the run's conversation chose. */
-export type ModelStep = {
-	/** The model's name as its server knows it, for the step's trace. */
-	name: string;
-	/** A fresh client per call, whose requests the step's signal aborts, so aborting one run's request never touches another's. */
-	chat: BaseChatModel;
-	/** Turns a failed call into a typed error while its type is still known. */
-	classifyError: (e: unknown) => Error;
-	/** The answer as the thread keeps it: with the model that gave it, its run, and what the call used. */
-	record: (answer: BaseMessage) => BaseMessage;
-};
+import type { ModelStep } from '../models/model-step';
 
 export type AgentGraphParts = {
 	checkpointer: BaseCheckpointSaver;
@@ -91,7 +80,7 @@ export function buildAgentGraph(parts: AgentGraphParts) {
 		if (calls.length) write(config, { ...at, calls });
 		// A streamed reply is an AIMessageChunk, which the reducer turns into an AIMessage for the
 		// thread. Returning that AIMessage makes the step's pending write the same bytes as the
-		// message in the next checkpoint, so the saver stores it once (checkpoint/write-links.ts).
+		// message in the next checkpoint, so the saver stores it once (sqlite/checkpoint/write-links.ts).
 		return { messages: messagesStateReducer([], [step.record(response)]) };
 	}
 

@@ -2,7 +2,8 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { concat } from '@langchain/core/utils/stream';
-import { messageText, reasoningOf } from './messages';
+import { messageText } from './messages';
+import { reasoningOf } from '../models/model-call';
 
 /** A piece of an answer as it streams: answer text or the model's thinking. */
 export type AnswerPiece = { type: 'token' | 'reasoning'; text: string };

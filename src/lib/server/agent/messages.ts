@@ -1,6 +1,6 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { ReusedFromSchema, type MessageDto, type ReusedFrom } from '../../protocol';
-import { modelCallOf } from '../models/model-call';
+import { modelCallOf, reasoningOf } from '../models/model-call';
 
 /** Flattens string or multi-part content to its text. */
 export function messageText(content: BaseMessage['content']): string {
@@ -8,11 +8,6 @@ export function messageText(content: BaseMessage['content']): string {
 	return content
 		.map((part) => (typeof part === 'string' ? part : part.type === 'text' ? String(part.text) : ''))
 		.join('');
-}
-
-export function reasoningOf(message: BaseMessage): string {
-	const value = message.additional_kwargs?.reasoning_content;
-	return typeof value === 'string' ? value : '';
 }
 
 /** Where a tool message's result came from, when tools/branch-reuse.ts took it from another branch. */

@@ -4,8 +4,9 @@
  * already passed this gate once: it is never asked about again, only finished (tools/repeat-policy.ts).
  */
 import type { ApprovalReason } from '../../protocol';
-import type { RecordedDecision } from '../tools/approval-journal';
-import { decideToolCall, type JournalOutcome, type UnfinishedCallPolicy } from '../tools/repeat-policy';
+import { decideToolCall, type UnfinishedCallPolicy } from '../tools/repeat-policy';
+import type { RecordedDecision } from '../storage/approval-records';
+import type { JournalOutcome } from '../storage/journal-records';
 
 export type CallPlan =
 	| { kind: 'call'; args: Record<string, unknown> }

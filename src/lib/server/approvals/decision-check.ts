@@ -1,9 +1,7 @@
 /** Pure. A person's decisions checked against the calls the conversation waits on. */
 import type { Decision, PendingApproval } from '../../protocol';
 import { ApiError } from '../errors';
-import type { RecordedDecision } from '../tools/approval-journal';
-
-export type CheckedDecision = RecordedDecision & { toolCallId: string; tool: string; remember: boolean };
+import type { CheckedDecision } from '../storage/approval-records';
 
 /**
  * Every waiting call decided at once, each once; `args` only with `edit` (and required there),

@@ -1,3 +1,4 @@
+import type { LineageEntry } from '../storage/checkpoint-history';
 /**
  * Pure. The branches of a thread from its checkpoint lineage and the messages at each branch's
  * tip: which checkpoints are tips, the path to one, and where the messages of branches diverge.
@@ -7,7 +8,6 @@
  * checkpoint before the message it replaces. So the message at position i of a path, once there,
  * stays, and two branches that hold the same message at i hold the same messages before it.
  */
-import type { LineageEntry } from '../checkpoint';
 
 export type Parents = ReadonlyMap<string, string | null>;
 

@@ -2,7 +2,7 @@
 //
 // Why: revived messages are expensive (≈0.1 ms each), so decoding a 4,000-message history costs
 // ~400 ms on every getTuple and turn latency would grow with history. Items (log_id, seq) are
-// written once and never change (see lg_logs in checkpoint/migrations/integer-keys.ts), so a cached item can never be stale.
+// written once and never change (see lg_logs in sqlite/checkpoint/migrations/integer-keys.ts), so a cached item can never be stale.
 //
 // Trade-off: values handed out share these objects (arrays are fresh copies, elements are not).
 // LangGraph treats state values as immutable; code that mutates a message in place would see the

@@ -101,3 +101,17 @@ export function logReach(
 	for (const { logId, seq, count } of links) reaches(logId, seq + count);
 	return reach;
 }
+
+/** CHECKPOINT_RETENTION: `all` keeps every checkpoint; `latest:<N>` keeps the newest N per namespace. */
+export type CheckpointRetention = { kind: 'all' } | { kind: 'latest'; keep: number };
+
+export function parseCheckpointRetention(setting: string | undefined): CheckpointRetention {
+	const value = (setting ?? '').trim();
+	if (value === '' || value === 'all') return { kind: 'all' };
+	const match = /^latest:(\d+)$/.exec(value);
+	const keep = match ? Number(match[1]) : NaN;
+	if (!Number.isSafeInteger(keep) || keep < 1) {
+		throw new Error(`CHECKPOINT_RETENTION must be "all" or "latest:<N>" with N >= 1, got "${setting}"`);
+	}
+	return { kind: 'latest', keep };
+}

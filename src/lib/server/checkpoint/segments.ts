@@ -99,3 +99,14 @@ function requireLog(logId: number | undefined): number {
 	if (logId === undefined) throw new Error('checkpoint store: a new log id is required for this plan');
 	return logId;
 }
+
+export interface AppliedLogWrite {
+	channel: string;
+	segments: Segment[];
+	/** Where the items went, for the cache and for write links. */
+	logId?: number;
+	from: number;
+	objects: unknown[];
+	bytes: Uint8Array[];
+	type?: string;
+}

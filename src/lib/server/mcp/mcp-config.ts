@@ -19,7 +19,7 @@ const ApprovalModeSchema = z.enum(['auto', 'ask', 'deny']);
 /**
  * Whether a call of a server's tools runs at once (`auto`), waits for a person (`ask`) or is never
  * offered to the model (`deny`): one mode for every tool, or per tool name; unlisted tools follow
- * TOOL_APPROVAL (approvals/approval-policy.ts).
+ * TOOL_APPROVAL (mcp/approval-policy.ts).
  */
 const ApprovalSchema = z.union([ApprovalModeSchema, z.record(z.string(), ApprovalModeSchema)]).optional();
 

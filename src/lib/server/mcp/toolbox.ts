@@ -1,6 +1,6 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { resolveApproval, type ApprovalMode, type DefaultApproval } from '../approvals/approval-policy';
+import { resolveApproval, type ApprovalMode, type DefaultApproval } from './approval-policy';
 import type { McpConfig } from './mcp-config';
 import { ServerSupervisor, type ServerStatus } from './server-supervisor';
 import { createToolFilter } from './tool-filter';

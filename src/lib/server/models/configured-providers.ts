@@ -1,4 +1,3 @@
-import type { Settings } from '../settings';
 import type { ModelProvider } from './model-provider';
 import type { OpenAIEndpoint } from './models-config';
 import { OllamaProvider } from './ollama-provider';
@@ -8,7 +7,16 @@ import { OpenAIProvider } from './openai-provider';
  * The providers the settings and models.json configure, in the order GET /api/models lists them:
  * `ollama`, `openai` (OPENAI_BASE_URL), then models.json's. All share `fetch`, the paced one.
  */
-export function configuredProviders(settings: Settings, endpoints: readonly OpenAIEndpoint[], fetch: typeof globalThis.fetch): ModelProvider[] {
+/** The model settings (settings.ts) the providers are built from. */
+export type ProviderSettings = {
+	ollamaEnabled: boolean;
+	OLLAMA_HOST: string;
+	OLLAMA_THINK: boolean;
+	OPENAI_BASE_URL?: string;
+	OPENAI_API_KEY?: string;
+};
+
+export function configuredProviders(settings: ProviderSettings, endpoints: readonly OpenAIEndpoint[], fetch: typeof globalThis.fetch): ModelProvider[] {
 	const providers: ModelProvider[] = [];
 	if (settings.ollamaEnabled) {
 		providers.push(new OllamaProvider({ host: settings.OLLAMA_HOST, think: settings.OLLAMA_THINK, fetch }));

@@ -30,3 +30,8 @@ export function modelCallOf(message: BaseMessage): ModelCall | undefined {
 	const parsed = ModelCallSchema.safeParse((message.response_metadata as Record<string, unknown> | undefined)?.[KEY]);
 	return parsed.success ? parsed.data : undefined;
 }
+
+export function reasoningOf(message: BaseMessage): string {
+	const value = message.additional_kwargs?.reasoning_content;
+	return typeof value === 'string' ? value : '';
+}

@@ -1,13 +1,15 @@
 import type { BaseMessage } from '@langchain/core/messages';
-import type { ModelStep } from '../agent/agent-graph';
 import { ApiError, RunFailure } from '../errors';
-import type { StartRequest } from '../runs/run-service';
 import { recordModelCall } from './model-call';
 import { modelId, parseModelId } from './model-id';
 import type { ModelList, ProviderCheck, ProviderKind } from '../../protocol';
 import type { ModelProvider } from './model-provider';
+import type { ModelStep } from './model-step';
 
 export type ModelCheck = { status: 'ok' | 'error'; message?: string };
+
+/** What choosing a model reads of a run request (runs/run-service.ts StartRequest). */
+type ModelChoice = { kind: string; conversation?: string | null; model?: string };
 
 type Listing = { provider: ModelProvider; names: string[] } | { provider: ModelProvider; error: RunFailure };
 
@@ -74,7 +76,7 @@ export class ModelCatalog {
 	 * Checks the model a start request chose (see checkChoice); a new conversation that chose none
 	 * gets the default, and keeps it even if DEFAULT_MODEL changes later.
 	 */
-	async choose(request: StartRequest): Promise<StartRequest> {
+	async choose<R extends ModelChoice>(request: R): Promise<R> {
 		if (request.kind === 'decide') return request;
 		if (request.model !== undefined) {
 			await this.checkChoice(request.model);

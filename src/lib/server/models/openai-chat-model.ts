@@ -2,8 +2,8 @@ import { AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/mes
 import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
 import { ChatGenerationChunk } from '@langchain/core/outputs';
 import { ChatOpenAICompletions, type BaseChatOpenAIFields, type OpenAIClient } from '@langchain/openai';
-import { reasoningOf } from '../agent/messages';
 import { modelCallOf } from './model-call';
+import { reasoningOf } from './model-call';
 
 type Chunk = OpenAIClient.Chat.Completions.ChatCompletionChunk;
 type Request = OpenAIClient.Chat.ChatCompletionCreateParams;

@@ -7,7 +7,7 @@ import type pg from 'pg';
  * rethrows that error. A connection whose ROLLBACK fails too (it broke mid-transaction) is closed
  * instead of going back to the pool. `durable`: the commit waits for its WAL to be flushed to disk
  * even on a server run with synchronous_commit=off, for the writes a power cut must not undo (as
- * db/durable-commit.ts does on SQLite).
+ * sqlite/durable-commit.ts does on SQLite).
  */
 export async function inTransaction<T>(
 	pool: pg.Pool,

@@ -3,15 +3,8 @@
 
 import type { RunTrigger } from '../../protocol';
 import type { RunStorage } from '../storage/app-storage';
-import type { SharedRuns } from '../storage/engine';
 import type { RecoveredRun } from './run-recovery';
-
-/**
- * Ids a run may use before the run that carries on its stream starts. A run publishes far fewer
- * events (one per token), so the resumed run's ids lie above every id a reader can hold from the
- * run before, including ids its owner sent and died before keeping anywhere.
- */
-export const RUN_ID_SPAN = 2 ** 32;
+import { RUN_ID_SPAN, type SharedRuns } from '../storage/storage-engine';
 
 /**
  * Keeps the end of `run` so that its readers carry on with `successorRunId` (on PostgreSQL, the

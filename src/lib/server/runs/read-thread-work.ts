@@ -1,4 +1,4 @@
-import type { ThreadReader } from '../agent/thread-reader';
+import type { ThreadReader } from './thread-reader';
 import type { AppStorage } from '../storage/app-storage';
 import { threadWork, type LastRun, type ThreadWork } from './thread-work';
 

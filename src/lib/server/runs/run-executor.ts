@@ -2,14 +2,14 @@ import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { Command } from '@langchain/langgraph';
 import { AgentEvents, type AgentEvent, type StepWrite } from '../agent/agent-events';
 import type { AgentGraph } from '../agent/agent-graph';
-import { classifyRunError } from '../agent/model-errors';
-import type { ThreadReader } from '../agent/thread-reader';
+import { classifyRunError } from '../models/model-errors';
+import type { ThreadReader } from './thread-reader';
 import { OUTCOME_NOT_RECORDED, type PendingApproval, type RunEvent } from '../../protocol';
 import type { CrashInjector } from '../crash-points';
-import type { RunOutcome } from '../db/run-store';
 import type { AppStorage } from '../storage/app-storage';
 import type { ActiveRun, RunInput, UserInput } from './active-run';
 import { danglingToolCalls } from './dangling-tool-calls';
+import type { RunOutcome } from '../storage/run-records';
 
 export type ExecutorParts = {
 	graph: AgentGraph;

@@ -1,8 +1,8 @@
-import type { RunOutcome } from '../db/run-store';
 import type { RunEvent } from '../../protocol';
 import type { OrphanedRun } from '../storage/app-storage';
 import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
 import type { ThreadWork } from './thread-work';
+import type { RunOutcome } from '../storage/run-records';
 
 const INTERRUPTED = { code: 'PROCESS_EXITED', message: 'The service stopped during this run; resume it to continue.' } as const;
 

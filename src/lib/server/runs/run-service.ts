@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { CancelResult, Decision, RunTrigger, StartResult } from '../../protocol';
 import { checkDecisions } from '../approvals/decision-check';
-import type { ForkTarget } from '../branches/fork-point';
+import type { ForkTarget } from './fork-point';
 import { ApiError } from '../errors';
 import type { Claim } from '../storage/app-storage';
-import type { SharedRuns } from '../storage/engine';
 import { ActiveRun, type RunInput, type UserInput } from './active-run';
 import type { CarryOn } from './carried-stream';
 import { readThreadWork } from './read-thread-work';
 import type { RecoveredRun } from './run-recovery';
 import type { RunRegistry } from './run-registry';
 import { executeRun, type ExecutorParts } from './run-executor';
+import type { SharedRuns } from '../storage/storage-engine';
 
 export type IfBusy = 'reject' | 'enqueue' | 'interrupt';
 
@@ -43,7 +43,7 @@ export type RunServiceParts = ExecutorParts & {
 	registry: RunRegistry;
 	/** Runs other instances follow and cancel (PostgreSQL); null on one process. */
 	shared: SharedRuns | null;
-	/** Where a branch replacing the target starts (branches/fork-point.ts); refuses with an ApiError. */
+	/** Where a branch replacing the target starts (runs/fork-point.ts); refuses with an ApiError. */
 	forkPoint: (conversationId: string, target: ForkTarget) => Promise<string>;
 	/** For a resume that `carriesOn` a run: keeps that run's end naming the resume, and gives the resume's first event id. */
 	carryOn: CarryOn;

@@ -1,7 +1,7 @@
-import type { CheckpointRetention } from '../checkpoint';
 import type { CheckpointHistory } from '../storage/checkpoint-history';
 import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
 import type { RunRegistry } from './run-registry';
+import type { CheckpointRetention } from '../checkpoint/retention-plan';
 
 /**
  * Retention's trigger (CHECKPOINT_RETENTION=latest:N): after a run ends, a finished thread keeps

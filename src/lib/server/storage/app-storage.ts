@@ -1,7 +1,7 @@
 // The app's storage contract: what the runtime asks of conversations, runs, the message queue, the
 // tool call journal, approvals and branches, asynchronous and engine-independent, so one runtime can run on the
 // embedded SQLite file or on a PostgreSQL database shared by several processes. Implemented by
-// sqlite-app-storage.ts and postgres/app/; both pass one shared suite (test/support/app-storage-suite.ts).
+// sqlite/app-storage.ts and postgres/app/; both pass one shared suite (test/support/app-storage-suite.ts).
 // Operations that must be atomic are operations of their own, not transactions a caller composes,
 // and the limits that hold across processes (MAX_CONCURRENT_RUNS, MAX_QUEUED_MESSAGES) are kept
 // where the rows are written.
@@ -15,11 +15,9 @@ import type {
 	RunRecord,
 	RunTrigger
 } from '../../protocol';
-import type { CheckedDecision } from '../approvals/decision-check';
-import type { RunOutcome } from '../db/run-store';
-import type { ApprovalRequest, RecordedDecision } from '../tools/approval-journal';
-import type { JournalEntry } from '../tools/tool-journal';
-import type { JournalOutcome } from '../tools/repeat-policy';
+import type { CheckedDecision, ApprovalRequest, RecordedDecision } from './approval-records';
+import type { RunOutcome } from './run-records';
+import type { JournalEntry, JournalOutcome } from './journal-records';
 
 export interface AppStorageLimits {
 	/** MAX_CONCURRENT_RUNS: runs holding a claim at once, counted over every process on the database. */

@@ -1,13 +1,20 @@
 // The checkpoint history contract: what the runtime reads of a thread's checkpoint tree and how
 // retention shortens it, without decoding checkpoints and engine-independent. The saver stays
 // LangGraph's contract; this is the rest the runtime asks of the checkpoint tables. Implemented
-// here for the SQLite file and by postgres/checkpoint/history.ts; both pass one shared suite
+// by sqlite/checkpoint/history.ts and postgres/checkpoint/history.ts; both pass one shared suite
 // (test/support/checkpoint-history-suite.ts).
 
-import type Database from 'better-sqlite3';
-import { checkpointLineage, latestCheckpointId, pruneThreadCheckpoints, type LineageEntry, type PruneResult } from '../checkpoint';
+/** A checkpoint of the thread's root namespace and the one it was written after (null: a root). */
+export interface LineageEntry {
+	id: string;
+	parent: string | null;
+}
 
-export type { LineageEntry, PruneResult };
+export interface PruneResult {
+	deletedCheckpoints: number;
+	deletedWrites: number;
+	deletedItems: number;
+}
 
 export interface CheckpointHistory {
 	/** The thread's newest checkpoint in the root namespace (the one LangGraph loads without an id). */
@@ -26,24 +33,4 @@ export interface CheckpointHistory {
 	 * changing nothing, for `keepLast` < 1. The caller decides that the thread is finished.
 	 */
 	prune(threadId: string, keepLast: number, heads: readonly string[]): Promise<PruneResult>;
-}
-
-/**
- * On the app's SQLite connection (openDatabase: auto_vacuum=INCREMENTAL). A prune that deleted
- * anything hands the freed pages back to the file system with `PRAGMA incremental_vacuum`.
- */
-export function sqliteCheckpointHistory(db: Database.Database): CheckpointHistory {
-	return {
-		async latestId(threadId) {
-			return latestCheckpointId(db, threadId);
-		},
-		async lineage(threadId) {
-			return checkpointLineage(db, threadId);
-		},
-		async prune(threadId, keepLast, heads) {
-			const pruned = pruneThreadCheckpoints(db, threadId, keepLast, { heads });
-			if (pruned.deletedCheckpoints > 0) db.pragma('incremental_vacuum');
-			return pruned;
-		}
-	};
 }

@@ -10,7 +10,7 @@
 /**
  * A connection that could not be opened for a reason pg gives no code for: its connect timeout (a
  * server that accepts and never answers, a network that drops packets), a socket closed before the
- * server answered. Thrown by storage/postgres-client.ts, pure data here.
+ * server answered. Thrown by postgres/client.ts, pure data here.
  */
 export class DatabaseConnectError extends Error {
 	override name = 'DatabaseConnectError';

@@ -4,7 +4,7 @@ import { reusedFromOf } from '../agent/messages';
 import type { ResolvedTool } from '../mcp/toolbox';
 import { canonicalArgsHash } from './canonical-args';
 import type { JournalStorage } from '../storage/app-storage';
-import type { JournalEntry } from './tool-journal';
+import type { JournalEntry } from '../storage/journal-records';
 
 /**
  * Whether a call is made again or takes its result from another branch of the thread.

@@ -1,9 +1,8 @@
 /** Pure: what a tools step does with a call, given what the journal knows of it. */
+import type { JournalOutcome } from '../storage/journal-records';
 
 /** UNFINISHED_TOOL_CALLS: what to do with a call whose earlier attempt has no recorded outcome. */
 export type UnfinishedCallPolicy = 'auto' | 'repeat' | 'report' | 'ask';
-
-export type JournalOutcome = { outcome: 'success' | 'error' | 'cancelled'; result: string };
 
 export type CallDecision =
 	| { action: 'call' }

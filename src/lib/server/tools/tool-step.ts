@@ -11,8 +11,8 @@ import type { ToolOutcome } from '../mcp/tool-result';
 import type { AppStorage } from '../storage/app-storage';
 import { reuseFromOtherBranch } from './branch-reuse';
 import { canonicalArgsHash } from './canonical-args';
-import type { JournalEntry } from './tool-journal';
 import { mayRepeat, uncertainCallMessage, type UnfinishedCallPolicy } from './repeat-policy';
+import type { JournalEntry } from '../storage/journal-records';
 
 export type ToolStepParts = {
 	toolbox: Toolbox;

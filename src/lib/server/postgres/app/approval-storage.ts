@@ -2,13 +2,13 @@
 
 import type pg from 'pg';
 import type { ApprovalStorage } from '../../storage/app-storage';
-import { toDecision, toPending, type ApprovalRow, type RecordedDecision } from '../../tools/approval-journal';
 import type { Queryable } from '../checkpoint/store.js';
 import { inTransaction } from '../transaction.js';
 import { allowTools } from './allowed-tool-storage.js';
 import { isoText } from './iso-text.js';
 import { holdRun } from './run-leases.js';
 import { claimRun, type ClaimRules } from './run-storage.js';
+import { toDecision, toPending, type ApprovalRow, type RecordedDecision } from '../../storage/approval-records';
 
 const APPROVAL_COLUMNS = `tool_call_id, tool, args, reason_kind, reason, ${isoText('requested_at')} AS requested_at,
 	${isoText('expires_at')} AS expires_at, decision, decided_args, decision_reason`;

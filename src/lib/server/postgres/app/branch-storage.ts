@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { BranchStorage } from '../../storage/app-storage';
 import type { Queryable } from '../checkpoint/store.js';
 import { inTransaction } from '../transaction.js';
-import { lockClaims } from './run-storage.js';
+import { lockClaims } from './claim-lock.js';
 
 /** In the claim's transaction: the branch the claimed run starts begins at `checkpointId`. */
 export async function startBranchAt(q: Queryable, conversationId: string, checkpointId: string): Promise<void> {

@@ -3,12 +3,12 @@
 
 import type pg from 'pg';
 import { ApiError } from '../../errors';
-import { titleFromMessage, toSummary, type SummaryRow } from '../../db/conversation-store';
 import type { ConversationStorage } from '../../storage/app-storage';
 import { checkpointSql } from '../checkpoint/store.js';
 import { inTransaction } from '../transaction.js';
 import { isoText } from './iso-text.js';
 import { claimRun, type ClaimRules } from './run-storage.js';
+import { titleFromMessage, toSummary, type SummaryRow } from '../../storage/conversation-records';
 
 // The latest run gives the conversation its status, as in the SQLite store.
 const SUMMARY_SELECT = `

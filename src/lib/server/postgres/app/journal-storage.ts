@@ -2,10 +2,10 @@
 
 import type pg from 'pg';
 import type { JournalStorage } from '../../storage/app-storage';
-import { toEntry, type JournalRow } from '../../tools/tool-journal';
 import { inTransaction } from '../transaction.js';
 import { holdRun } from './run-leases.js';
 import type { RunOwner } from './run-storage.js';
+import { toEntry, type JournalRow } from '../../storage/journal-records';
 
 const JOURNAL_COLUMNS = 'thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, message_id, attempts, outcome, result';
 

@@ -2,11 +2,11 @@
 
 import type pg from 'pg';
 import { ApiError } from '../../errors';
-import { toQueuedMessage, type QueuedRow } from '../../db/message-queue';
 import type { AppStorageLimits, QueueStorage } from '../../storage/app-storage';
 import { inTransaction } from '../transaction.js';
 import { isoText } from './iso-text.js';
 import { claimRun, type ClaimRules } from './run-storage.js';
+import { toQueuedMessage, type QueuedRow } from '../../storage/queue-records';
 
 export function postgresQueueStorage(pool: pg.Pool, limits: AppStorageLimits, rules: ClaimRules): QueueStorage {
 	return {

@@ -2,23 +2,15 @@
 
 import type pg from 'pg';
 import type { RunTrigger } from '../../../protocol';
-import { toRecord, type RunRow } from '../../db/run-store';
 import type { Claim, RunStorage } from '../../storage/app-storage';
 import { inTransaction } from '../transaction.js';
 import { startBranchAt } from './branch-storage.js';
+import { lockClaims } from './claim-lock.js';
 import { isoText } from './iso-text.js';
+import { toRecord, type RunRow } from '../../storage/run-records';
 
 const RUN_COLUMNS = `id, conversation_id, status, trigger, input, error_code, error_message,
 	${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at`;
-
-/**
- * Taken by every claim, and by whatever must see no claim slip past its check (a branch switch),
- * until its transaction ends, so no two instances count at once.
- */
-export async function lockClaims(client: pg.PoolClient): Promise<void> {
-	// A statement of its own: what follows sees every claim committed before the lock was had.
-	await client.query('SELECT pg_advisory_xact_lock($1)', [0x50_48_c1_a1]);
-}
 
 /** Who claims runs in this process, and for how long a claim holds without a heartbeat. */
 export interface RunOwner {

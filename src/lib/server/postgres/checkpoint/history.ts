@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { encode, type Encoding } from '../../checkpoint/blob.js';
 import { logReach, planPrune, type PrunePlan } from '../../checkpoint/retention-plan.js';
 import { channelMapOf } from '../../checkpoint/row-encoding.js';
-import { LINK, linkTarget } from '../../checkpoint/write-links.js';
+import { LINK, linkTarget } from '../../checkpoint/link-encoding.js';
 import type { CheckpointHistory, LineageEntry, PruneResult } from '../../storage/checkpoint-history.js';
 import { inTransaction } from '../transaction.js';
 

@@ -8,7 +8,7 @@ import type pg from 'pg';
 import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import { pack, unpack } from '../../checkpoint/blob.js';
 import type { ItemCache } from '../../checkpoint/item-cache.js';
-import type { AppliedLogWrite } from '../../checkpoint/log-writer.js';
+import type { AppliedLogWrite } from '../../checkpoint/segments.js';
 import {
 	itemsToWrite,
 	needsNewLog,

@@ -14,7 +14,7 @@ import { unpack } from '../../checkpoint/blob.js';
 import { fromInline, type ChannelMap } from '../../checkpoint/channel-map.js';
 import type { ItemCache } from '../../checkpoint/item-cache.js';
 import { channelMapOf, skeletonBytes } from '../../checkpoint/row-encoding.js';
-import { LINK, isLink, linkTarget } from '../../checkpoint/write-links.js';
+import { LINK, isLink, linkTarget } from '../../checkpoint/link-encoding.js';
 import { checkpointSql, type CheckpointRow, type ItemRow, type Queryable, type WriteRow } from './store.js';
 
 type Skeleton = Omit<Checkpoint, 'id' | 'channel_values'>;
@@ -95,7 +95,7 @@ export class TupleReader {
 				for (const [logId, length] of entry.s) items = items.concat(await prefix(logId, length));
 				values[channel] = items;
 			} else if ('l' in entry) {
-				// Value links are the SQLite store's (checkpoint/write-links.ts); this saver never writes one.
+				// Value links are the SQLite store's (sqlite/checkpoint/write-links.ts); this saver never writes one.
 				throw new Error(`checkpoint store: "${channel}" of checkpoint ${row.checkpoint_id} is a value link`);
 			} else {
 				const stored = origins.get(`${row.thread_key}/${entry.r}`)?.[channel];

@@ -2,8 +2,8 @@
 
 import type pg from 'pg';
 import { isTerminal, type RunEvent } from '../../../protocol';
-import { RUN_ID_SPAN } from '../../runs/carried-stream.js';
 import { appendRunEvents, encodeEvent, firstEventIdOf } from './run-event-rows.js';
+import { RUN_ID_SPAN } from '../../storage/storage-engine';
 
 export type TakenOverRun = {
 	runId: string;

@@ -4,13 +4,13 @@
 
 import type pg from 'pg';
 import type { RunStatus } from '../../../protocol';
-import type { SharedRuns } from '../../storage/engine';
 import { NotifyBus } from '../notify-bus.js';
 import { remoteEventResponse } from './remote-event-response.js';
 import { askOwnerToCancel, watchForCancel } from './run-cancel.js';
 import { RunEventSweeper } from './run-event-retention.js';
 import { RunEventWriter } from './run-event-writer.js';
 import { endTakenOverRun } from './run-takeover.js';
+import type { SharedRuns } from '../../storage/storage-engine';
 
 export async function startSharedRuns(
 	pool: pg.Pool,

@@ -2,8 +2,8 @@ import type { RequestHandler } from './$types';
 import { runtime } from '$lib/server/runtime-instance';
 import { errorResponse } from '$lib/server/http/api-error';
 import { requireConversation } from '$lib/server/http/conversation-param';
-import { markdownTranscript } from '$lib/server/export/markdown-transcript';
-import { checkpointJsonl } from '$lib/server/export/checkpoint-jsonl';
+import { markdownTranscript } from '$lib/server/conversations/markdown-transcript';
+import { checkpointJsonl } from '$lib/server/conversations/checkpoint-jsonl';
 import { parseBranchesQuery } from '$lib/server/http/list-query';
 
 export const GET: RequestHandler = async ({ params, url }) => {

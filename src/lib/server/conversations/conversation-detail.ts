@@ -1,0 +1,24 @@
+import type { ConversationDetail, ConversationSummary } from '../../protocol';
+import type { BranchReader } from '../branches/branch-reader';
+import { withVersions } from '../branches/branch-versions';
+import { readThreadWork, type ThreadWorkSources } from '../runs/read-thread-work';
+import type { AppStorage } from '../storage/app-storage';
+
+/**
+ * GET /api/conversations/:id: the active branch's messages, with `versions` where branches
+ * diverge, whether a resume has work, the queue and the calls waiting for a decision.
+ */
+export async function conversationDetail(
+	parts: { threads: ThreadWorkSources['threads']; storage: AppStorage; branchReader: BranchReader },
+	conversation: ConversationSummary
+): Promise<ConversationDetail> {
+	const { messages } = await parts.threads.state(conversation.id);
+	const work = await readThreadWork(parts, conversation.id);
+	return {
+		conversation,
+		messages: await withVersions(parts.branchReader, conversation.id, messages),
+		resumable: work.kind === 'unfinished' && !(await parts.storage.runs.hasRunning(conversation.id)),
+		queue: await parts.storage.queue.list(conversation.id),
+		approvals: await parts.storage.approvals.pending(conversation.id)
+	};
+}

@@ -1,0 +1,56 @@
+// What the runtime gets from the engine DATABASE_URL chose (storage/engine.ts): the app's storage,
+// the checkpointer, its history and, where several instances share the database, leases and the
+// run stream across them.
+
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import type { RunEvent } from '../../protocol';
+import type { EventLog } from '../stream/event-log';
+import type { LiveResponseOptions } from '../stream/sse-response';
+import type { AppStorage, RunLeases } from './app-storage';
+import type { CheckpointHistory } from './checkpoint-history';
+
+/**
+ * Where several instances serve one run (PostgreSQL): its events kept durably in batches and
+ * announced, so a reader on any instance follows it with Last-Event-ID replay, and a cancel sent to
+ * any instance reaches the instance that executes it.
+ */
+export interface SharedRuns {
+	/** Before the run publishes: its events are kept, and a cancel from any instance calls `abort`. Returns its detach, for its end. */
+	attach(run: { id: string; log: EventLog; abort(): void }): () => Promise<void>;
+	/** GET /api/chat for a run another instance executes. */
+	follow(runId: string, lastEventId: number, signal: AbortSignal, options: LiveResponseOptions): Promise<Response>;
+	/** Asks the owner to cancel the run, and waits until its outcome is recorded (or its owner is gone). */
+	cancel(runId: string): Promise<'recorded' | 'owner-gone' | 'no-answer' | 'not-found'>;
+	/** A run recovered from a dead owner: its terminal event, kept for its readers. */
+	ended(runId: string, event: RunEvent): Promise<void>;
+	/**
+	 * A run recovered from a dead owner and resumed by `successorRunId` (claimed already): its
+	 * terminal event kept naming the successor, so its readers carry on with that run on the same
+	 * stream. Answers the id the successor's EventLog starts at, above every id of the run.
+	 */
+	carriedOn(runId: string, event: RunEvent, successorRunId: string): Promise<number>;
+	close(): Promise<void>;
+}
+
+export interface StorageEngine {
+	readonly kind: 'sqlite' | 'postgres';
+	/** What the start-up log says it opened (never a password). */
+	readonly where: string;
+	storage: AppStorage;
+	/** Where runs write their checkpoints; a put moves the active branch's head in its own transaction. */
+	checkpointer: BaseCheckpointSaver;
+	history: CheckpointHistory;
+	/** Where several instances share the database: who owns which run (PostgreSQL). Null: one process owns every run. */
+	leases: RunLeases | null;
+	shared: SharedRuns | null;
+	/** Throws when the database does not answer (readiness). */
+	ping(): Promise<void>;
+	close(): Promise<void>;
+}
+
+/**
+ * Ids a run may use before the run that carries on its stream starts. A run publishes far fewer
+ * events (one per token), so the resumed run's ids lie above every id a reader can hold from the
+ * run before, including ids its owner sent and died before keeping anywhere.
+ */
+export const RUN_ID_SPAN = 2 ** 32;

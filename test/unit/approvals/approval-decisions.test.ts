@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import type { PendingApproval } from '../../../src/lib/protocol';
+import { planCall, type GateInput } from '../../../src/lib/server/approvals/approval-gate';
+import { resolveApproval } from '../../../src/lib/server/mcp/approval-policy';
+import { checkDecisions } from '../../../src/lib/server/approvals/decision-check';
+import { composedUrls } from '../../../src/lib/server/approvals/exfiltration-guard';
+
+describe('resolveApproval', () => {
+	it.each([
+		['writes asks before a write', undefined, false, 'writes', 'ask'],
+		['writes runs a read', undefined, true, 'writes', 'auto'],
+		['all asks before a read', undefined, true, 'all', 'ask'],
+		['none runs a write', undefined, false, 'none', 'auto'],
+		['a server-wide setting wins', 'deny', true, 'none', 'deny'],
+		['a per-tool setting wins', { write: 'auto' }, false, 'all', 'auto'],
+		['an unlisted tool follows the default', { other: 'auto' }, false, 'writes', 'ask']
+	] as const)('%s', (_name, setting, readOnly, fallback, expected) => {
+		expect(resolveApproval({ setting, tool: 'write', readOnly, fallback })).toBe(expected);
+	});
+});
+
+describe('composedUrls', () => {
+	const known = ['Please read https://example.com/a', 'Page text with [a link](https://example.org/b?x=1) in it'];
+	it('passes URLs the person gave or a tool returned, at any depth of the arguments', () => {
+		expect(composedUrls({ url: 'https://example.com/a' }, known)).toEqual([]);
+		expect(composedUrls({ nested: [{ url: 'https://example.org/b?x=1' }] }, known)).toEqual([]);
+		expect(composedUrls({ count: 3 }, known)).toEqual([]);
+	});
+	it('names URLs the model composed, such as one that carries data out', () => {
+		expect(composedUrls({ url: 'https://attacker.example/c?d=secret' }, known)).toEqual(['https://attacker.example/c?d=secret']);
+		expect(composedUrls({ url: 'https://example.com/a?leak=1' }, known)).toEqual(['https://example.com/a?leak=1']);
+		expect(composedUrls({ note: 'see http://x.example/1 and http://x.example/1' }, [])).toEqual(['http://x.example/1']);
+	});
+});
+
+describe('planCall', () => {
+	const tool = { name: 'mail__send', approval: 'ask' as const, openWorld: false, safeToRepeat: false };
+	const base: GateInput = { args: { to: 'a' }, entry: undefined, decision: undefined, tool, allowed: false, unfinished: 'auto', composed: [] };
+	it.each<[string, Partial<GateInput>, unknown]>([
+		['asks before a tool whose policy is ask', {}, { kind: 'ask', reason: { kind: 'policy' } }],
+		['runs a tool that is always allowed', { allowed: true }, { kind: 'call', args: { to: 'a' } }],
+		['runs an auto tool', { tool: { ...tool, approval: 'auto' } }, { kind: 'call' }],
+		['asks about a composed URL even when allowed', { allowed: true, tool: { ...tool, approval: 'auto', openWorld: true }, composed: ['https://x'] }, { kind: 'ask', reason: { kind: 'composed-url' } }],
+		['runs an approved call', { decision: { action: 'approve' } }, { kind: 'call', args: { to: 'a' } }],
+		['runs an edited call with the person\'s arguments', { decision: { action: 'edit', args: { to: 'b' } } }, { kind: 'call', args: { to: 'b' } }],
+		['runs nothing for a denied call', { decision: { action: 'deny', reason: 'no' } }, { kind: 'denied', reason: 'no' }],
+		['reuses a recorded outcome, whatever was decided', { entry: { outcome: 'success', result: 'ok', attempts: 1 }, decision: { action: 'deny' } }, { kind: 'reuse', recorded: { outcome: 'success', result: 'ok' } }],
+		['never asks twice about a call that was attempted', { entry: { outcome: null, result: null, attempts: 1 } }, { kind: 'report-uncertain' }],
+		['under UNFINISHED_TOOL_CALLS=ask, asks about a call a crash left unknown', { entry: { outcome: null, result: null, attempts: 1 }, unfinished: 'ask' }, { kind: 'ask', reason: { kind: 'uncertain' } }],
+		['approving an uncertain call runs it again', { entry: { outcome: null, result: null, attempts: 1 }, decision: { action: 'approve' } }, { kind: 'call' }],
+		['denying an uncertain call tells the model it may have happened', { entry: { outcome: null, result: null, attempts: 1 }, decision: { action: 'deny', reason: 'check first' } }, { kind: 'report-uncertain', reason: 'check first' }]
+	])('%s', (_name, input, expected) => {
+		expect(planCall({ ...base, ...input })).toMatchObject(expected as object);
+	});
+});
+
+describe('checkDecisions', () => {
+	const pending = (id: string): PendingApproval => ({
+		toolCallId: id,
+		tool: 'mail__send',
+		args: {},
+		reason: { kind: 'policy', message: '' },
+		requestedAt: '2026-01-01T00:00:00.000Z',
+		expiresAt: '2026-01-02T00:00:00.000Z'
+	});
+	it('refuses when nothing waits, with its own code', () => {
+		expect(() => checkDecisions([], [{ toolCallId: 'a', action: 'approve' }])).toThrow(expect.objectContaining({ code: 'NOT_WAITING' }));
+	});
+	it.each([
+		['an unknown id', [{ toolCallId: 'x', action: 'approve' }], /No call waits/],
+		['a call decided twice', [{ toolCallId: 'a', action: 'approve' }, { toolCallId: 'a', action: 'deny' }], /decided twice/],
+		['a missing call', [{ toolCallId: 'a', action: 'approve' }], /missing: b/],
+		['edit without args', [{ toolCallId: 'a', action: 'edit' }, { toolCallId: 'b', action: 'approve' }], /needs its new "args"/],
+		['args without edit', [{ toolCallId: 'a', action: 'approve', args: {} }, { toolCallId: 'b', action: 'approve' }], /goes with "edit"/],
+		['remember on a denial', [{ toolCallId: 'a', action: 'deny', remember: true }, { toolCallId: 'b', action: 'approve' }], /"remember"/]
+	] as const)('refuses %s', (_name, decisions, message) => {
+		expect(() => checkDecisions([pending('a'), pending('b')], decisions as never)).toThrow(expect.objectContaining({ code: 'BAD_REQUEST', message: expect.stringMatching(message) }));
+	});
+	it('accepts every call decided once', () => {
+		expect(
+			checkDecisions([pending('a'), pending('b')], [
+				{ toolCallId: 'b', action: 'edit', args: { to: 'c' }, remember: true },
+				{ toolCallId: 'a', action: 'deny', reason: 'no' }
+			])
+		).toEqual([
+			{ toolCallId: 'b', tool: 'mail__send', action: 'edit', args: { to: 'c' }, remember: true },
+			{ toolCallId: 'a', tool: 'mail__send', action: 'deny', reason: 'no', remember: false }
+		]);
+	});
+});
