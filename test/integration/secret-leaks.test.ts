@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScriptedOllama } from '../support/scripted-ollama';
 import { ScriptedOpenAI } from '../support/scripted-openai';
 import { answerScript } from '../support/scripts';
 import { freePort, ROOT, Service, tempDir } from '../support/service';
@@ -28,7 +29,7 @@ function configWith(files: Record<string, unknown>): string {
  * held until the stream is open), its run record, the conversation's detail, both exports, then
  * readiness and the model list, as one text.
  */
-async function failedRunTexts(service: Service, server: ScriptedOpenAI, body: Record<string, unknown>, hold: string): Promise<string> {
+async function failedRunTexts(service: Service, server: ScriptedOpenAI | ScriptedOllama, body: Record<string, unknown>, hold: string): Promise<string> {
 	server.holdNext = hold;
 	const started = await service.post('/api/chat', body);
 	expect(started.status).toBe(200);
@@ -97,6 +98,33 @@ describe('a model server that echoes the Authorization header in its errors', ()
 		expect(service.output).toContain('failed');
 		expect(service.output).not.toContain(OPENAI_KEY);
 		expect(service.output).not.toContain(HOSTED_KEY);
+	});
+});
+
+describe('an OLLAMA_HOST with a query secret, behind a proxy that echoes its errors', () => {
+	const SECRET = 'ollama-proxy-token-2d1c0b9a';
+	let ollama: ScriptedOllama;
+	let service: Service;
+
+	beforeAll(async () => {
+		ollama = await ScriptedOllama.start(answerScript('ok'));
+		service = await Service.start({ ollamaUrl: `${ollama.url}/?token=${SECRET}`, env: { READINESS_CACHE_MS: '0' } });
+	});
+	afterAll(async () => {
+		await service?.stop();
+		await ollama?.close();
+	});
+
+	it.each([401, 403, 404, 429, 500])('%i: the address is shown without it', async (status) => {
+		ollama.echoStatus = status;
+		try {
+			const text = await failedRunTexts(service, ollama, { message: `echo ${status}` }, `ollama-${status}`);
+			expect(text).not.toContain(SECRET);
+			expect(text).toContain(`${ollama.url}/?token=***`);
+		} finally {
+			ollama.echoStatus = undefined;
+		}
+		expect(service.output).not.toContain(SECRET);
 	});
 });
 
