@@ -14,7 +14,7 @@ const src = path.join(root, 'src');
  */
 export const LAYERS: readonly (readonly string[])[] = [
 	['protocol'],
-	['errors', 'config-file', 'private-files', 'crash-points', 'event-loop-share'],
+	['errors', 'config-file', 'private-files', 'crash-points', 'event-loop-share', 'secrets'],
 	['checkpoint', 'stream'],
 	['storage'],
 	['sqlite', 'postgres'],

@@ -7,6 +7,7 @@ import { AuthThrottle } from '$lib/server/http/auth-throttle';
 import { RequestGuard, refusalResponse, type RequestFacts } from '$lib/server/http/request-guard';
 import { securityHeaders } from '$lib/server/http/security-headers';
 import { SESSION_COOKIE } from '$lib/server/http/session-cookie';
+import { redactor } from '$lib/server/secrets/redactor';
 
 let guard: RequestGuard;
 
@@ -27,7 +28,13 @@ export const init: ServerInit = async () => {
 		token: settings.SOPHOS_TOKEN,
 		throttle: new AuthThrottle()
 	});
-	const runtime = await startRuntime(settings, process.env);
+	let runtime;
+	try {
+		runtime = await startRuntime(settings, process.env);
+	} catch (e) {
+		// Node prints what stops the start as it is, cause and all: only its redacted text goes out.
+		throw new Error(redactor.redact(e instanceof Error ? e.message : String(e)));
+	}
 	setRuntime(runtime);
 	installShutdown(runtime);
 };

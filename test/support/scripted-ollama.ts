@@ -32,6 +32,11 @@ export class ScriptedOllama extends ScriptedHttpServer implements ScriptedModelS
 	readonly requests: ChatRequest[] = [];
 	/** How often the model list was asked for (readiness does). */
 	tagsRequests = 0;
+	/**
+	 * Echoing mode: every request fails with this status and an error that quotes the request's
+	 * Authorization header and URL, as a careless proxy in front of Ollama does.
+	 */
+	echoStatus: number | undefined;
 
 	private constructor(
 		script: Script,
@@ -60,6 +65,10 @@ export class ScriptedOllama extends ScriptedHttpServer implements ScriptedModelS
 
 	protected async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
 		const body = await ScriptedHttpServer.body(req);
+		if (req.method === 'POST' && req.url === '/api/chat' && this.echoStatus !== undefined) await this.holdIfAsked();
+		if (this.echoStatus !== undefined) {
+			return this.json(res, this.echoStatus, { error: `refused ${req.method} ${req.url} with Authorization: ${req.headers.authorization ?? '(none)'}` });
+		}
 		if (req.method === 'GET' && req.url === '/api/tags') {
 			this.tagsRequests++;
 			return this.json(res, 200, this.tags());

@@ -43,6 +43,11 @@ export class ScriptedOpenAI extends ScriptedHttpServer implements ScriptedModelS
 	/** Authorization headers as sent, one per request of any kind. */
 	readonly authorizations: (string | undefined)[] = [];
 	reasoningField: ReasoningField = 'reasoning_content';
+	/**
+	 * Echoing mode: every request, the model list's included, fails with this status and an error
+	 * message that quotes the request's Authorization header and URL, as careless servers and proxies do.
+	 */
+	echoStatus: number | undefined;
 
 	private constructor(
 		script: Script,
@@ -75,6 +80,15 @@ export class ScriptedOpenAI extends ScriptedHttpServer implements ScriptedModelS
 		const body = await ScriptedHttpServer.body(req);
 		this.authorizations.push(req.headers.authorization);
 		if (req.method === 'POST' && req.url === '/v1/chat/completions') await this.holdIfAsked();
+		if (this.echoStatus !== undefined) {
+			const status = this.echoStatus;
+			return this.error(res, {
+				status,
+				error: `Refused ${req.method} ${req.url} with Authorization: ${req.headers.authorization ?? '(none)'}`,
+				type: status === 429 ? 'requests' : 'invalid_request_error',
+				code: status === 429 ? 'rate_limit_exceeded' : null
+			});
+		}
 		if (this.apiKey && req.headers.authorization !== `Bearer ${this.apiKey}`) {
 			return this.error(res, { status: 401, error: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' });
 		}

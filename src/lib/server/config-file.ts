@@ -46,16 +46,24 @@ export async function readJsonConfig<S extends z.ZodType>(
  */
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
-/** Pure. A config value with its `${…}` references expanded, and the names it used that are unset. */
-export function expandReferences(value: string, vars: Record<string, string | undefined>): { value: string; unset: string[] } {
+/**
+ * Pure. A config value with its `${…}` references expanded, the names it used (for the check of
+ * secrets in mcp.json) and those of them that are unset.
+ */
+export function expandReferences(
+	value: string,
+	vars: Record<string, string | undefined>
+): { value: string; used: string[]; unset: string[] } {
 	const unset: string[] = [];
+	const used: string[] = [];
 	const expanded = value.replace(REFERENCE, (_, name: string, fallback: string | undefined) => {
+		used.push(name);
 		const v = vars[name];
 		if (fallback !== undefined) return v === undefined || v === '' ? fallback : v;
 		if (v === undefined) unset.push(name);
 		return v ?? '';
 	});
-	return { value: expanded, unset };
+	return { value: expanded, used, unset };
 }
 
 export function unsetMessage(name: string): string {

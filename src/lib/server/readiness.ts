@@ -1,6 +1,7 @@
 import type { Check, ProviderCheck, Readiness } from '../protocol';
 import type { ServerStatus } from './mcp/server-supervisor';
 import { parseModelId } from './models/model-id';
+import { redactor } from './secrets/redactor';
 
 /** Whether the database answers `ping`. */
 export async function checkDatabase(ping: () => Promise<void>): Promise<Check> {
@@ -8,7 +9,7 @@ export async function checkDatabase(ping: () => Promise<void>): Promise<Check> {
 		await ping();
 		return { status: 'ok' };
 	} catch (e) {
-		return { status: 'error', message: `Database: ${(e as Error).message}` };
+		return { status: 'error', message: redactor.redact(`Database: ${(e as Error).message}`) };
 	}
 }
 
@@ -31,7 +32,7 @@ export function checkReadiness(parts: {
 			{
 				status: s.state === 'up' ? 'ok' : s.state === 'starting' ? 'starting' : 'error',
 				tools: s.tools,
-				...(s.state !== 'up' ? { message: s.error ?? `MCP server "${s.name}" is ${s.state}` } : {})
+				...(s.state !== 'up' ? { message: redactor.redact(s.error ?? `MCP server "${s.name}" is ${s.state}`) } : {})
 			}
 		])
 	);

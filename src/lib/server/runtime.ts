@@ -31,6 +31,8 @@ import { checkDatabase, checkReadiness, sharedCheck } from './readiness';
 import type { AppStorage } from './storage/app-storage';
 import { openStorageEngine } from './storage/engine';
 import type { SharedRuns } from './storage/storage-engine';
+import { configuredSecrets, SECRET_SETTINGS } from './secrets/configured-secrets';
+import { redactor } from './secrets/redactor';
 
 export type Runtime = {
 	settings: Settings;
@@ -60,9 +62,10 @@ export type Runtime = {
 
 const now = () => new Date().toISOString();
 
+/** Every line passes the redactor, and an error is printed as its redacted description, never as the object. */
 function logLine(line: string, error?: unknown): void {
-	if (error === undefined) console.log(line);
-	else console.error(line, error);
+	if (error === undefined) console.log(redactor.redact(line));
+	else console.error(redactor.redact(line), redactor.describe(error));
 }
 
 /**
@@ -71,6 +74,7 @@ function logLine(line: string, error?: unknown): void {
  * before the port opens. It only wires: each decision lives in the module named beside it.
  */
 export async function startRuntime(settings: Settings, env: Record<string, string | undefined>): Promise<Runtime> {
+	redactor.add(...configuredSecrets({ settings: env }));
 	const crash = createCrashInjector(settings.SOPHOS_CRASH_AT);
 	const engine = await openStorageEngine(
 		settings,
@@ -84,10 +88,15 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 
 	ensurePrivateDir(path.dirname(settings.paths.memoryFile));
 	restrictFile(settings.paths.memoryFile);
-	const mcpConfig = await loadMcpConfig(path.join(settings.paths.configDir, 'mcp.json'), {
-		...env,
-		MEMORY_FILE_PATH: settings.paths.memoryFile
-	});
+	// models.json first: the variables its keys come from are secrets mcp.json may pass on only when asked to.
+	const endpoints = await loadModelsConfig(path.join(settings.paths.configDir, 'models.json'), env);
+	const secretVariables = new Set([...SECRET_SETTINGS, ...endpoints.flatMap((e) => e.keyVariables ?? [])]);
+	const mcpConfig = await loadMcpConfig(
+		path.join(settings.paths.configDir, 'mcp.json'),
+		{ ...env, MEMORY_FILE_PATH: settings.paths.memoryFile },
+		secretVariables
+	);
+	redactor.add(...configuredSecrets({ modelServers: endpoints, mcpServers: Object.values(mcpConfig) }));
 	const toolbox = new Toolbox(mcpConfig, {
 		toolTimeoutMs: settings.MCP_TOOL_TIMEOUT_MS,
 		maxResultChars: settings.TOOL_RESULT_MAX_CHARS,
@@ -99,7 +108,6 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 
 	// One for every run, so concurrent runs share each turn of the event loop.
 	const loop = new EventLoopShare();
-	const endpoints = await loadModelsConfig(path.join(settings.paths.configDir, 'models.json'), env);
 	const models = new ModelCatalog(configuredProviders(settings, endpoints, loop.fetch), settings.defaultModel);
 	const graph = buildAgentGraph({
 		checkpointer,

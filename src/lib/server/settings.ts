@@ -5,6 +5,9 @@ import { isLoopbackListenAddress, parseHostEntry } from './http/host-allow-list'
 import { parseOrigin } from './http/origin-check';
 import { parseModelId } from './models/model-id';
 import { parseCheckpointRetention } from './checkpoint/retention-plan';
+import { configuredSecrets, SECRET_SETTINGS, URL_SETTINGS } from './secrets/configured-secrets';
+import { displayUrl } from './secrets/display-url';
+import { Redactor } from './secrets/redactor';
 
 /**
  * Every setting the service reads from its environment, parsed once at start.
@@ -134,8 +137,6 @@ export type Settings = z.infer<typeof SettingsSchema> & {
 	ollamaEnabled: boolean;
 };
 
-const SECRETS = new Set(['SOPHOS_TOKEN', 'OPENAI_API_KEY', 'DATABASE_URL']);
-
 type Exposure = Pick<z.infer<typeof SettingsSchema>, 'HOST' | 'ALLOWED_HOSTS'>;
 
 /**
@@ -174,10 +175,13 @@ export function parseSettings(env: Record<string, string | undefined>, cwd = pro
 	);
 	const result = SettingsSchema.safeParse(present);
 	if (!result.success) {
+		// A secret that was refused is still someone's secret: it stays out of the log, and so do
+		// the credentials of a URL and the secrets of every other setting, refused or not.
+		const redactor = new Redactor(configuredSecrets({ settings: present }));
 		const problems = result.error.issues.map((issue) => {
 			const name = String(issue.path[0]);
-			// A secret that was refused is still someone's secret: it stays out of the log.
-			const shown = SECRETS.has(name) ? '(hidden)' : JSON.stringify(present[name]);
+			const value = present[name];
+			const shown = SECRET_SETTINGS.has(name) ? '(hidden)' : JSON.stringify(redactor.redact(URL_SETTINGS.has(name) ? displayUrl(String(value)) : String(value)));
 			return `${name}=${shown}: ${issue.message}`;
 		});
 		throw new SettingsError(`Invalid settings: ${problems.join('; ')}`);

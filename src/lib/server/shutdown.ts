@@ -1,4 +1,5 @@
 import type { Runtime } from './runtime';
+import { redactor } from './secrets/redactor';
 
 /**
  * How long to wait for adapter-node to close the HTTP server once runs have stopped. It rechecks
@@ -29,7 +30,7 @@ export function installShutdown(runtime: Runtime): void {
 			await httpClosed;
 			await runtime.close();
 		} catch (e) {
-			console.error('Shutdown failed', e);
+			console.error('Shutdown failed', redactor.describe(e));
 			code = 1;
 		}
 		process.exit(code);

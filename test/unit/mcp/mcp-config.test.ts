@@ -6,11 +6,11 @@ import { loadMcpConfig } from '../../../src/lib/server/mcp/mcp-config';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
-function load(config: unknown, vars: Record<string, string | undefined> = {}) {
+function load(config: unknown, vars: Record<string, string | undefined> = {}, secrets?: ReadonlySet<string>) {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sophos-mcp-config-'));
 	const file = path.join(dir, 'mcp.json');
 	fs.writeFileSync(file, typeof config === 'string' ? config : JSON.stringify(config));
-	return loadMcpConfig(file, vars);
+	return loadMcpConfig(file, vars, secrets);
 }
 
 const stdio = { command: 'node', args: ['server.js'] };
@@ -91,6 +91,47 @@ describe('mcp.json', () => {
 		['null', null, /top level/]
 	])('refuses %s, naming it', async (_, config, why) => {
 		await expect(load(config)).rejects.toThrow(why);
+	});
+
+	describe("Sophos's own secrets (issue 21)", () => {
+		const vars = { OPENAI_API_KEY: 'sk-1', SOPHOS_TOKEN: 'tok', DATABASE_URL: 'postgres://u:p@h/d', VLLM_KEY: 'vk', OTHER: 'o' };
+		const secrets = new Set(['SOPHOS_TOKEN', 'OPENAI_API_KEY', 'DATABASE_URL', 'VLLM_KEY']);
+
+		it.each([
+			['env', { x: { ...stdio, env: { KEY: '${OPENAI_API_KEY}' } } }, 'x.env.KEY uses ${OPENAI_API_KEY}'],
+			['env, inside a value', { x: { ...stdio, env: { DB: 'url=${DATABASE_URL}' } } }, 'x.env.DB uses ${DATABASE_URL}'],
+			['headers', { x: { url: 'https://mcp.example/mcp', headers: { Authorization: 'Bearer ${SOPHOS_TOKEN}' } } }, 'x.headers.Authorization uses ${SOPHOS_TOKEN}'],
+			['args', { x: { ...stdio, args: ['--key=${VLLM_KEY}'] } }, 'x.args.0 uses ${VLLM_KEY}'],
+			['with a default', { x: { ...stdio, env: { KEY: '${OPENAI_API_KEY:-none}' } } }, 'x.env.KEY uses ${OPENAI_API_KEY}'],
+			['allowed for another secret only', { x: { ...stdio, env: { KEY: '${OPENAI_API_KEY}' }, allowSecrets: ['VLLM_KEY'] } }, 'x.env.KEY uses ${OPENAI_API_KEY}'],
+			['allowed on another server only', { x: { ...stdio, env: { KEY: '${OPENAI_API_KEY}' } }, y: { ...stdio, allowSecrets: ['OPENAI_API_KEY'] } }, 'x.env.KEY']
+		])('refuses a secret expanded in %s unless allowSecrets names it, saying how', async (_, config, why) => {
+			const refusal = load(config, vars, secrets);
+			await expect(refusal).rejects.toThrow(why);
+			await expect(load(config, vars, secrets)).rejects.toThrow(/one of Sophos's own secrets: list it in "x"\.allowSecrets/);
+			await expect(load(config, vars, secrets)).rejects.not.toThrow(/sk-1|vk/);
+		});
+
+		it('expands a secret the entry allows, and other variables as before', async () => {
+			const config = await load(
+				{ x: { ...stdio, env: { KEY: '${OPENAI_API_KEY}', O: '${OTHER}' }, allowSecrets: ['OPENAI_API_KEY'] } },
+				vars,
+				secrets
+			);
+			expect(config.x).toMatchObject({ env: { KEY: 'sk-1', O: 'o' } });
+		});
+
+		it('guards SOPHOS_TOKEN, DATABASE_URL and OPENAI_API_KEY when no list is given', async () => {
+			await expect(load({ x: { ...stdio, env: { T: '${SOPHOS_TOKEN}' } } }, vars)).rejects.toThrow('x.env.T uses ${SOPHOS_TOKEN}');
+		});
+
+		it('lets a disabled server name anything', async () => {
+			expect(await load({ x: { ...stdio, env: { KEY: '${OPENAI_API_KEY}' }, disabled: true } }, vars, secrets)).toEqual({});
+		});
+
+		it('refuses an allowSecrets entry that is not a variable name', async () => {
+			await expect(load({ x: { ...stdio, allowSecrets: ['${OPENAI_API_KEY}'] } }, vars, secrets)).rejects.toThrow(/x\.allowSecrets\.0: expected a variable name/);
+		});
 	});
 
 	it('refuses a file that is not JSON, naming it', async () => {

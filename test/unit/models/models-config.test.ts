@@ -23,8 +23,21 @@ describe('models.json', () => {
 		});
 		expect(await loadModelsConfig(f, { VLLM_HOST: 'gpu-box', VLLM_KEY: 'secret' })).toEqual([
 			{ name: 'lmstudio', baseUrl: 'http://127.0.0.1:1234/v1', urlSetting: '"lmstudio".baseUrl in models.json', keySetting: '"lmstudio".apiKey in models.json' },
-			{ name: 'vllm', baseUrl: 'http://gpu-box:8000/v1', apiKey: 'secret', urlSetting: '"vllm".baseUrl in models.json', keySetting: '"vllm".apiKey in models.json' },
-			{ name: 'no-key', baseUrl: 'http://127.0.0.1:8080/v1', urlSetting: '"no-key".baseUrl in models.json', keySetting: '"no-key".apiKey in models.json' }
+			{
+				name: 'vllm',
+				baseUrl: 'http://gpu-box:8000/v1',
+				apiKey: 'secret',
+				keyVariables: ['VLLM_KEY'],
+				urlSetting: '"vllm".baseUrl in models.json',
+				keySetting: '"vllm".apiKey in models.json'
+			},
+			{
+				name: 'no-key',
+				baseUrl: 'http://127.0.0.1:8080/v1',
+				keyVariables: ['UNSET_KEY'],
+				urlSetting: '"no-key".baseUrl in models.json',
+				keySetting: '"no-key".apiKey in models.json'
+			}
 		]);
 	});
 

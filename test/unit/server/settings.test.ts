@@ -145,6 +145,20 @@ describe('settings', () => {
 			expect(parseSettings({}).RUN_EVENTS_KEEP_MS).toBe(300_000);
 		});
 
+		it.each([
+			['OPENAI_BASE_URL', 'http://me:pw-secret@127.0.0.1:99999/v1?api-key=qk-secret', 'OPENAI_BASE_URL="http://127.0.0.1:99999/v1?api-key=***"'],
+			['OLLAMA_HOST', 'ftp://me:pw-secret@127.0.0.1/?token=qk-secret', 'OLLAMA_HOST="ftp://127.0.0.1/?token=***"']
+		])('shows a refused %s without its credentials or query secrets (issue 21)', (name, value, shown) => {
+			expect(() => parseSettings({ [name]: value })).toThrow(shown);
+			expect(() => parseSettings({ [name]: value })).not.toThrow(/pw-secret|qk-secret/);
+		});
+
+		it('keeps the secrets of valid settings out of the error about another one (issue 21)', () => {
+			const env = { OPENAI_API_KEY: 'sk-valid-but-secret', OPENAI_BASE_URL: 'http://u:pw-valid@127.0.0.1:1/v1', PORT: 'sk-valid-but-secret' };
+			expect(() => parseSettings(env)).toThrow(/^Invalid settings: PORT="\[redacted\]"/);
+			expect(() => parseSettings(env)).not.toThrow(/sk-valid-but-secret|pw-valid/);
+		});
+
 		it('never repeats a refused token in its message', () => {
 			expect(() => parseSettings({ SOPHOS_TOKEN: 'secret;but;bad' })).toThrow(/^Invalid settings: SOPHOS_TOKEN=\(hidden\): /);
 			expect(() => parseSettings({ SOPHOS_TOKEN: 'secret;but;bad' })).not.toThrow(/secret/);

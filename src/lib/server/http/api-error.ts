@@ -1,5 +1,6 @@
 import { ApiError } from '../errors';
 import { isDatabaseUnavailable } from '../storage/database-errors';
+import { redactor } from '../secrets/redactor';
 
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
 	return new Response(JSON.stringify(body), {
@@ -21,16 +22,16 @@ export function errorResponse(e: unknown): Response {
 	const error = toApiError(e);
 	// A refused upload may still be arriving: its connection cannot carry another request.
 	const headers: Record<string, string> = error.code === 'PAYLOAD_TOO_LARGE' ? { Connection: 'close' } : {};
-	return jsonResponse({ error: { code: error.code, message: error.message } }, error.status, headers);
+	return jsonResponse({ error: { code: error.code, message: redactor.redact(error.message) } }, error.status, headers);
 }
 
 function databaseUnavailable(e: unknown): ApiError {
 	// One line, not a stack: during an outage every request fails the same way.
-	console.error(`Database unavailable: ${(e as Error).message}`);
+	console.error(redactor.redact(`Database unavailable: ${(e as Error).message}`));
 	return new ApiError('DATABASE_UNAVAILABLE', 'The database cannot be reached: try again shortly', { cause: e });
 }
 
 function unexpected(e: unknown): ApiError {
-	console.error('Unexpected error', e);
+	console.error('Unexpected error', redactor.describe(e));
 	return new ApiError('INTERNAL_ERROR', 'Internal error');
 }

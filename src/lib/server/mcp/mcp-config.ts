@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { expandReferences, unsetMessage } from '../config-file';
+import { SECRET_SETTINGS } from '../secrets/configured-secrets';
 
 /**
  * `$CONFIG_DIR/mcp.json`: server name → connection, as a flat map or wrapped in `{"mcpServers": …}`
@@ -23,6 +24,13 @@ const ApprovalModeSchema = z.enum(['auto', 'ask', 'deny']);
  */
 const ApprovalSchema = z.union([ApprovalModeSchema, z.record(z.string(), ApprovalModeSchema)]).optional();
 
+/**
+ * The Sophos secrets (SOPHOS_TOKEN, DATABASE_URL, OPENAI_API_KEY, a models.json key's variable)
+ * this server's `${…}` may expand: a pasted config naming `${OPENAI_API_KEY}` in a server's env
+ * would otherwise hand the key to whatever that server is.
+ */
+const AllowSecretsSchema = z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected a variable name')).optional();
+
 const StdioServerSchema = z.strictObject({
 	type: z.literal('stdio').optional(),
 	transport: z.literal('stdio').optional(),
@@ -32,7 +40,8 @@ const StdioServerSchema = z.strictObject({
 	cwd: z.string().optional(),
 	disabled: z.boolean().optional(),
 	safeToRepeat: SafeToRepeatSchema,
-	approval: ApprovalSchema
+	approval: ApprovalSchema,
+	allowSecrets: AllowSecretsSchema
 });
 
 /** `streamable-http` is what other clients call the transport MCP names Streamable HTTP. */
@@ -48,7 +57,8 @@ const HttpServerSchema = z.strictObject({
 	headers: z.record(z.string(), z.string()).optional(),
 	disabled: z.boolean().optional(),
 	safeToRepeat: SafeToRepeatSchema,
-	approval: ApprovalSchema
+	approval: ApprovalSchema,
+	allowSecrets: AllowSecretsSchema
 });
 
 export const McpServerConfigSchema = z.union([StdioServerSchema, HttpServerSchema]);
@@ -65,10 +75,16 @@ export function isStdio(c: McpServerConfig): c is z.infer<typeof StdioServerSche
 	return 'command' in c;
 }
 
-function expander(vars: Record<string, string | undefined>, unset: string[]) {
+/** What expanding one server's values needs: the environment, and which of it is Sophos's secrets. */
+type Expansion = { vars: Record<string, string | undefined>; secrets: ReadonlySet<string>; allowed: ReadonlySet<string> };
+
+function expander({ vars, secrets, allowed }: Expansion, problems: string[]) {
 	const expand = (where: string, value: string) => {
 		const expanded = expandReferences(value, vars);
-		for (const name of expanded.unset) unset.push(`${where} ${unsetMessage(name)}`);
+		for (const name of expanded.used) {
+			if (secrets.has(name) && !allowed.has(name)) problems.push(`${where} uses \${${name}}, one of Sophos's own secrets: ${allowMessage(where, name)}`);
+		}
+		for (const name of expanded.unset) problems.push(`${where} ${unsetMessage(name)}`);
 		return expanded.value;
 	};
 	const expandAll = (where: string, map: Record<string, string>) =>
@@ -76,26 +92,51 @@ function expander(vars: Record<string, string | undefined>, unset: string[]) {
 	return { expand, expandAll };
 }
 
-/** Expands `${…}` in args, env and headers, and leaves out servers marked `disabled`. */
-function resolveServers(servers: McpConfig, vars: Record<string, string | undefined>, unset: string[]): McpConfig {
-	const { expand, expandAll } = expander(vars, unset);
+function allowMessage(where: string, name: string): string {
+	const server = where.slice(0, where.indexOf('.'));
+	return `list it in "${server}".allowSecrets (["${name}"]) to pass it to this server on purpose`;
+}
+
+/**
+ * Expands `${…}` in args, env and headers, and leaves out servers marked `disabled`. A Sophos
+ * secret (`secrets`) expands only in a server whose `allowSecrets` names it; otherwise it is a
+ * problem that stops the start.
+ */
+function resolveServers(
+	servers: McpConfig,
+	vars: Record<string, string | undefined>,
+	secrets: ReadonlySet<string>,
+	problems: string[]
+): McpConfig {
 	return Object.fromEntries(
 		Object.entries(servers)
 			.filter(([, server]) => !server.disabled)
-			.map(([name, server]): [string, McpServerConfig] => [
-				name,
-				isStdio(server)
-					? {
-							...server,
-							args: server.args.map((a, i) => expand(`${name}.args.${i}`, a)),
-							...(server.env ? { env: expandAll(`${name}.env`, server.env) } : {})
-						}
-					: { ...server, ...(server.headers ? { headers: expandAll(`${name}.headers`, server.headers) } : {}) }
-			])
+			.map(([name, server]): [string, McpServerConfig] => {
+				const { expand, expandAll } = expander({ vars, secrets, allowed: new Set(server.allowSecrets) }, problems);
+				return [
+					name,
+					isStdio(server)
+						? {
+								...server,
+								args: server.args.map((a, i) => expand(`${name}.args.${i}`, a)),
+								...(server.env ? { env: expandAll(`${name}.env`, server.env) } : {})
+							}
+						: { ...server, ...(server.headers ? { headers: expandAll(`${name}.headers`, server.headers) } : {}) }
+				];
+			})
 	);
 }
 
-export async function loadMcpConfig(file: string, vars: Record<string, string | undefined>): Promise<McpConfig> {
+/**
+ * Reads and resolves mcp.json. `secrets`: the names of the variables that are Sophos's own secrets
+ * (SECRET_SETTINGS by default; the runtime adds the variables of models.json's keys), expanded
+ * only where `allowSecrets` names them.
+ */
+export async function loadMcpConfig(
+	file: string,
+	vars: Record<string, string | undefined>,
+	secrets: ReadonlySet<string> = SECRET_SETTINGS
+): Promise<McpConfig> {
 	const where = path.resolve(file);
 	let raw: unknown;
 	try {
@@ -117,8 +158,8 @@ export async function loadMcpConfig(file: string, vars: Record<string, string | 
 		throw new Error(`Invalid MCP configuration in ${where}: ${why.join('; ')}`);
 	}
 	const servers = parsed.data;
-	const unset: string[] = [];
-	const resolved = resolveServers(servers, vars, unset);
-	if (unset.length) throw new Error(`Invalid MCP configuration in ${where}: ${unset.join('; ')}`);
+	const problems: string[] = [];
+	const resolved = resolveServers(servers, vars, secrets, problems);
+	if (problems.length) throw new Error(`Invalid MCP configuration in ${where}: ${problems.join('; ')}`);
 	return resolved;
 }

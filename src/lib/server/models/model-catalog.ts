@@ -5,6 +5,7 @@ import { modelId, parseModelId } from './model-id';
 import type { ModelList, ProviderCheck, ProviderKind } from '../../protocol';
 import type { ModelProvider } from './model-provider';
 import type { ModelStep } from './model-step';
+import { redactor } from '../secrets/redactor';
 
 export type ModelCheck = { status: 'ok' | 'error'; message?: string };
 
@@ -12,6 +13,17 @@ export type ModelCheck = { status: 'ok' | 'error'; message?: string };
 type ModelChoice = { kind: string; conversation?: string | null; model?: string };
 
 type Listing = { provider: ModelProvider; names: string[] } | { provider: ModelProvider; error: RunFailure };
+
+/**
+ * A provider's failure as it may leave the service. Model servers quote what they were sent (an
+ * echoed Authorization header, a URL with its credentials) and the provider quotes the server, so
+ * every failure is redacted here, where it is still one: before it becomes the run's error, an SSE
+ * event, LangGraph's error write in the checkpoint, readiness or GET /api/models.
+ */
+function redacted(failure: RunFailure): RunFailure {
+	const message = redactor.redact(failure.message);
+	return message === failure.message ? failure : new RunFailure(failure.code, message, { cause: failure.cause });
+}
 
 /** How many names a refusal quotes: enough to spot a typo, short enough to read. */
 const NAMES_QUOTED = 10;
@@ -49,7 +61,7 @@ export class ModelCatalog {
 		return {
 			name: model,
 			chat: provider.chatModel(model, signal),
-			classifyError: (e) => provider.classifyError(e, model),
+			classifyError: (e) => redacted(provider.classifyError(e, model)),
 			record: (answer: BaseMessage) => {
 				const usage = provider.usageOf(answer);
 				return recordModelCall(answer, { model: id, run, ...(usage ? { usage } : {}) });
@@ -112,7 +124,7 @@ export class ModelCatalog {
 				? { status: 'error', message: own.error.message }
 				: provider.serves(own.names, model)
 					? { status: 'ok' }
-					: { status: 'error', message: provider.notServed(model).message };
+					: { status: 'error', message: redacted(provider.notServed(model)).message };
 		return {
 			model: check,
 			providers: Object.fromEntries(
@@ -137,7 +149,7 @@ export class ModelCatalog {
 		try {
 			return { provider, names: await provider.listModels() };
 		} catch (e) {
-			return { provider, error: provider.classifyError(e, '') };
+			return { provider, error: redacted(provider.classifyError(e, '')) };
 		}
 	}
 

@@ -10,22 +10,25 @@ export type OpenAIEndpoint = {
 	/** Where a person fixes its address and its key, for messages: settings or keys of models.json. */
 	urlSetting: string;
 	keySetting: string;
+	/** The variables its `apiKey` is taken from: Sophos's secrets, which mcp.json may not pass on unasked. */
+	keyVariables?: string[];
 };
 
 /** Names taken by the providers that settings configure: `ollama`, and `openai` (OPENAI_BASE_URL). */
 const RESERVED = new Set(['ollama', 'openai']);
 
 function modelsConfigSchema(vars: Record<string, string | undefined>) {
+	// The names a value used are kept for apiKey: they are secrets mcp.json may not pass on unasked.
 	const expanded = z.string().transform((v, ctx) => {
-		const { value, unset } = expandReferences(v, vars);
+		const { value, used, unset } = expandReferences(v, vars);
 		for (const name of unset) ctx.addIssue({ code: 'custom', message: unsetMessage(name) });
-		return value;
+		return { value, used };
 	});
 	return z
 		.record(
 			z.string(),
 			z.strictObject({
-				baseUrl: expanded.pipe(z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://127.0.0.1:1234/v1' })),
+				baseUrl: expanded.transform((e) => e.value).pipe(z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://127.0.0.1:1234/v1' })),
 				apiKey: expanded.optional()
 			})
 		)
@@ -48,7 +51,8 @@ export async function loadModelsConfig(file: string, vars: Record<string, string
 	return Object.entries(config ?? {}).map(([name, entry]) => ({
 		name,
 		baseUrl: entry.baseUrl,
-		...(entry.apiKey ? { apiKey: entry.apiKey } : {}),
+		...(entry.apiKey?.value ? { apiKey: entry.apiKey.value } : {}),
+		...(entry.apiKey ? { keyVariables: entry.apiKey.used } : {}),
 		urlSetting: `"${name}".baseUrl in models.json`,
 		keySetting: `"${name}".apiKey in models.json`
 	}));

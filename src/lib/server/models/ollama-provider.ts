@@ -7,6 +7,7 @@ import type { ModelProvider } from './model-provider';
 import type { ModelUsage } from '../../protocol';
 import { fetchWithSignal } from './fetch-with-signal';
 import { definedUsage, tokensPerSecond } from './model-usage';
+import { displayUrl } from '../secrets/display-url';
 
 const LIST_TIMEOUT_MS = 3000;
 
@@ -61,9 +62,9 @@ export class OllamaProvider implements ModelProvider {
 		} catch (e) {
 			throw this.unreachable(e);
 		}
-		if (!res.ok) throw new RunFailure('AGENT_FAILURE', `Ollama at ${host} answered ${res.status}`);
+		if (!res.ok) throw new RunFailure('AGENT_FAILURE', `Ollama at ${displayUrl(host)} answered ${res.status}`);
 		const tags = TagsSchema.safeParse(await res.json().catch(() => null));
-		if (!tags.success) throw new RunFailure('AGENT_FAILURE', `Ollama at ${host} sent a model list that is not one`);
+		if (!tags.success) throw new RunFailure('AGENT_FAILURE', `Ollama at ${displayUrl(host)} sent a model list that is not one`);
 		return [...new Set(tags.data.models.flatMap((m) => [m.name, m.model].filter((n): n is string => !!n).map(canonical)))];
 	}
 
@@ -72,7 +73,7 @@ export class OllamaProvider implements ModelProvider {
 	}
 
 	notServed(model: string): RunFailure {
-		return new RunFailure('MODEL_UNAVAILABLE', `Model "${model}" is not pulled on ${this.options.host}: run \`ollama pull ${model}\``);
+		return new RunFailure('MODEL_UNAVAILABLE', `Model "${model}" is not pulled on ${this.shownHost}: run \`ollama pull ${model}\``);
 	}
 
 	classifyError(e: unknown, model: string): RunFailure {
@@ -82,10 +83,10 @@ export class OllamaProvider implements ModelProvider {
 		// /api/chat exists on every Ollama, so its 404 can only mean the model is not there.
 		if (status === 404) return new RunFailure('MODEL_UNAVAILABLE', this.notServed(model).message, { cause: e });
 		if (status === 401 || status === 403) {
-			return new RunFailure('MODEL_AUTH_FAILED', `Ollama at ${this.options.host} refused the request (${status}): sign in with \`ollama signin\` for its cloud models.`, { cause: e });
+			return new RunFailure('MODEL_AUTH_FAILED', `Ollama at ${this.shownHost} refused the request (${status}): sign in with \`ollama signin\` for its cloud models.`, { cause: e });
 		}
 		if (status === 429) {
-			return new RunFailure('MODEL_RATE_LIMITED', `Ollama at ${this.options.host} is rate limited (429): wait, then resume the run.`, { cause: e });
+			return new RunFailure('MODEL_RATE_LIMITED', `Ollama at ${this.shownHost} is rate limited (429): wait, then resume the run.`, { cause: e });
 		}
 		if (status === undefined && networkErrorCode(e)) return this.unreachable(e);
 		return new RunFailure('AGENT_FAILURE', `The model call failed: ${why}`, { cause: e });
@@ -105,8 +106,13 @@ export class OllamaProvider implements ModelProvider {
 		});
 	}
 
+	/** OLLAMA_HOST as messages show it: without credentials or query secrets. */
+	private get shownHost(): string {
+		return displayUrl(this.options.host);
+	}
+
 	private unreachable(e: unknown): RunFailure {
 		const code = networkErrorCode(e) ?? (e instanceof Error ? e.name : 'no answer');
-		return new RunFailure('MODEL_UNREACHABLE', `Ollama is not reachable at ${this.options.host} (${code}): start it with \`ollama serve\``, { cause: e });
+		return new RunFailure('MODEL_UNREACHABLE', `Ollama is not reachable at ${this.shownHost} (${code}): start it with \`ollama serve\``, { cause: e });
 	}
 }

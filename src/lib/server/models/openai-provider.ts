@@ -9,6 +9,7 @@ import type { ModelUsage } from '../../protocol';
 import { fetchWithSignal } from './fetch-with-signal';
 import { definedUsage, tokensPerSecond } from './model-usage';
 import { OpenAICompatibleChatModel } from './openai-chat-model';
+import { displayUrl } from '../secrets/display-url';
 
 const LIST_TIMEOUT_MS = 3000;
 /** Longest piece of a server's error message quoted back: it is the server's text, not ours. */
@@ -80,7 +81,7 @@ export class OpenAIProvider implements ModelProvider {
 			if (e instanceof OpenAIClient.NotFoundError) {
 				throw new RunFailure(
 					'MODEL_UNAVAILABLE',
-					`Nothing lists models at ${this.endpoint.baseUrl}/models (${serverMessage(e)}): check ${this.endpoint.urlSetting}, which usually ends in /v1.`,
+					`Nothing lists models at ${displayUrl(this.endpoint.baseUrl)}/models (${serverMessage(e)}): check ${this.endpoint.urlSetting}, which usually ends in /v1.`,
 					{ cause: e }
 				);
 			}
@@ -96,14 +97,16 @@ export class OpenAIProvider implements ModelProvider {
 	notServed(model: string): RunFailure {
 		return new RunFailure(
 			'MODEL_UNAVAILABLE',
-			`The model "${model}" is not served by "${this.name}" at ${this.endpoint.baseUrl}: load it in the server, or choose one that GET /api/models lists.`
+			`The model "${model}" is not served by "${this.name}" at ${displayUrl(this.endpoint.baseUrl)}: load it in the server, or choose one that GET /api/models lists.`
 		);
 	}
 
 	classifyError(e: unknown, model: string): RunFailure {
 		if (e instanceof RunFailure) return e;
 		const { name } = this;
-		const { baseUrl, urlSetting, keySetting } = this.endpoint;
+		const { urlSetting, keySetting } = this.endpoint;
+		// The address as a person may read it: credentials and query secrets stay out of the message.
+		const baseUrl = displayUrl(this.endpoint.baseUrl);
 		if (isTimeout(e)) {
 			const code = networkErrorCode(e) ?? (e as Error).name;
 			return new RunFailure(

@@ -3,6 +3,7 @@ import { Command } from '@langchain/langgraph';
 import { AgentEvents, type AgentEvent, type StepWrite } from '../agent/agent-events';
 import type { AgentGraph } from '../agent/agent-graph';
 import { classifyRunError } from '../models/model-errors';
+import { redactor } from '../secrets/redactor';
 import type { ThreadReader } from './thread-reader';
 import { OUTCOME_NOT_RECORDED, type PendingApproval, type RunEvent } from '../../protocol';
 import type { CrashInjector } from '../crash-points';
@@ -117,7 +118,9 @@ function outcomeOf(run: ActiveRun, error: unknown, waiting: boolean): Omit<RunOu
 		return { status: 'interrupted', error: { code: 'SHUTDOWN', message: 'The service shut down during this run; resume it to continue.' } };
 	}
 	const e = classifyRunError(error);
-	return { status: 'failed', error: { code: e.code, message: e.message } };
+	// Whatever ended the run may quote a secret (a database's or a client's error); the recorded
+	// error is streamed, stored and exported.
+	return { status: 'failed', error: { code: e.code, message: redactor.redact(e.message) } };
 }
 
 /**
