@@ -23,6 +23,24 @@ const ApprovalModeSchema = z.enum(['auto', 'ask', 'deny']);
  */
 const ApprovalSchema = z.union([ApprovalModeSchema, z.record(z.string(), ApprovalModeSchema)]).optional();
 
+/**
+ * Whether the server's tool annotations (readOnlyHint, openWorldHint, idempotentHint) are believed.
+ * MCP calls them hints a client must not rely on from a server it does not trust, and a server can
+ * say `readOnlyHint: true` of a tool that writes; unless `true`, every tool of the server counts as
+ * one that writes, reaches the web and is not safe to repeat (issue 21).
+ */
+const TrustedSchema = z.boolean().optional();
+
+/** Whether a tool's results are private data (the memory graph): for every tool, or per tool name. */
+const PrivateSchema = z.union([z.boolean(), z.record(z.string(), z.boolean())]).optional();
+
+/**
+ * Whether calls that change the server's state are made one at a time (mcp/write-turns.ts). Default:
+ * `true` for a stdio server (one child that loads, changes and saves its whole state, as memory does),
+ * `false` for an HTTP one.
+ */
+const WriteTurnsSchema = z.boolean().optional();
+
 const StdioServerSchema = z.strictObject({
 	type: z.literal('stdio').optional(),
 	transport: z.literal('stdio').optional(),
@@ -32,7 +50,10 @@ const StdioServerSchema = z.strictObject({
 	cwd: z.string().optional(),
 	disabled: z.boolean().optional(),
 	safeToRepeat: SafeToRepeatSchema,
-	approval: ApprovalSchema
+	approval: ApprovalSchema,
+	trusted: TrustedSchema,
+	private: PrivateSchema,
+	writeTurns: WriteTurnsSchema
 });
 
 /** `streamable-http` is what other clients call the transport MCP names Streamable HTTP. */
@@ -48,7 +69,10 @@ const HttpServerSchema = z.strictObject({
 	headers: z.record(z.string(), z.string()).optional(),
 	disabled: z.boolean().optional(),
 	safeToRepeat: SafeToRepeatSchema,
-	approval: ApprovalSchema
+	approval: ApprovalSchema,
+	trusted: TrustedSchema,
+	private: PrivateSchema,
+	writeTurns: WriteTurnsSchema
 });
 
 export const McpServerConfigSchema = z.union([StdioServerSchema, HttpServerSchema]);
@@ -63,6 +87,11 @@ export type McpConfig = z.infer<typeof McpConfigSchema>;
 
 export function isStdio(c: McpServerConfig): c is z.infer<typeof StdioServerSchema> {
 	return 'command' in c;
+}
+
+/** Whether the server's writes take turns: its `writeTurns`, else stdio servers only. */
+export function writesTakeTurns(c: McpServerConfig): boolean {
+	return c.writeTurns ?? isStdio(c);
 }
 
 function expander(vars: Record<string, string | undefined>, unset: string[]) {
