@@ -68,9 +68,20 @@ export class ChildServer {
 
 	/** Forwards the call as it came, `_meta` (the caller's idempotencyKey) included; aborting `signal` cancels it in the child. */
 	callTool(params: CallToolRequest['params'], signal: AbortSignal): Promise<CallToolResult> {
-		const call = () =>
-			this.forward((c) => c.request({ method: 'tools/call', params }, CallToolResultSchema, { signal, timeout: this.callTimeoutMs }));
-		return this.readOnly.has(params.name) ? call() : this.writes.run(call);
+		const call = (abort: AbortSignal) =>
+			this.forward((c) => c.request({ method: 'tools/call', params }, CallToolResultSchema, { signal: abort, timeout: this.callTimeoutMs }));
+		if (this.readOnly.has(params.name)) return call(signal);
+		// Sophos records a call as sent when its request leaves for the host (issue 21), so a write the
+		// host accepted is sent to the child even if its caller went away while it waited its turn; the
+		// abort then reaches the child as a cancellation, as for a call already running.
+		return this.writes.run(() => {
+			const sent = new AbortController();
+			const pass = () => sent.abort(signal.reason);
+			const request = call(sent.signal);
+			if (signal.aborted) pass();
+			else signal.addEventListener('abort', pass, { once: true });
+			return request.finally(() => signal.removeEventListener('abort', pass));
+		});
 	}
 
 	async close(): Promise<void> {

@@ -53,7 +53,7 @@ describe('run leases', () => {
 	it('an ended lease is taken over by one instance, and the old owner can write nothing of the run after', async () => {
 		const [a, b, c] = [instance('a'), instance('b'), instance('c')];
 		await a.storage.conversations.createWithRun('c1', 'r1', 'hi', T(0));
-		const intent = { threadId: 'c1', toolCallId: 'call', runId: 'r1', step: 1, tool: 'write', argsHash: 'h', idempotencyKey: 'c1:call', messageId: null };
+		const intent = { threadId: 'c1', toolCallId: 'call', runId: 'r1', step: 1, tool: 'write', argsHash: 'h', callHash: 'h', idempotencyKey: 'c1:call', messageId: null };
 		await a.storage.journal.recordIntent(intent, T(1), true);
 		const at = { configurable: { thread_id: 'c1', checkpoint_ns: '', run_id: 'r1' } };
 		const first = await a.saver.put(at, { ...emptyCheckpoint(), id: uuid6(-1) }, { source: 'input', step: -1, parents: {} }, {});

@@ -162,7 +162,7 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 
 		it('journals intents and keeps the first outcome; an intent after it changes nothing', async () => {
 			await conversation('c1');
-			const entry = { threadId: 'c1', toolCallId: 'call-1', runId: 'r1', step: 2, tool: 'fetch', argsHash: 'h', idempotencyKey: 'c1:call-1', messageId: 'ai-1' };
+			const entry = { threadId: 'c1', toolCallId: 'call-1', runId: 'r1', step: 2, tool: 'fetch', argsHash: 'h', callHash: 'c', idempotencyKey: 'c1:call-1', messageId: 'ai-1' };
 			await asRun(storage, 'c1', 'r1', () => storage.journal.recordIntent(entry, T(1), false));
 			await asRun(storage, 'c1', 'r2', async () => {
 				await storage.journal.recordIntent({ ...entry, runId: 'r2' }, T(2), true);
@@ -282,7 +282,7 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 				await storage.queue.add(id, `queued-${id}`, 'later', T(1));
 				await asRun(storage, id, `asks-${id}`, async () => {
 					await storage.approvals.request(id, `asks-${id}`, [ask('call')], T(1), T(100));
-					const intent = { threadId: id, toolCallId: 'call', runId: `asks-${id}`, step: 1, tool: 't', argsHash: 'h', idempotencyKey: 'k', messageId: null };
+					const intent = { threadId: id, toolCallId: 'call', runId: `asks-${id}`, step: 1, tool: 't', argsHash: 'h', callHash: null, idempotencyKey: 'k', messageId: null };
 					await storage.journal.recordIntent(intent, T(1), false);
 				});
 				const checkpoint = { ...emptyCheckpoint(), id: uuid6(-1) };
@@ -344,6 +344,7 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 				step: 1,
 				tool: 'write',
 				argsHash,
+				callHash: argsHash,
 				idempotencyKey: `c1:${toolCallId}`,
 				messageId
 			});

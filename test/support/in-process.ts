@@ -26,6 +26,8 @@ export async function startInProcess(options: {
 		command: 'node',
 		args: ['--import', 'tsx', path.join(ROOT, 'test/support/mcp-test-server.ts')],
 		env: { TEST_MCP_LOG: log },
+		// Ours: its annotations are believed (mcp.json `trusted`).
+		trusted: true,
 		...options.server
 	};
 	fs.writeFileSync(path.join(configDir, 'mcp.json'), JSON.stringify({ test }));

@@ -14,7 +14,8 @@ export type ScriptRequest = {
 export type ScriptedReply = {
 	thinking?: string;
 	content?: string;
-	toolCalls?: { name: string; arguments: Record<string, unknown> }[];
+	/** `id`: the call's id, where the wire carries one (OpenAI's); servers that reuse ids are how issue 21 item 3 was met. */
+	toolCalls?: { name: string; arguments: Record<string, unknown>; id?: string }[];
 	/** Characters per streamed chunk (default 4: about one token). */
 	chunkChars?: number;
 	/** Stop streaming after this many content chunks until `release(hold)` is called. */

@@ -120,7 +120,7 @@ export class ScriptedOpenAI extends ScriptedHttpServer implements ScriptedModelS
 		const reasoning = split(reply.thinking ?? '', size);
 		const content = split(reply.content ?? '', size);
 		checkHold(reply, content.length);
-		const calls = (reply.toolCalls ?? []).map((c) => ({ id: id('call_'), name: c.name, args: split(JSON.stringify(c.arguments), size * 2) }));
+		const calls = (reply.toolCalls ?? []).map((c) => ({ id: c.id ?? id('call_'), name: c.name, args: split(JSON.stringify(c.arguments), size * 2) }));
 		const completion = calls.reduce((n, c) => n + 1 + c.args.length, reasoning.length + content.length);
 		const usage = { prompt_tokens: request.messages.length * 10, completion_tokens: completion, total_tokens: request.messages.length * 10 + completion };
 		const finish = calls.length ? 'tool_calls' : 'stop';

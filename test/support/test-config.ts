@@ -19,6 +19,8 @@ export function testMcpConfig(options: { approval?: 'auto' | 'ask' } = { approva
 		command: 'node',
 		args: ['--import', 'tsx', 'test/support/mcp-test-server.ts'],
 		env: { TEST_MCP_LOG: log },
+		// Ours: its annotations are believed (mcp.json `trusted`).
+		trusted: true,
 		...(options.approval ? { approval: options.approval } : {})
 	};
 	fs.writeFileSync(path.join(configDir, 'mcp.json'), JSON.stringify({ ...base, test }));

@@ -123,6 +123,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				storage,
 				policy: settings.UNFINISHED_TOOL_CALLS,
 				guard: settings.EXFILTRATION_GUARD,
+				untrustedWrites: settings.UNTRUSTED_CONTENT_WRITES,
 				approvalTimeoutMs: settings.APPROVAL_TIMEOUT_MS,
 				maxCallsPerStep: settings.MAX_TOOL_CALLS_PER_STEP,
 				crash,

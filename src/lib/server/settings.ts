@@ -105,6 +105,8 @@ export const SettingsSchema = z.object({
 	TOOL_APPROVAL: z.enum(['writes', 'all', 'none']).default('writes'),
 	APPROVAL_TIMEOUT_MS: integer(1_000, 365 * 24 * 3_600_000).default(24 * 3_600_000),
 	EXFILTRATION_GUARD: boolean.default(true),
+	/** A call of a tool that may write, once untrusted content (an open-world tool's result) is in the context. */
+	UNTRUSTED_CONTENT_WRITES: z.enum(['ask', 'auto']).default('auto'),
 	SHUTDOWN_DRAIN_MS: integer(0, 600_000).default(10_000),
 	AUTO_RESUME: boolean.default(false),
 	AUTO_RESUME_MAX: integer(1, 100).default(3),

@@ -3,7 +3,6 @@ import type { PendingApproval } from '../../../src/lib/protocol';
 import { planCall, type GateInput } from '../../../src/lib/server/approvals/approval-gate';
 import { resolveApproval } from '../../../src/lib/server/mcp/approval-policy';
 import { checkDecisions } from '../../../src/lib/server/approvals/decision-check';
-import { composedUrls } from '../../../src/lib/server/approvals/exfiltration-guard';
 
 describe('resolveApproval', () => {
 	it.each([
@@ -19,28 +18,40 @@ describe('resolveApproval', () => {
 	});
 });
 
-describe('composedUrls', () => {
-	const known = ['Please read https://example.com/a', 'Page text with [a link](https://example.org/b?x=1) in it'];
-	it('passes URLs the person gave or a tool returned, at any depth of the arguments', () => {
-		expect(composedUrls({ url: 'https://example.com/a' }, known)).toEqual([]);
-		expect(composedUrls({ nested: [{ url: 'https://example.org/b?x=1' }] }, known)).toEqual([]);
-		expect(composedUrls({ count: 3 }, known)).toEqual([]);
-	});
-	it('names URLs the model composed, such as one that carries data out', () => {
-		expect(composedUrls({ url: 'https://attacker.example/c?d=secret' }, known)).toEqual(['https://attacker.example/c?d=secret']);
-		expect(composedUrls({ url: 'https://example.com/a?leak=1' }, known)).toEqual(['https://example.com/a?leak=1']);
-		expect(composedUrls({ note: 'see http://x.example/1 and http://x.example/1' }, [])).toEqual(['http://x.example/1']);
-	});
-});
-
 describe('planCall', () => {
-	const tool = { name: 'mail__send', approval: 'ask' as const, openWorld: false, safeToRepeat: false };
-	const base: GateInput = { args: { to: 'a' }, entry: undefined, decision: undefined, tool, allowed: false, unfinished: 'auto', composed: [] };
+	const tool = { name: 'mail__send', approval: 'ask' as const, openWorld: false, readOnly: false, safeToRepeat: false };
+	const fetchTool = { name: 'fetch__fetch', approval: 'auto' as const, openWorld: true, readOnly: true, safeToRepeat: true };
+	const memoryWrite = { name: 'memory__create_entities', approval: 'auto' as const, openWorld: false, readOnly: false, safeToRepeat: false };
+	const quiet = { privateFrom: [], untrustedFrom: [] };
+	const both = { privateFrom: ['memory__read_graph'], untrustedFrom: ['fetch__fetch'] };
+	const base: GateInput = {
+		args: { to: 'a' },
+		entry: undefined,
+		decision: undefined,
+		tool,
+		allowed: false,
+		unfinished: 'auto',
+		composed: [],
+		context: quiet,
+		guard: true,
+		untrustedWrites: 'auto'
+	};
 	it.each<[string, Partial<GateInput>, unknown]>([
 		['asks before a tool whose policy is ask', {}, { kind: 'ask', reason: { kind: 'policy' } }],
 		['runs a tool that is always allowed', { allowed: true }, { kind: 'call', args: { to: 'a' } }],
 		['runs an auto tool', { tool: { ...tool, approval: 'auto' } }, { kind: 'call' }],
 		['asks about a composed URL even when allowed', { allowed: true, tool: { ...tool, approval: 'auto', openWorld: true }, composed: ['https://x'] }, { kind: 'ask', reason: { kind: 'composed-url' } }],
+		['runs an open-world call of a known URL', { tool: fetchTool }, { kind: 'call' }],
+		['asks about every open-world call once the context holds private data and untrusted content', { tool: fetchTool, context: both }, { kind: 'ask', reason: { kind: 'composed-url', message: expect.stringMatching(/memory__read_graph.*fetch__fetch/) } }],
+		['... even when the tool is always allowed', { tool: fetchTool, context: both, allowed: true }, { kind: 'ask', reason: { kind: 'composed-url' } }],
+		['... but not with EXFILTRATION_GUARD off', { tool: fetchTool, context: both, guard: false }, { kind: 'call' }],
+		['private data alone does not hold an open-world call back', { tool: fetchTool, context: { privateFrom: ['memory__read_graph'], untrustedFrom: [] } }, { kind: 'call' }],
+		['untrusted content alone does not either', { tool: fetchTool, context: { privateFrom: [], untrustedFrom: ['fetch__fetch'] } }, { kind: 'call' }],
+		['a closed-world tool is not held back by both', { tool: memoryWrite, context: both }, { kind: 'call' }],
+		['UNTRUSTED_CONTENT_WRITES=auto: a write after untrusted content runs', { tool: memoryWrite, context: { privateFrom: [], untrustedFrom: ['fetch__fetch'] } }, { kind: 'call' }],
+		['UNTRUSTED_CONTENT_WRITES=ask: a write after untrusted content asks', { tool: memoryWrite, context: { privateFrom: [], untrustedFrom: ['fetch__fetch'] }, untrustedWrites: 'ask' }, { kind: 'ask', reason: { kind: 'policy', message: expect.stringMatching(/fetch__fetch/) } }],
+		['UNTRUSTED_CONTENT_WRITES=ask: a write with no untrusted content runs', { tool: memoryWrite, untrustedWrites: 'ask' }, { kind: 'call' }],
+		['UNTRUSTED_CONTENT_WRITES=ask: a read after untrusted content runs', { tool: fetchTool, context: { privateFrom: [], untrustedFrom: ['fetch__fetch'] }, untrustedWrites: 'ask' }, { kind: 'call' }],
 		['runs an approved call', { decision: { action: 'approve' } }, { kind: 'call', args: { to: 'a' } }],
 		['runs an edited call with the person\'s arguments', { decision: { action: 'edit', args: { to: 'b' } } }, { kind: 'call', args: { to: 'b' } }],
 		['runs nothing for a denied call', { decision: { action: 'deny', reason: 'no' } }, { kind: 'denied', reason: 'no' }],

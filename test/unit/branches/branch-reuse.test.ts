@@ -11,6 +11,7 @@ const entry = (toolCallId: string, result: string, messageId: string | null = `a
 	step: 2,
 	tool: 'test__effect',
 	argsHash: canonicalArgsHash({ item: 'a' }),
+	callHash: canonicalArgsHash({ item: 'a' }),
 	idempotencyKey: `t:${toolCallId}`,
 	messageId,
 	attempts: 1,

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadMcpConfig } from '../../../src/lib/server/mcp/mcp-config';
+import { loadMcpConfig, writesTakeTurns } from '../../../src/lib/server/mcp/mcp-config';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
@@ -24,6 +24,19 @@ describe('mcp.json', () => {
 		});
 		const set = await loadMcpConfig(path.join(ROOT, 'config/mcp.json'), { MEMORY_FILE_PATH: '/m', FETCH_TIMEOUT_MS: '500' });
 		expect(set.fetch).toMatchObject({ env: { FETCH_TIMEOUT_MS: '500' } });
+	});
+
+	it('ships memory and fetch trusted, memory private; writes take turns on stdio servers unless told', async () => {
+		const config = await loadMcpConfig(path.join(ROOT, 'config/mcp.json'), { MEMORY_FILE_PATH: '/m' });
+		expect(config.memory).toMatchObject({ trusted: true, private: true });
+		expect(config.fetch).toMatchObject({ trusted: true });
+		const shared = await loadMcpConfig(path.join(ROOT, 'config/mcp.shared.json'), { TOOL_HOST_TOKEN: 't' });
+		expect(shared.memory).toMatchObject({ trusted: true, private: true });
+		expect(writesTakeTurns(config.memory!)).toBe(true);
+		expect(writesTakeTurns(shared.memory!)).toBe(false);
+		const told = await load({ local: { ...stdio, writeTurns: false }, remote: { url: 'https://x.example', writeTurns: true } });
+		expect(writesTakeTurns(told.local!)).toBe(false);
+		expect(writesTakeTurns(told.remote!)).toBe(true);
 	});
 
 	it('takes the flat map and the {"mcpServers": …} shape other clients write alike', async () => {
@@ -86,6 +99,9 @@ describe('mcp.json', () => {
 		['an unknown transport', { remote: { type: 'websocket', url: 'https://x.example' } }, /remote/],
 		['a URL that is not http(s)', { remote: { url: 'file:///etc/passwd' } }, /remote/],
 		['disabled that is not a boolean', { memory: { ...stdio, disabled: 'yes' } }, /memory/],
+		['trusted that is not a boolean', { memory: { ...stdio, trusted: 'yes' } }, /memory/],
+		['private per tool that is not a boolean', { memory: { ...stdio, private: { read_graph: 1 } } }, /memory/],
+		['writeTurns that is not a boolean', { remote: { url: 'https://x.example', writeTurns: 'on' } }, /remote/],
 		['a server name with a dot', { 'my.server': stdio }, /server names may hold letters, digits, _ and -/],
 		['an array', [stdio], /top level/],
 		['null', null, /top level/]

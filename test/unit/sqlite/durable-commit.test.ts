@@ -86,7 +86,7 @@ describe('which writes are fsync-ed one by one', () => {
 		});
 		const journal = new ToolJournal(db);
 		const seen = watchSynchronous(db, 'tool_calls');
-		const call = (id: string) => ({ threadId: 'c1', toolCallId: id, runId: 'r1', step: 2, tool: 'x__y', argsHash: 'h', idempotencyKey: `c1:${id}`, messageId: 'm1' });
+		const call = (id: string) => ({ threadId: 'c1', toolCallId: id, runId: 'r1', step: 2, tool: 'x__y', argsHash: 'h', callHash: 'h', idempotencyKey: `c1:${id}`, messageId: 'm1' });
 		journal.recordIntent(call('t1'), now, !mayRepeat(false, 'auto'));
 		journal.recordOutcome('c1', 't1', { outcome: 'success', result: 'ok' }, now);
 		// Safe to repeat: had a power cut taken the intent, calling again is allowed anyway.

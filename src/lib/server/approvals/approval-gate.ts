@@ -22,12 +22,18 @@ export type GateInput = {
 	/** The person's answer to the question asked before the call's next attempt, if any. */
 	decision: RecordedDecision | undefined;
 	/** Undefined: the tool is not offered (unknown, filtered or denied); the call fails as unavailable. */
-	tool: { name: string; approval: 'auto' | 'ask'; openWorld: boolean; safeToRepeat: boolean } | undefined;
+	tool: { name: string; approval: 'auto' | 'ask'; openWorld: boolean; readOnly: boolean; safeToRepeat: boolean } | undefined;
 	/** "Always allow" was given for this tool. */
 	allowed: boolean;
 	unfinished: UnfinishedCallPolicy;
 	/** URLs in the arguments that the thread never held (exfiltration-guard.ts); [] with the guard off. */
 	composed: readonly string[];
+	/** Tools whose results in the context are private data, and untrusted content (approvals/run-context.ts). */
+	context: { privateFrom: readonly string[]; untrustedFrom: readonly string[] };
+	/** EXFILTRATION_GUARD: also holds back every open-world call once the context holds both. */
+	guard: boolean;
+	/** UNTRUSTED_CONTENT_WRITES: whether a write after untrusted content entered the context asks. */
+	untrustedWrites: 'ask' | 'auto';
 };
 
 export function planCall(input: GateInput): CallPlan {
@@ -62,6 +68,30 @@ export function planCall(input: GateInput): CallPlan {
 			reason: {
 				kind: 'composed-url',
 				message: `The model wrote ${input.composed.join(', ')} itself: it is in none of your messages nor any earlier result, so it could carry data out.`
+			}
+		};
+	}
+	const { privateFrom, untrustedFrom } = input.context;
+	// Which links a run follows can spell out what it read, and no URL check sees that channel.
+	if (input.guard && tool.openWorld && privateFrom.length && untrustedFrom.length) {
+		return {
+			kind: 'ask',
+			attempt: 0,
+			reason: {
+				kind: 'composed-url',
+				message:
+					`This conversation holds private data (from ${privateFrom.join(', ')}) and content from outside ` +
+					`(from ${untrustedFrom.join(', ')}): which address the model asks for could carry that data out.`
+			}
+		};
+	}
+	if (input.untrustedWrites === 'ask' && !tool.readOnly && untrustedFrom.length) {
+		return {
+			kind: 'ask',
+			attempt: 0,
+			reason: {
+				kind: 'policy',
+				message: `${tool.name} may change something, and content from outside (from ${untrustedFrom.join(', ')}) may have asked for it.`
 			}
 		};
 	}

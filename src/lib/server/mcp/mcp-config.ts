@@ -31,6 +31,24 @@ const ApprovalSchema = z.union([ApprovalModeSchema, z.record(z.string(), Approva
  */
 const AllowSecretsSchema = z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected a variable name')).optional();
 
+/**
+ * Whether the server's tool annotations (readOnlyHint, openWorldHint, idempotentHint) are believed.
+ * MCP calls them hints a client must not rely on from a server it does not trust, and a server can
+ * say `readOnlyHint: true` of a tool that writes; unless `true`, every tool of the server counts as
+ * one that writes, reaches the web and is not safe to repeat (issue 21).
+ */
+const TrustedSchema = z.boolean().optional();
+
+/** Whether a tool's results are private data (the memory graph): for every tool, or per tool name. */
+const PrivateSchema = z.union([z.boolean(), z.record(z.string(), z.boolean())]).optional();
+
+/**
+ * Whether calls that change the server's state are made one at a time (mcp/write-turns.ts). Default:
+ * `true` for a stdio server (one child that loads, changes and saves its whole state, as memory does),
+ * `false` for an HTTP one.
+ */
+const WriteTurnsSchema = z.boolean().optional();
+
 const StdioServerSchema = z.strictObject({
 	type: z.literal('stdio').optional(),
 	transport: z.literal('stdio').optional(),
@@ -41,7 +59,10 @@ const StdioServerSchema = z.strictObject({
 	disabled: z.boolean().optional(),
 	safeToRepeat: SafeToRepeatSchema,
 	approval: ApprovalSchema,
-	allowSecrets: AllowSecretsSchema
+	allowSecrets: AllowSecretsSchema,
+	trusted: TrustedSchema,
+	private: PrivateSchema,
+	writeTurns: WriteTurnsSchema
 });
 
 /** `streamable-http` is what other clients call the transport MCP names Streamable HTTP. */
@@ -58,7 +79,10 @@ const HttpServerSchema = z.strictObject({
 	disabled: z.boolean().optional(),
 	safeToRepeat: SafeToRepeatSchema,
 	approval: ApprovalSchema,
-	allowSecrets: AllowSecretsSchema
+	allowSecrets: AllowSecretsSchema,
+	trusted: TrustedSchema,
+	private: PrivateSchema,
+	writeTurns: WriteTurnsSchema
 });
 
 export const McpServerConfigSchema = z.union([StdioServerSchema, HttpServerSchema]);
@@ -73,6 +97,11 @@ export type McpConfig = z.infer<typeof McpConfigSchema>;
 
 export function isStdio(c: McpServerConfig): c is z.infer<typeof StdioServerSchema> {
 	return 'command' in c;
+}
+
+/** Whether the server's writes take turns: its `writeTurns`, else stdio servers only. */
+export function writesTakeTurns(c: McpServerConfig): boolean {
+	return c.writeTurns ?? isStdio(c);
 }
 
 /** What expanding one server's values needs: the environment, and which of it is Sophos's secrets. */

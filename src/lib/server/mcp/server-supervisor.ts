@@ -2,7 +2,7 @@ import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { isStdio, type McpServerConfig } from './mcp-config';
+import { isStdio, writesTakeTurns, type McpServerConfig } from './mcp-config';
 import { ToolServerDown } from './transport-errors';
 import { WriteTurns } from './write-turns';
 
@@ -69,22 +69,34 @@ export class ServerSupervisor {
 
 	/**
 	 * Calls a tool on the running server. Aborting `signal` or passing `timeoutMs` makes the SDK
-	 * send `notifications/cancelled` and reject; a server that is down rejects at once.
+	 * send `notifications/cancelled` and reject; a server that is down rejects at once, before
+	 * `beforeSend`. `beforeSend` runs when the request is about to go out, after the call's turn
+	 * came (write-turns.ts): what it records is that the call was sent, not that it was queued.
 	 */
 	async callTool(
 		tool: string,
 		args: Record<string, unknown>,
-		options: { signal?: AbortSignal; timeoutMs: number; meta: Record<string, unknown> }
+		options: {
+			signal?: AbortSignal;
+			timeoutMs: number;
+			meta: Record<string, unknown>;
+			/** Whether the call may change the server's state (not read-only by trusted annotations). */
+			write: boolean;
+			beforeSend?: () => Promise<void>;
+		}
 	): Promise<CallToolResult> {
 		const call = async () => {
+			if (this.state !== 'up' || !this.sdk) throw new ToolServerDown(`MCP server "${this.name}" is not connected`);
+			await options.beforeSend?.();
+			// The server may have gone while the call was recorded.
 			if (this.state !== 'up' || !this.sdk) throw new ToolServerDown(`MCP server "${this.name}" is not connected`);
 			return (await this.sdk.callTool({ name: tool, arguments: args, _meta: options.meta }, undefined, {
 				signal: options.signal,
 				timeout: options.timeoutMs
 			})) as CallToolResult;
 		};
-		// Concurrent runs share the child: its writes take turns (write-turns.ts), its reads do not.
-		return this.annotationsOf(tool)?.readOnlyHint === true ? call() : this.writes.run(call);
+		// Concurrent runs share the child: the writes of a server that needs it take turns, reads never wait.
+		return options.write && writesTakeTurns(this.config) ? this.writes.run(call) : call();
 	}
 
 	/** Called when a tool call found the connection gone; the next use starts the server again. */

@@ -24,7 +24,9 @@ export type ResolvedTool = {
 	name: string;
 	server: ServerSupervisor;
 	tool: string;
-	/** From the server's annotations (readOnlyHint or idempotentHint), unless config overrides. */
+	/** readOnlyHint, believed only from a `trusted` server: a call that changes nothing. */
+	readOnly: boolean;
+	/** From a trusted server's annotations (readOnlyHint or idempotentHint), unless config overrides. */
 	safeToRepeat: boolean;
 	/**
 	 * Whether a new branch that repeats a call of this tool made elsewhere makes it again rather
@@ -33,8 +35,14 @@ export type ResolvedTool = {
 	repeatsInNewBranch: boolean;
 	/** `auto` or `ask`: a `deny` tool is never offered nor resolved. */
 	approval: Exclude<ApprovalMode, 'deny'>;
-	/** openWorldHint: the tool reaches outside (the web), so what it is sent can leave the machine. */
+	/**
+	 * openWorldHint: the tool reaches outside (the web), so what it is sent can leave the machine and
+	 * what it returns is untrusted content. MCP's default is true: only a trusted server's explicit
+	 * `false` makes it false.
+	 */
 	openWorld: boolean;
+	/** mcp.json `private`: its results are private data (the memory graph). */
+	private: boolean;
 };
 
 /**
@@ -69,26 +77,31 @@ export class Toolbox {
 		const server = this.servers.find((s) => name.startsWith(`${s.name}__`));
 		if (!server) return undefined;
 		const tool = name.slice(server.name.length + 2);
-		const annotations = server.annotationsOf(tool);
-		const override = this.config[server.name]?.safeToRepeat;
+		const config = this.config[server.name];
+		// Hints from a server that is not trusted are not read at all: as if it declared none.
+		const annotations = config?.trusted === true ? server.annotationsOf(tool) : undefined;
+		const override = config?.safeToRepeat;
 		const configured = typeof override === 'object' ? override[tool] : override;
 		const declared = annotations ? annotations.readOnlyHint === true || annotations.idempotentHint === true : false;
 		const readOnly = annotations?.readOnlyHint === true;
 		const approval = resolveApproval({
-			setting: this.config[server.name]?.approval,
+			setting: config?.approval,
 			tool,
 			readOnly,
 			fallback: this.options.approval ?? 'writes'
 		});
 		if (approval === 'deny') return undefined;
+		const privacy = config?.private;
 		return {
 			name,
 			server,
 			tool,
+			readOnly,
 			safeToRepeat: configured ?? declared,
 			repeatsInNewBranch: configured ?? readOnly,
 			approval,
-			openWorld: annotations?.openWorldHint === true
+			openWorld: annotations?.openWorldHint !== false,
+			private: (typeof privacy === 'object' ? privacy[tool] : privacy) ?? false
 		};
 	}
 
@@ -96,14 +109,16 @@ export class Toolbox {
 	async call(
 		target: ResolvedTool,
 		args: Record<string, unknown>,
-		options: { signal?: AbortSignal; idempotencyKey: string }
+		options: { signal?: AbortSignal; idempotencyKey: string; beforeSend?: () => Promise<void> }
 	): Promise<ToolOutcome> {
 		const { toolTimeoutMs, maxResultChars } = this.options;
 		try {
 			const result = await target.server.callTool(target.tool, args, {
 				signal: options.signal,
 				timeoutMs: toolTimeoutMs,
-				meta: { idempotencyKey: options.idempotencyKey }
+				meta: { idempotencyKey: options.idempotencyKey },
+				write: !target.readOnly,
+				beforeSend: options.beforeSend
 			});
 			return toToolOutcome(result, maxResultChars);
 		} catch (e) {

@@ -208,7 +208,11 @@ const MIGRATIONS: readonly string[] = [
 		ON CONFLICT (run_id, first_id) DO NOTHING;
 		PERFORM pg_notify('sophos_run_events', p_run);
 		RETURN v_first;
-	END $$;`
+	END $$;`,
+	`-- The call a journal entry was made for, as the model made it (canonicalArgsHash of its arguments
+	-- before a person's edit): an entry answers only a call of the same id, step, tool and arguments
+	-- (issue 21). NULL for entries from before, matched on args_hash.
+	ALTER TABLE tool_calls ADD COLUMN call_hash text;`
 ];
 
 /** Any number of instances may start at once: the first to take this lock migrates, the rest wait. */

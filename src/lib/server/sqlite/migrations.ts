@@ -194,6 +194,13 @@ export const MIGRATIONS: readonly Migration[] = [
 	ALTER TABLE conversations ADD COLUMN model TEXT;
 	-- The model a message queued with ifBusy "enqueue" was sent with, applied when it starts.
 	ALTER TABLE queued_messages ADD COLUMN model TEXT;`
+	},
+	{
+		name: 'the call a journal entry was made for',
+		up: `-- The call a journal entry was made for, as the model made it (canonicalArgsHash of its arguments
+	-- before a person's edit): an entry answers only a call of the same id, step, tool and arguments
+	-- (issue 21). NULL for entries from before, matched on args_hash.
+	ALTER TABLE tool_calls ADD COLUMN call_hash TEXT;`
 	}
 ];
 

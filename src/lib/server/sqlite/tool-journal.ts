@@ -4,9 +4,9 @@ import { commitDurably } from './durable-commit';
 import type { JournalOutcome } from '../storage/journal-records';
 
 /**
- * The tool call journal: an intent row is committed before the MCP request goes out and its outcome
- * after the answer, so after a crash a resumed step knows which calls finished, which never started
- * and which were in flight.
+ * The tool call journal: an intent row is committed when the MCP request goes out (after its turn
+ * behind the server's other writes, not before) and its outcome after the answer, so after a crash
+ * a resumed step knows which calls finished, which were never sent and which were in flight.
  */
 export class ToolJournal {
 	private readonly byCall;
@@ -21,8 +21,8 @@ export class ToolJournal {
 			 ORDER BY intent_at, rowid`
 		);
 		this.intent = db.prepare(
-			`INSERT INTO tool_calls (thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, message_id, intent_at)
-			 VALUES (@threadId, @toolCallId, @runId, @step, @tool, @argsHash, @idempotencyKey, @messageId, @now)
+			`INSERT INTO tool_calls (thread_id, tool_call_id, run_id, step, tool, args_hash, call_hash, idempotency_key, message_id, intent_at)
+			 VALUES (@threadId, @toolCallId, @runId, @step, @tool, @argsHash, @callHash, @idempotencyKey, @messageId, @now)
 			 ON CONFLICT (thread_id, tool_call_id) DO UPDATE SET
 				run_id = excluded.run_id, attempts = attempts + 1, intent_at = excluded.intent_at
 			 WHERE outcome IS NULL`

@@ -128,8 +128,9 @@ export interface QueueStorage {
 }
 
 /**
- * The tool call journal: an intent before the MCP request goes out, its outcome after the answer,
- * so a resumed step knows which calls finished, which never started and which were in flight.
+ * The tool call journal: an intent when the MCP request goes out (not while it waits its turn), its
+ * outcome after the answer, so a resumed step knows which calls finished, which were never sent and
+ * which were in flight.
  */
 export interface JournalStorage {
 	get(threadId: string, toolCallId: string): Promise<JournalEntry | undefined>;

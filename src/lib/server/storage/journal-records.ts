@@ -6,8 +6,14 @@ export type JournalEntry = {
 	runId: string;
 	step: number;
 	tool: string;
-	/** canonicalArgsHash of the arguments. */
+	/** canonicalArgsHash of the arguments it was made with (a person's edit included). */
 	argsHash: string;
+	/**
+	 * canonicalArgsHash of the arguments as the model wrote them: with the id, step and tool, what
+	 * tells the call an entry was made for from a later one that reuses its id. Null on entries from
+	 * before it was kept.
+	 */
+	callHash: string | null;
 	idempotencyKey: string;
 	/** The assistant message that made the call: it names the branch the call was made in. */
 	messageId: string | null;
@@ -24,6 +30,7 @@ export type JournalRow = {
 	step: number;
 	tool: string;
 	args_hash: string;
+	call_hash: string | null;
 	idempotency_key: string;
 	message_id: string | null;
 	attempts: number;
@@ -39,6 +46,7 @@ export function toEntry(row: JournalRow): JournalEntry {
 		step: row.step,
 		tool: row.tool,
 		argsHash: row.args_hash,
+		callHash: row.call_hash,
 		idempotencyKey: row.idempotency_key,
 		messageId: row.message_id,
 		attempts: row.attempts,

@@ -3,6 +3,7 @@ import type { ReusedFrom } from '../../protocol';
 import { reusedFromOf } from '../agent/messages';
 import type { ResolvedTool } from '../mcp/toolbox';
 import { canonicalArgsHash } from './canonical-args';
+import { derivedCallId } from './journal-key';
 import type { JournalStorage } from '../storage/app-storage';
 import type { JournalEntry } from '../storage/journal-records';
 
@@ -46,7 +47,14 @@ export async function reuseFromOtherBranch(
 function callsOfBranch(history: readonly BaseMessage[]): Set<string> {
 	const ids = new Set<string>();
 	for (const m of history) {
-		if (AIMessage.isInstance(m)) for (const c of m.tool_calls ?? []) if (c.id) ids.add(c.id);
+		if (AIMessage.isInstance(m)) {
+			for (const [index, c] of (m.tool_calls ?? []).entries()) {
+				if (!c.id) continue;
+				ids.add(c.id);
+				// The id it was journalled under if another call had taken its own (journal-key.ts).
+				if (m.id) ids.add(derivedCallId(c.id, index, { messageId: m.id, step: -1 }));
+			}
+		}
 		if (ToolMessage.isInstance(m)) {
 			const from = reusedFromOf(m);
 			if (from) ids.add(from.toolCallId);

@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { interrupt } from '@langchain/langgraph';
-import { messageText } from '../agent/messages';
 import { deniedMessage, planCall, type CallPlan } from '../approvals/approval-gate';
 import { composedUrls } from '../approvals/exfiltration-guard';
+import { readRunContext, type RunContext } from '../approvals/run-context';
 import type { CrashInjector } from '../crash-points';
 import type { Toolbox } from '../mcp/toolbox';
 import type { ToolOutcome } from '../mcp/tool-result';
 import type { AppStorage } from '../storage/app-storage';
 import { reuseFromOtherBranch } from './branch-reuse';
 import { canonicalArgsHash } from './canonical-args';
+import { derivedCallId, isEntryOf } from './journal-key';
 import { mayRepeat, uncertainCallMessage, type UnfinishedCallPolicy } from './repeat-policy';
 import type { JournalEntry } from '../storage/journal-records';
 
@@ -20,6 +21,8 @@ export type ToolStepParts = {
 	policy: UnfinishedCallPolicy;
 	/** EXFILTRATION_GUARD */
 	guard: boolean;
+	/** UNTRUSTED_CONTENT_WRITES */
+	untrustedWrites: 'ask' | 'auto';
 	/** APPROVAL_TIMEOUT_MS */
 	approvalTimeoutMs: number;
 	/** MAX_TOOL_CALLS_PER_STEP: calls past it are answered as errors the model sees, never run. */
@@ -28,7 +31,8 @@ export type ToolStepParts = {
 	now: () => string;
 };
 
-type ToolCall = NonNullable<AIMessage['tool_calls']>[number] & { id: string };
+/** `key`: the call's id in the journal and in approvals, its own id unless another call took it (journal-key.ts). */
+type ToolCall = NonNullable<AIMessage['tool_calls']>[number] & { id: string; key: string };
 
 type ReadyPlan = Exclude<CallPlan, { kind: 'ask' }>;
 
@@ -41,17 +45,12 @@ const overLimit = (max: number) =>
 	`Not run: at most ${max} tool calls are made per step (MAX_TOOL_CALLS_PER_STEP). ` +
 	'Call it again in a later step if it is still needed.';
 
-/** What the person wrote and what tools returned: where a URL the model may use can come from. */
-function knownTexts(messages: readonly BaseMessage[]): string[] {
-	return messages.flatMap((m) => (HumanMessage.isInstance(m) || ToolMessage.isInstance(m) ? [messageText(m.content)] : []));
-}
-
 /**
  * The tools step: the calls of the last assistant message, one at a time, each through the journal,
  * so a step repeated after a crash skips the calls that finished and reports or repeats (by policy)
  * the one that was in flight, and a call that repeats one another branch already made takes that
  * result without running or asking anyone (branch-reuse.ts). Every call carries
- * `_meta.idempotencyKey` = "<thread>:<tool_call_id>", the same on every attempt, so a server can
+ * `_meta.idempotencyKey` = "<thread>:<journal id>", the same on every attempt, so a server can
  * deduplicate.
  *
  * When any call needs a person's decision, none of the step's calls runs: the requests are
@@ -64,6 +63,7 @@ export async function runToolStep(messages: BaseMessage[], config: RunnableConfi
 	// The calls past the cap get no plan, no journal entry and no approval: the same answer on every
 	// attempt of the step, so a step repeated after a crash needs nothing recorded for them.
 	const calls = all.slice(0, parts.maxCallsPerStep);
+	const resolved: ToolCall[] = [];
 	const refused = all
 		.slice(parts.maxCallsPerStep)
 		.map((call) => new ToolMessage({ content: overLimit(parts.maxCallsPerStep), name: call.name, tool_call_id: call.id, status: 'error' }));
@@ -75,19 +75,21 @@ export async function runToolStep(messages: BaseMessage[], config: RunnableConfi
 		messageId: last?.id ?? null,
 		signal: config.signal
 	};
-	const known = parts.guard ? knownTexts(messages) : [];
+	const context = readRunContext(messages, (name) => parts.toolbox.resolve(name));
 	const taken: (Awaited<ReturnType<typeof reuseFromOtherBranch>> | undefined)[] = [];
 	const plans: (CallPlan | undefined)[] = [];
-	for (const call of calls) {
+	const seen = new Set<string>();
+	for (const [index, model] of calls.entries()) {
 		// Read once per call: both the branch check and the plan go by it.
-		const entry = await parts.storage.journal.get(at.threadId, call.id);
+		const { call, entry } = await ownEntry(model, index, seen, at, parts.storage.journal);
 		const reused = await reuseFromOtherBranch(call, messages, parts.toolbox.resolve(call.name), at.threadId, entry, parts.storage.journal);
 		taken.push(reused);
-		plans.push(reused ? undefined : await plan(call, entry, at, known, parts));
+		plans.push(reused ? undefined : await plan(call, entry, at, context, parts));
+		resolved.push(call);
 	}
-	const asks = calls.flatMap((call, i) => {
+	const asks = resolved.flatMap((call, i) => {
 		const p = plans[i];
-		return p?.kind === 'ask' ? [{ toolCallId: call.id, attempt: p.attempt, tool: call.name, args: call.args, reason: p.reason }] : [];
+		return p?.kind === 'ask' ? [{ toolCallId: call.key, attempt: p.attempt, tool: call.name, args: call.args, reason: p.reason }] : [];
 	});
 	if (asks.length) {
 		const now = parts.now();
@@ -99,7 +101,7 @@ export async function runToolStep(messages: BaseMessage[], config: RunnableConfi
 	}
 	const ready = plans.map((p) => (p?.kind === 'ask' ? undefined : p));
 	const results: ToolMessage[] = [];
-	for (const [i, call] of calls.entries()) {
+	for (const [i, call] of resolved.entries()) {
 		const from = taken[i];
 		const outcome: ToolOutcome = from ? { status: 'success', text: from.text } : await runCall(call, ready[i]!, at, parts);
 		const reused = from ? { additional_kwargs: { reused_from: from.from } } : {};
@@ -108,17 +110,47 @@ export async function runToolStep(messages: BaseMessage[], config: RunnableConfi
 	return { messages: [...results, ...refused] };
 }
 
-async function plan(call: ToolCall, entry: JournalEntry | undefined, at: At, known: readonly string[], parts: ToolStepParts): Promise<CallPlan> {
+/**
+ * The call with its journal id, and its journal entry: the entry of its own id only if it was made
+ * for this call; otherwise, or when an earlier call of the same message has the id, the entry of an
+ * id derived from its message and position (journal-key.ts).
+ */
+async function ownEntry(
+	model: Omit<ToolCall, 'key'>,
+	index: number,
+	seen: Set<string>,
+	at: At,
+	journal: ToolStepParts['storage']['journal']
+): Promise<{ call: ToolCall; entry: JournalEntry | undefined }> {
+	const first = seen.has(model.id) ? undefined : await journal.get(at.threadId, model.id);
+	const ownsId = !seen.has(model.id) && (!first || isEntryOf(first, model, at));
+	seen.add(model.id);
+	if (ownsId) return { call: { ...model, key: model.id }, entry: first };
+	const key = derivedCallId(model.id, index, at);
+	const entry = await journal.get(at.threadId, key);
+	return { call: { ...model, key }, entry: entry && isEntryOf(entry, model, at) ? entry : undefined };
+}
+
+async function plan(call: ToolCall, entry: JournalEntry | undefined, at: At, context: RunContext, parts: ToolStepParts): Promise<CallPlan> {
 	const { approvals, allowedTools } = parts.storage;
 	const target = parts.toolbox.resolve(call.name);
 	return planCall({
 		args: call.args,
 		entry,
-		decision: await approvals.decision(at.threadId, call.id, entry?.attempts ?? 0),
-		tool: target && { name: call.name, approval: target.approval, openWorld: target.openWorld, safeToRepeat: target.safeToRepeat },
+		decision: await approvals.decision(at.threadId, call.key, entry?.attempts ?? 0),
+		tool: target && {
+			name: call.name,
+			approval: target.approval,
+			openWorld: target.openWorld,
+			readOnly: target.readOnly,
+			safeToRepeat: target.safeToRepeat
+		},
 		allowed: await allowedTools.has(call.name),
 		unfinished: parts.policy,
-		composed: parts.guard && target?.openWorld ? composedUrls(call.args, known) : []
+		composed: parts.guard && target?.openWorld ? composedUrls(call.args, context.known) : [],
+		context,
+		guard: parts.guard,
+		untrustedWrites: parts.untrustedWrites
 	});
 }
 
@@ -129,27 +161,31 @@ async function runCall(call: ToolCall, plan: ReadyPlan, at: At, parts: ToolStepP
 		return { status: plan.recorded.outcome === 'success' ? 'success' : 'error', text: plan.recorded.result };
 	}
 	const record = async (outcome: ToolOutcome) => {
-		await journal.recordOutcome(at.threadId, call.id, at.runId, { outcome: outcome.status, result: outcome.text }, now());
+		await journal.recordOutcome(at.threadId, call.key, at.runId, { outcome: outcome.status, result: outcome.text }, now());
 		return outcome;
 	};
 	const target = toolbox.resolve(call.name);
-	const idempotencyKey = `${at.threadId}:${call.id}`;
-	const intent = () =>
-		journal.recordIntent(
+	const idempotencyKey = `${at.threadId}:${call.key}`;
+	let sent = false;
+	const intent = async () => {
+		sent = true;
+		await journal.recordIntent(
 			{
 				threadId: at.threadId,
-				toolCallId: call.id,
+				toolCallId: call.key,
 				runId: at.runId,
 				step: at.step,
 				tool: call.name,
 				// The arguments it is made with (a person may have edited them), so another branch finds it by those.
 				argsHash: canonicalArgsHash(plan.kind === 'call' ? plan.args : call.args),
+				callHash: canonicalArgsHash(call.args),
 				idempotencyKey,
 				messageId: at.messageId
 			},
 			now(),
 			!mayRepeat(target?.safeToRepeat ?? false, parts.policy)
 		);
+	};
 	if (plan.kind === 'report-uncertain') {
 		const why = plan.reason ? ` The person said: ${plan.reason}` : '';
 		return record({ status: 'error', text: uncertainCallMessage(call.name) + why });
@@ -158,16 +194,28 @@ async function runCall(call: ToolCall, plan: ReadyPlan, at: At, parts: ToolStepP
 		await intent();
 		return record({ status: 'error', text: deniedMessage(plan.reason) });
 	}
-	await intent();
-	if (!target) return record({ status: 'error', text: `The tool ${call.name} is not available.` });
-	parts.crash('before-tool-call');
+	if (!target) {
+		await intent();
+		return record({ status: 'error', text: `The tool ${call.name} is not available.` });
+	}
 	let outcome: ToolOutcome;
 	try {
-		outcome = await toolbox.call(target, plan.args, { signal: at.signal, idempotencyKey });
+		// The intent is recorded when the request goes out, after its turn behind the server's other
+		// writes: a call still waiting when the process dies was never sent, and is made on resume.
+		outcome = await toolbox.call(target, plan.args, {
+			signal: at.signal,
+			idempotencyKey,
+			beforeSend: async () => {
+				await intent();
+				parts.crash('before-tool-call');
+			}
+		});
 	} catch (e) {
-		await journal.recordOutcome(at.threadId, call.id, at.runId, { outcome: 'cancelled', result: CANCELLED }, now());
+		await journal.recordOutcome(at.threadId, call.key, at.runId, { outcome: 'cancelled', result: CANCELLED }, now());
 		throw e;
 	}
+	// Not sent (its server was down): recorded with its outcome, so a resumed step does not wonder.
+	if (!sent) await intent();
 	parts.crash('after-tool-side-effect');
 	return record(outcome);
 }

@@ -7,12 +7,12 @@ import { holdRun } from './run-leases.js';
 import type { RunOwner } from './run-storage.js';
 import { toEntry, type JournalRow } from '../../storage/journal-records';
 
-const JOURNAL_COLUMNS = 'thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, message_id, attempts, outcome, result';
+const JOURNAL_COLUMNS = 'thread_id, tool_call_id, run_id, step, tool, args_hash, call_hash, idempotency_key, message_id, attempts, outcome, result';
 
 // A call with an outcome keeps its row as it is; one without counts another attempt.
 const RECORD_INTENT = `
-	INSERT INTO tool_calls (thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, message_id, intent_at)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+	INSERT INTO tool_calls (thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, message_id, intent_at, call_hash)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 	ON CONFLICT (thread_id, tool_call_id) DO UPDATE SET
 		run_id = EXCLUDED.run_id, attempts = tool_calls.attempts + 1, intent_at = EXCLUDED.intent_at
 	WHERE tool_calls.outcome IS NULL`;
@@ -47,7 +47,8 @@ export function postgresJournalStorage(pool: pg.Pool, owner: RunOwner): JournalS
 				entry.argsHash,
 				entry.idempotencyKey,
 				entry.messageId,
-				now
+				now,
+				entry.callHash
 			];
 			await inTransaction(
 				pool,
