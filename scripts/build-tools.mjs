@@ -8,7 +8,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 await build({
 	absWorkingDir: root,
-	entryPoints: { backup: 'scripts/backup.ts', restore: 'scripts/restore.ts' },
+	entryPoints: { backup: 'scripts/backup.ts', restore: 'scripts/restore.ts', migrate: 'scripts/migrate.ts' },
 	outdir: 'build/tools',
 	outExtension: { '.js': '.mjs' },
 	platform: 'node',

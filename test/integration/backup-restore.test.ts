@@ -112,7 +112,7 @@ describe('backup and restore (SQLite)', () => {
 		fs.cpSync(backupDir, broken, { recursive: true });
 		const file = path.join(broken, 'sophos.db');
 		const bytes = fs.readFileSync(file);
-		bytes[bytes.length - 100] ^= 0xff;
+		bytes[bytes.length - 100] = bytes[bytes.length - 100]! ^ 0xff;
 		fs.writeFileSync(file, bytes);
 		const target = tempDir();
 		const damaged = await runDataTool('restore', [broken], envOf(target));
