@@ -18,7 +18,7 @@ export const LAYERS: readonly (readonly string[])[] = [
 	['checkpoint', 'stream'],
 	['storage'],
 	['sqlite', 'postgres'],
-	['engine'],
+	['engine', 'portable'],
 	['models', 'mcp'],
 	['agent', 'approvals', 'branches', 'tools'],
 	['runs'],

@@ -12,7 +12,9 @@ export const CRASH_POINTS = [
 	'after-tool-side-effect',
 	'before-checkpoint',
 	'after-final-checkpoint',
-	'before-finish-run'
+	'before-finish-run',
+	// npm run migrate, once a thread's checkpoints are copied (the killed-and-resumed migration test).
+	'after-migrated-thread'
 ] as const;
 
 export type CrashPoint = (typeof CRASH_POINTS)[number];

@@ -25,7 +25,7 @@ export class DatabaseUnavailableError extends Error {
 }
 
 /** Where the URL points, without its password: what an error may say. */
-function describeDatabase(url: string): string {
+export function describeDatabase(url: string): string {
 	const u = new URL(url);
 	const host = u.hostname || u.searchParams.get('host') || 'localhost';
 	return `PostgreSQL at ${host}${u.port ? `:${u.port}` : ''}/${decodeURIComponent(u.pathname.slice(1)) || '(default database)'}`;

@@ -1,0 +1,19 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { ROOT } from './service';
+
+export type ToolResult = { code: number | null; stdout: string; stderr: string };
+
+/** One of the built data tools (build/tools/<name>.mjs: backup, restore, migrate) as a user runs it. */
+export function runDataTool(name: 'backup' | 'restore' | 'migrate', args: string[], env: Record<string, string>): Promise<ToolResult> {
+	const child = spawn(process.execPath, [path.join(ROOT, 'build/tools', `${name}.mjs`), ...args], {
+		cwd: ROOT,
+		env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+		stdio: ['ignore', 'pipe', 'pipe']
+	});
+	let stdout = '';
+	let stderr = '';
+	child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+	child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+	return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
