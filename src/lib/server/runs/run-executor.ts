@@ -2,7 +2,7 @@ import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { Command } from '@langchain/langgraph';
 import { AgentEvents, type AgentEvent, type StepWrite } from '../agent/agent-events';
 import type { AgentGraph } from '../agent/agent-graph';
-import { classifyRunError } from '../models/model-errors';
+import { classifyRunError } from './classify-run-error';
 import type { ThreadReader } from './thread-reader';
 import { OUTCOME_NOT_RECORDED, type PendingApproval, type RunEvent } from '../../protocol';
 import type { CrashInjector } from '../crash-points';
