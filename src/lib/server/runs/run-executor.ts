@@ -9,6 +9,7 @@ import type { CrashInjector } from '../crash-points';
 import type { AppStorage } from '../storage/app-storage';
 import type { ActiveRun, RunInput, UserInput } from './active-run';
 import { danglingToolCalls } from './dangling-tool-calls';
+import { endEvent } from './end-event';
 import type { RunOutcome } from '../storage/run-records';
 
 export type ExecutorParts = {
@@ -166,6 +167,5 @@ function terminalEvent(run: ActiveRun, outcome: Omit<RunOutcome, 'messageCount'>
 	if (outcome.status === 'failed' && outcome.error) {
 		return { event: 'chat-error', data: { code: outcome.error.code, message: outcome.error.message, ...ids } };
 	}
-	const cause = outcome.error?.code;
-	return { event: 'end', data: { ...ids, status: outcome.status, ...(cause ? { cause } : {}) } };
+	return endEvent(ids, outcome.status, outcome.error?.code);
 }
