@@ -92,6 +92,7 @@ export async function sophosSide(options: { ollamaUrl: string; log: string; dir:
 				turns.push(
 					await timed(async () => {
 						const result = await runtime.runService.start({ kind: 'message', conversation, message: `turn ${turn}` });
+						if ('refused' in result) throw new Error(`turn ${turn} refused: ${result.refused}`);
 						conversation = result.conversation;
 						await runtime.runService.registry.get(conversation)?.done;
 					})

@@ -55,9 +55,7 @@ describe('approvals, in process', () => {
 		expect((await runtime.storage.conversations.get(first.conversation))?.status).toBe('waiting');
 		expect(await runtime.threadWork(first.conversation)).toEqual({ kind: 'waiting', calls: 1 });
 		expect(calls()).toEqual([]);
-		await expect(runtime.runService.start({ kind: 'resume', conversation: first.conversation })).rejects.toMatchObject({
-			code: 'APPROVAL_REQUIRED'
-		});
+		expect(await runtime.runService.start({ kind: 'resume', conversation: first.conversation })).toEqual({ refused: 'approval-required' });
 
 		const [pending] = (await runtime.storage.approvals.pending(first.conversation));
 		const decided = await decide(runtime, first.conversation, [{ toolCallId: pending!.toolCallId, action: 'approve' }]);

@@ -2,7 +2,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { ConversationDetail, StreamEvent } from '../../src/lib/protocol';
-import type { StartRequest } from '../../src/lib/server/runs/run-service';
+import type { StartRequest } from '../../src/lib/server/runs/start-request';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { canonicalArgsHash } from '../../src/lib/server/tools/canonical-args';
 import { inProcessTests } from '../support/in-process';
@@ -21,7 +21,7 @@ async function run(runtime: Runtime, request: StartRequest): Promise<{ conversat
 	return { ...started, events: await eventsOfRun(runtime, started.run) };
 }
 
-const detail = async (runtime: Runtime, id: string): Promise<ConversationDetail> => runtime.detail((await runtime.storage.conversations.get(id))!);
+const detail = async (runtime: Runtime, id: string): Promise<ConversationDetail> => runtime.conversations.detail((await runtime.storage.conversations.get(id))!);
 const results = (events: StreamEvent[]) =>
 	events.flatMap((e) => (e.event === 'trace' && e.data.event === 'result' ? [e.data.data as Record<string, unknown>] : []));
 const effectsIn = (calls: string[]) => calls.filter((l) => l.startsWith('effect'));

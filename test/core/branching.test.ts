@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { ConversationDetail, MessageDto } from '../../src/lib/protocol';
 import { checkpointLineage } from '../../src/lib/server/sqlite/checkpoint';
-import type { StartRequest } from '../../src/lib/server/runs/run-service';
+import type { StartRequest } from '../../src/lib/server/runs/start-request';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { inProcessTests } from '../support/in-process';
 import { startedRun, tokensPublished } from '../support/run-events';
@@ -26,11 +26,11 @@ async function run(runtime: Runtime, request: StartRequest): Promise<{ conversat
 const send = (runtime: Runtime, conversation: string | null, message: string) =>
 	run(runtime, { kind: 'message', conversation, message });
 
-const detail = async (runtime: Runtime, id: string): Promise<ConversationDetail> => runtime.detail((await runtime.storage.conversations.get(id))!);
+const detail = async (runtime: Runtime, id: string): Promise<ConversationDetail> => runtime.conversations.detail((await runtime.storage.conversations.get(id))!);
 const said = (messages: MessageDto[]) => messages.map((m) => `${m.role}: ${m.content}`);
 /** Makes the branch holding `messageId` active and says what the conversation now shows. */
 async function switched(runtime: Runtime, conversation: string, messageId: string): Promise<string[]> {
-	await runtime.switchBranch(conversation, messageId);
+	await runtime.conversations.switchBranch(conversation, messageId);
 	return said((await detail(runtime, conversation)).messages);
 }
 /** What the model was sent last, system prompt left out. */
@@ -56,7 +56,7 @@ describe('branching, in process', () => {
 		expect(edited.conversation.messageCount).toBe(2);
 		expect(edited.resumable).toBe(false);
 
-		await runtime.switchBranch(conversation, one!.id);
+		await runtime.conversations.switchBranch(conversation, one!.id);
 		const back = await detail(runtime, conversation);
 		expect(said(back.messages)).toEqual(['user: one', 'assistant: Answer 1 to one.', 'user: two', 'assistant: Answer 2 to two.']);
 		expect(back.messages[0]!.versions).toEqual({ index: 0, count: 2, ids: [one!.id, edit.run] });
@@ -95,7 +95,7 @@ describe('branching, in process', () => {
 		const third = (await detail(runtime, conversation)).messages;
 		expect(third[3]).toMatchObject({ content: 'Answer 4 to two.', versions: { index: 2, count: 3, ids: [first.id, second[3]!.id, third[3]!.id] } });
 
-		await runtime.switchBranch(conversation, first.id);
+		await runtime.conversations.switchBranch(conversation, first.id);
 		const back = (await detail(runtime, conversation)).messages;
 		expect(back[3]).toMatchObject({ id: first.id, content: 'Answer 2 to two.', versions: { index: 0, count: 3 } });
 		expect(back[3]!.versions!.ids).toEqual(third[3]!.versions!.ids);
@@ -107,7 +107,7 @@ describe('branching, in process', () => {
 		const { conversation } = await send(first.runtime, null, 'one');
 		const [one] = (await detail(first.runtime, conversation)).messages;
 		const edit = await run(first.runtime, { kind: 'edit', conversation, editOf: one!.id, message: 'uno' });
-		await first.runtime.switchBranch(conversation, one!.id);
+		await first.runtime.conversations.switchBranch(conversation, one!.id);
 		await first.runtime.close();
 
 		const second = await start({ ollamaUrl: ollama.url, dataDir: first.dataDir });
@@ -120,7 +120,7 @@ describe('branching, in process', () => {
 		expect(continued.resumable).toBe(false);
 
 		expect(await switched(second.runtime, conversation, edit.run)).toEqual(['user: uno', 'assistant: Answer 2 to uno.']);
-		await expect(second.runtime.switchBranch(conversation, 'no-such-message')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+		await expect(second.runtime.conversations.switchBranch(conversation, 'no-such-message')).rejects.toMatchObject({ code: 'NOT_FOUND' });
 	});
 
 	it('an edit or regenerate follows the busy rules: refused, queued, or interrupting; a switch waits for the run too', async () => {
@@ -135,10 +135,8 @@ describe('branching, in process', () => {
 		const busy = startedRun(await runtime.runService.start({ kind: 'message', conversation, message: 'two' }));
 		await ollama.held('first');
 		hold = null;
-		await expect(runtime.runService.start({ kind: 'edit', conversation, editOf: one!.id, message: 'uno' })).rejects.toMatchObject({
-			code: 'SESSION_IN_PROGRESS'
-		});
-		await expect(runtime.switchBranch(conversation, one!.id)).rejects.toMatchObject({ code: 'SESSION_IN_PROGRESS' });
+		expect(await runtime.runService.start({ kind: 'edit', conversation, editOf: one!.id, message: 'uno' })).toEqual({ refused: 'busy' });
+		await expect(runtime.conversations.switchBranch(conversation, one!.id)).rejects.toMatchObject({ code: 'SESSION_IN_PROGRESS' });
 		const queued = await runtime.runService.start({ kind: 'edit', conversation, editOf: one!.id, message: 'uno', ifBusy: 'enqueue' });
 		expect(queued).toEqual({ conversation, queued: expect.any(String) });
 		expect((await detail(runtime, conversation)).queue).toEqual([
@@ -222,14 +220,12 @@ describe('branching, in process', () => {
 		// Two branches, three each: the older one was not pruned away.
 		expect(stored()).toBe(6);
 		expect((await detail(runtime, conversation)).messages[2]!.versions).toEqual({ index: 1, count: 2, ids: [two!.id, edit.run] });
-		await runtime.switchBranch(conversation, two!.id);
+		await runtime.conversations.switchBranch(conversation, two!.id);
 		const old = await detail(runtime, conversation);
 		expect(said(old.messages)).toEqual(['user: one', 'assistant: Answer 1 to one.', 'user: two', 'assistant: Answer 2 to two.']);
 		expect(old.messages[2]!.versions).toEqual({ index: 0, count: 2, ids: [two!.id, edit.run] });
 
-		await expect(runtime.runService.start({ kind: 'edit', conversation, editOf: one!.id, message: 'uno' })).rejects.toMatchObject({
-			code: 'BRANCH_POINT_PRUNED'
-		});
+		expect(await runtime.runService.start({ kind: 'edit', conversation, editOf: one!.id, message: 'uno' })).toEqual({ refused: 'branch-point-pruned' });
 		await run(runtime, { kind: 'regenerate', conversation, messageId: second!.id });
 		expect(said((await detail(runtime, conversation)).messages).at(-1)).toBe('assistant: Answer 4 to two.');
 		// A third branch shares the second's first two kept checkpoints.
@@ -249,11 +245,11 @@ describe('branching, in process', () => {
 		const { conversation } = await send(runtime, null, 'one');
 		const [one, answer] = (await detail(runtime, conversation)).messages;
 		const refused = (request: StartRequest) => runtime.runService.start(request);
-		await expect(refused({ kind: 'edit', conversation, editOf: 'nope', message: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-		await expect(refused({ kind: 'edit', conversation, editOf: answer!.id, message: 'x' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
-		await expect(refused({ kind: 'regenerate', conversation, messageId: one!.id })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
-		await expect(refused({ kind: 'regenerate', conversation: crypto.randomUUID(), messageId: one!.id })).rejects.toMatchObject({
-			code: 'NOT_FOUND'
+		expect(await refused({ kind: 'edit', conversation, editOf: 'nope', message: 'x' })).toEqual({ refused: 'message-not-on-branch' });
+		expect(await refused({ kind: 'edit', conversation, editOf: answer!.id, message: 'x' })).toEqual({ refused: 'wrong-role', target: 'edit' });
+		expect(await refused({ kind: 'regenerate', conversation, messageId: one!.id })).toEqual({ refused: 'wrong-role', target: 'regenerate' });
+		expect(await refused({ kind: 'regenerate', conversation: crypto.randomUUID(), messageId: one!.id })).toEqual({
+			refused: 'conversation-not-found'
 		});
 		// Nothing changed: no run claimed, no branch.
 		expect((await runtime.storage.runs.list(conversation))).toHaveLength(1);

@@ -38,8 +38,9 @@ describe('limits, in process', () => {
 		const holder = startedRun(await runtime.runService.start({ kind: 'message', conversation: null, message: 'hold H' }));
 		await ollama.held('H');
 		const decisions = [{ toolCallId: pending!.toolCallId, action: 'approve' as const }];
-		await expect(runtime.runService.start({ kind: 'decide', conversation: waiting.conversation, decisions })).rejects.toMatchObject({
-			code: 'TOO_MANY_RUNS'
+		expect(await runtime.runService.start({ kind: 'decide', conversation: waiting.conversation, decisions })).toEqual({
+			refused: 'full',
+			maxConcurrentRuns: 1
 		});
 		expect((await runtime.storage.approvals.pending(waiting.conversation))).toHaveLength(1);
 		expect((await runtime.storage.runs.list(waiting.conversation)).map((r) => r.status)).toEqual(['waiting']);

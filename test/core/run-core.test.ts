@@ -54,7 +54,7 @@ describe('run core, in process', () => {
 		expect((await first.runtime.storage.runs.get(run))).toMatchObject({ status: 'interrupted', error: { code: 'SHUTDOWN' } });
 		expect(await first.runtime.threadWork(conversation)).toEqual({ kind: 'unfinished', pending: ['tools'], lostInput: null });
 		expect(first.calls()).toEqual([]);
-		await expect(first.runtime.runService.start({ kind: 'resume', conversation })).rejects.toMatchObject({ code: 'SHUTTING_DOWN' });
+		expect(await first.runtime.runService.start({ kind: 'resume', conversation })).toEqual({ refused: 'shutting-down' });
 		await first.runtime.close();
 
 		const second = await start({ ollamaUrl: ollama.url, dataDir: first.dataDir });
@@ -64,7 +64,7 @@ describe('run core, in process', () => {
 		const { messages } = await second.runtime.threads.state(conversation);
 		expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
 		expect(await second.runtime.threadWork(conversation)).toEqual({ kind: 'finished' });
-		await expect(second.runtime.runService.start({ kind: 'resume', conversation })).rejects.toMatchObject({ code: 'RUN_NOT_RESUMABLE' });
+		expect(await second.runtime.runService.start({ kind: 'resume', conversation })).toEqual({ refused: 'nothing-to-resume' });
 	});
 
 	it('auto-resume at start resumes a dead process\'s run whose pending tool call is safe to repeat', async () => {

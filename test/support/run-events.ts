@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
-import { parseStreamEvent, type StartResult, type StreamEvent } from '../../src/lib/protocol';
+import { parseStreamEvent, type StreamEvent } from '../../src/lib/protocol';
+import type { StartOutcome } from '../../src/lib/server/runs/run-service';
 import type { Runtime } from '../../src/lib/server/runtime';
 
 /** In-process helpers over a run's event log. */
@@ -37,7 +38,8 @@ export function tokensPublished(runtime: Runtime, runId: string, count: number):
 	});
 }
 
-export const startedRun = (result: StartResult) => {
+export const startedRun = (result: StartOutcome) => {
+	if ('refused' in result) throw new Error(`expected a run, got the refusal ${JSON.stringify(result)}`);
 	if (!('run' in result)) throw new Error('expected a run, got a queued message');
 	return result;
 };

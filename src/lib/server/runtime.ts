@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ConversationDetail, ConversationSummary, Readiness, RunEvent } from '../protocol';
+import type { Readiness, RunEvent } from '../protocol';
 import type { Settings } from './settings';
 import { ApprovalExpiry } from './runs/approval-expiry';
 import { ensurePrivateDir, restrictFile } from './private-files';
@@ -9,9 +9,8 @@ import { ThreadReader } from './runs/thread-reader';
 import { createCrashInjector, crashBeforeCheckpoint } from './crash-points';
 import { EventLoopShare } from './event-loop-share';
 import { BranchReader } from './branches/branch-reader';
-import { switchBranch } from './conversations/branch-switch';
 import { findForkPoint } from './runs/fork-point';
-import { conversationDetail } from './conversations/conversation-detail';
+import { ConversationService } from './conversations/conversation-service';
 import { loadMcpConfig } from './mcp/mcp-config';
 import { configuredProviders } from './models/configured-providers';
 import { ModelCatalog } from './models/model-catalog';
@@ -24,13 +23,12 @@ import { LeaseKeeper } from './runs/lease-keeper';
 import { readThreadWork } from './runs/read-thread-work';
 import { RunRegistry } from './runs/run-registry';
 import { RunService } from './runs/run-service';
-import { endRecoveredRuns, recoverRuns, type RecoveredRun } from './runs/run-recovery';
+import { endRecoveredRuns, orphansAtStart, recoverRuns, type RecoveredRun } from './runs/run-recovery';
 import { createThreadPruner } from './runs/thread-pruner';
 import type { ThreadWork } from './runs/thread-work';
 import { checkDatabase, checkReadiness, sharedCheck } from './readiness';
 import type { AppStorage } from './storage/app-storage';
 import { openStorageEngine } from './storage/engine';
-import type { SharedRuns } from './storage/storage-engine';
 import { configuredSecrets, SECRET_SETTINGS } from './secrets/configured-secrets';
 import { redactor } from './secrets/redactor';
 
@@ -39,18 +37,14 @@ export type Runtime = {
 	/** Conversations, runs, the queue, journals and branches, on the engine DATABASE_URL chose. */
 	storage: AppStorage;
 	threads: ThreadReader;
+	/** The live run: starting, following and cancelling runs (runs/run-service.ts). */
 	runService: RunService;
+	/** Detail, runs, branch switch, exports and deletion of a conversation (conversations/conversation-service.ts). */
+	conversations: ConversationService;
 	toolbox: Toolbox;
 	models: ModelCatalog;
-	branchReader: BranchReader;
-	/** Runs other instances execute, followed from here (PostgreSQL); null on one process. */
-	shared: SharedRuns | null;
 	/** What is left to do on the conversation's thread (runs/thread-work.ts). */
 	threadWork: (conversationId: string) => Promise<ThreadWork>;
-	/** GET /api/conversations/:id (conversations/conversation-detail.ts). */
-	detail: (conversation: ConversationSummary) => Promise<ConversationDetail>;
-	/** Makes the branch holding the message active (conversations/branch-switch.ts). */
-	switchBranch: (conversationId: string, messageId: string) => Promise<void>;
 	readiness: () => Promise<Readiness>;
 	/** A request's turn of the event loop when it is busy (see EventLoopShare); undefined: go on now. */
 	turn: () => Promise<void> | undefined;
@@ -111,11 +105,12 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	const models = new ModelCatalog(configuredProviders(settings, endpoints, loop.fetch), settings.defaultModel);
 	const graph = buildAgentGraph({
 		checkpointer,
-		model: async (config) => {
-			const conversation = String(config.configurable?.thread_id);
-			const chosen = (await storage.conversations.model(conversation)) ?? models.defaultModel;
-			return models.step(chosen, String(config.configurable?.run_id), config.signal);
-		},
+		model: async (config) =>
+			models.conversationStep(
+				await storage.conversations.model(String(config.configurable?.thread_id)),
+				String(config.configurable?.run_id),
+				config.signal
+			),
 		tools: () => toolbox.definitions(),
 		runTools: (messages, config) =>
 			runToolStep(messages, config, {
@@ -138,22 +133,12 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	});
 	const branchReader = new BranchReader({ history: engine.history, checkpointer, branches: storage.branches });
 
-	// With leases, only runs whose owner's lease has ended: other instances' live runs are theirs.
-	const orphans = engine.leases ? await engine.leases.takeOverAtStart() : await storage.runs.listRunning();
-	const recovered = await recoverRuns({ threads, storage, now }, orphans);
+	const recovered = await recoverRuns({ threads, storage, now }, await orphansAtStart(engine.leases, storage.runs));
 	const interrupted = recovered.filter((run) => run.unfinished).length;
 	if (interrupted) logLine(`Recovery: ${interrupted} run(s) left running were marked interrupted`);
 
 	await toolbox.start();
 
-	const prune = createThreadPruner({
-		threads,
-		storage,
-		registry,
-		retention: settings.CHECKPOINT_RETENTION,
-		history: engine.history
-	});
-	let expiry: ApprovalExpiry | undefined;
 	const runService = new RunService({
 		graph,
 		threads,
@@ -166,14 +151,17 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		bufferLimit: settings.SSE_BUFFER_EVENTS,
 		maxConcurrentRuns: settings.MAX_CONCURRENT_RUNS,
 		unavailableServers: () => toolbox.status().flatMap((s) => (s.state === 'up' ? [] : [s.name])),
-		afterRun: async (conversationId) => {
-			await expiry?.schedule();
-			await prune(conversationId);
-		},
 		turn: () => loop.turn(),
 		crash,
 		now,
 		log: logLine
+	});
+
+	const expiry = new ApprovalExpiry({ approvals: storage.approvals, runService, now, log: logLine });
+	const prune = createThreadPruner({ threads, storage, runs: runService, retention: settings.CHECKPOINT_RETENTION, history: engine.history });
+	runService.afterEachRun(async (conversationId) => {
+		await expiry.schedule();
+		await prune(conversationId);
 	});
 
 	const resumeParts: AutoResumeParts = { runService, threads, storage, toolbox, max: settings.AUTO_RESUME_MAX, log: logLine };
@@ -196,7 +184,6 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			}
 		});
 	keeper?.start();
-	expiry = new ApprovalExpiry({ approvals: storage.approvals, runService, now, log: logLine });
 	await expiry.schedule();
 	runService.startWaiting().catch((e) => logLine('Starting queued messages failed', e));
 
@@ -206,25 +193,10 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		storage,
 		threads,
 		runService,
+		conversations: new ConversationService({ threads, storage, branchReader, checkpointer }),
 		toolbox,
 		models,
-		branchReader,
-		shared: engine.shared,
 		threadWork: (id) => readThreadWork({ threads, storage }, id),
-		detail: (conversation) => conversationDetail({ threads, storage, branchReader }, conversation),
-		switchBranch: (id, messageId) =>
-			switchBranch(
-				{
-					branchReader,
-					branches: storage.branches,
-					runs: storage.runs,
-					approvals: storage.approvals,
-					writtenAt: async (threadId, checkpointId) =>
-						(await checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_id: checkpointId } }))?.checkpoint.ts
-				},
-				id,
-				messageId
-			),
 		turn: () => loop.turn(),
 		log: logLine,
 		readiness: sharedCheck(
@@ -240,7 +212,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		close() {
 			closed ??= (async () => {
 				try {
-					expiry?.close();
+					expiry.close();
 					keeper?.stopTakingOver();
 					await runService.stopAll(settings.SHUTDOWN_DRAIN_MS);
 					await keeper?.stop();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createToolFilter } from '../../../src/lib/server/mcp/tool-filter';
 import { capText } from '../../../src/lib/server/mcp/tool-result';
 import { modelIsListed, OllamaProvider } from '../../../src/lib/server/models/ollama-provider';
-import { classifyRunError } from '../../../src/lib/server/models/model-errors';
+import { classifyRunError } from '../../../src/lib/server/runs/classify-run-error';
 import { GraphRecursionError } from '@langchain/langgraph';
 import { titleFromMessage } from '../../../src/lib/server/storage/conversation-records';
 

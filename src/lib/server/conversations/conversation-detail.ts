@@ -9,7 +9,7 @@ import type { AppStorage } from '../storage/app-storage';
  * diverge, whether a resume has work, the queue and the calls waiting for a decision.
  */
 export async function conversationDetail(
-	parts: { threads: ThreadWorkSources['threads']; storage: AppStorage; branchReader: BranchReader },
+	parts: { threads: ThreadWorkSources['threads']; storage: Pick<AppStorage, 'runs' | 'queue' | 'approvals' | 'branches'>; branchReader: BranchReader },
 	conversation: ConversationSummary
 ): Promise<ConversationDetail> {
 	const { messages } = await parts.threads.state(conversation.id);

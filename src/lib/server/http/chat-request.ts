@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DecisionSchema } from '../../protocol';
 import { ApiError } from '../errors';
-import type { BranchRequest, StartRequest } from '../runs/run-service';
+import type { BranchRequest, StartRequest } from '../runs/start-request';
 import { parseModelId } from '../models/model-id';
 import { MessageIdSchema } from './branch-request';
 import { parseUuid } from './uuid';

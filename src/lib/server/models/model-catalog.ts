@@ -55,6 +55,11 @@ export class ModelCatalog {
 		return { provider, model: ref.model };
 	}
 
+	/** One step of `run` with the model its conversation chose, or the default when it chose none (`null`). */
+	conversationStep(chosen: string | null, run: string, signal?: AbortSignal): ModelStep {
+		return this.step(chosen ?? this.defaultModel, run, signal);
+	}
+
 	/** The model `id` for one step of `run`: a chat model whose requests `signal` aborts, its error classifier, and the answer's record. */
 	step(id: string, run: string, signal?: AbortSignal): ModelStep {
 		const { provider, model } = this.resolve(id);

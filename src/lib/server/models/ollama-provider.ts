@@ -2,7 +2,7 @@ import { ChatOllama } from '@langchain/ollama';
 import type { BaseMessage } from '@langchain/core/messages';
 import { z } from 'zod';
 import { RunFailure } from '../errors';
-import { networkErrorCode } from './model-errors';
+import { networkErrorCode } from './network-error-code';
 import type { ModelProvider } from './model-provider';
 import type { ModelUsage } from '../../protocol';
 import { fetchWithSignal } from './fetch-with-signal';

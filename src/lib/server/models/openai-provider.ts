@@ -2,7 +2,7 @@ import type { AIMessage, BaseMessage } from '@langchain/core/messages';
 import { OpenAIClient } from '@langchain/openai';
 import { z } from 'zod';
 import { RunFailure } from '../errors';
-import { networkErrorCode } from './model-errors';
+import { networkErrorCode } from './network-error-code';
 import type { ModelProvider } from './model-provider';
 import type { OpenAIEndpoint } from './models-config';
 import type { ModelUsage } from '../../protocol';

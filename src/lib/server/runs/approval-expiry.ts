@@ -1,6 +1,6 @@
-import { ApiError } from '../errors';
 import type { ApprovalStorage } from '../storage/app-storage';
-import type { RunService } from '../runs/run-service';
+import type { RunService } from './run-service';
+import { isRefusal } from './run-refusal';
 
 /** setTimeout's longest delay; a later expiry is re-armed from there. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -54,14 +54,17 @@ export class ApprovalExpiry {
 				action: 'deny' as const,
 				reason: NOT_APPROVED_IN_TIME
 			}));
+			let started;
 			try {
-				await runService.start({ kind: 'decide', conversation, decisions });
+				started = await runService.start({ kind: 'decide', conversation, decisions });
 			} catch (e) {
-				// No room under MAX_CONCURRENT_RUNS: the end of a run frees one and schedules this again.
-				if (e instanceof ApiError && e.code === 'TOO_MANY_RUNS') return;
-				// A run holds the conversation: a new message, which closes the calls itself.
 				log(`Approval timeout of ${conversation} left to the run that holds it`, e);
+				continue;
 			}
+			// No room under MAX_CONCURRENT_RUNS: the end of a run frees one and schedules this again.
+			if (isRefusal(started) && started.refused === 'full') return;
+			// A run holds the conversation: a new message, which closes the calls itself.
+			if (isRefusal(started)) log(`Approval timeout of ${conversation} left to the run that holds it (${started.refused})`);
 		}
 		await this.schedule();
 	}

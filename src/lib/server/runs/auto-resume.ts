@@ -4,6 +4,7 @@ import type { AppStorage } from '../storage/app-storage';
 import { danglingToolCalls } from './dangling-tool-calls';
 import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
 import type { RecoveredRun } from './run-recovery';
+import { isRefusal } from './run-refusal';
 import type { RunService } from './run-service';
 import { stepsToResume } from './thread-work';
 
@@ -32,7 +33,7 @@ export function shouldAutoResume(input: {
 
 export type AutoResumeParts = ThreadWorkSources & {
 	storage: Pick<AppStorage, 'journal'>;
-	runService: RunService;
+	runService: Pick<RunService, 'start'>;
 	toolbox: Pick<Toolbox, 'resolve'>;
 	/** AUTO_RESUME_MAX */
 	max: number;
@@ -63,6 +64,10 @@ export async function autoResume(run: RecoveredRun, parts: AutoResumeParts): Pro
 	if (!resume) return false;
 	try {
 		const started = await parts.runService.start({ kind: 'resume', conversation: id, trigger: 'auto-resume', carriesOn: run });
+		if (isRefusal(started)) {
+			parts.log(`Auto-resume of ${id} refused (${started.refused}); it stays interrupted`);
+			return false;
+		}
 		if ('run' in started) parts.log(`Auto-resume: run ${run.id} resumed as run ${started.run}`);
 		return true;
 	} catch (e) {

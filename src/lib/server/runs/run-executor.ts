@@ -2,7 +2,7 @@ import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { Command } from '@langchain/langgraph';
 import { AgentEvents, type AgentEvent, type StepWrite } from '../agent/agent-events';
 import type { AgentGraph } from '../agent/agent-graph';
-import { classifyRunError } from '../models/model-errors';
+import { classifyRunError } from './classify-run-error';
 import { redactor } from '../secrets/redactor';
 import type { ThreadReader } from './thread-reader';
 import { OUTCOME_NOT_RECORDED, type PendingApproval, type RunEvent } from '../../protocol';
@@ -10,6 +10,7 @@ import type { CrashInjector } from '../crash-points';
 import type { AppStorage } from '../storage/app-storage';
 import type { ActiveRun, RunInput, UserInput } from './active-run';
 import { danglingToolCalls } from './dangling-tool-calls';
+import { endEvent } from './end-event';
 import type { RunOutcome } from '../storage/run-records';
 
 export type ExecutorParts = {
@@ -169,6 +170,5 @@ function terminalEvent(run: ActiveRun, outcome: Omit<RunOutcome, 'messageCount'>
 	if (outcome.status === 'failed' && outcome.error) {
 		return { event: 'chat-error', data: { code: outcome.error.code, message: outcome.error.message, ...ids } };
 	}
-	const cause = outcome.error?.code;
-	return { event: 'end', data: { ...ids, status: outcome.status, ...(cause ? { cause } : {}) } };
+	return endEvent(ids, outcome.status, outcome.error?.code);
 }

@@ -1,5 +1,6 @@
 import type { RunEvent } from '../../protocol';
-import type { OrphanedRun } from '../storage/app-storage';
+import type { OrphanedRun, RunLeases, RunStorage } from '../storage/app-storage';
+import { endEvent } from './end-event';
 import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
 import type { ThreadWork } from './thread-work';
 import type { RunOutcome } from '../storage/run-records';
@@ -15,6 +16,15 @@ function recoveredOutcome(work: ThreadWork, messageCount: number): RunOutcome {
 		case 'unfinished':
 			return { status: 'interrupted', error: INTERRUPTED, messageCount };
 	}
+}
+
+/**
+ * The runs to recover at start: with leases, only those whose owner's lease has ended (other
+ * instances' live runs are theirs, and taking them over claims them); on one process every run
+ * still `running`, since no other process can hold one.
+ */
+export function orphansAtStart(leases: Pick<RunLeases, 'takeOverAtStart'> | null, runs: Pick<RunStorage, 'listRunning'>): Promise<OrphanedRun[]> {
+	return leases ? leases.takeOverAtStart() : runs.listRunning();
 }
 
 /** A run whose owner died, its outcome recorded: `end` is the terminal event its executor would have published. */
@@ -37,8 +47,7 @@ export async function recoverRuns(parts: ThreadWorkSources & { now: () => string
 		const messageCount = await parts.threads.messageCount(conversationId);
 		const outcome = recoveredOutcome(work, messageCount);
 		if (!(await runs.finish(id, outcome, parts.now()))) continue;
-		const cause = outcome.error?.code;
-		const end: RunEvent = { event: 'end', data: { conversation: conversationId, run: id, status: outcome.status, ...(cause ? { cause } : {}) } };
+		const end = endEvent({ conversation: conversationId, run: id }, outcome.status, outcome.error?.code);
 		recovered.push({ id, conversationId, end, unfinished: work.kind === 'unfinished' });
 	}
 	return recovered;

@@ -1,6 +1,6 @@
 import type { CheckpointHistory } from '../storage/checkpoint-history';
 import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
-import type { RunRegistry } from './run-registry';
+import type { RunService } from './run-service';
 import type { CheckpointRetention } from '../checkpoint/retention-plan';
 
 /**
@@ -11,7 +11,7 @@ import type { CheckpointRetention } from '../checkpoint/retention-plan';
  */
 export function createThreadPruner(
 	parts: ThreadWorkSources & {
-		registry: RunRegistry;
+		runs: Pick<RunService, 'isActive'>;
 		retention: CheckpointRetention;
 		history: Pick<CheckpointHistory, 'prune'>;
 	}
@@ -20,7 +20,7 @@ export function createThreadPruner(
 	if (retention.kind !== 'latest') return async () => {};
 	return async (conversationId) => {
 		const work = await readThreadWork(parts, conversationId);
-		if (work.kind !== 'finished' || parts.registry.get(conversationId)) return;
+		if (work.kind !== 'finished' || (await parts.runs.isActive(conversationId))) return;
 		const head = await parts.storage.branches.head(conversationId);
 		// Every branch stays whole enough to be read and switched to: none is pruned away.
 		await parts.history.prune(conversationId, retention.keep, head ? [head] : []);

@@ -5,8 +5,8 @@ import { requireConversation } from '$lib/server/http/conversation-param';
 
 export const GET: RequestHandler = async ({ params }) => {
 	try {
-		const rt = runtime();
-		return jsonResponse(await rt.detail(await requireConversation(rt.storage.conversations, params.conversationId)));
+		const { conversations } = runtime();
+		return jsonResponse(await conversations.detail(await requireConversation(conversations, params.conversationId)));
 	} catch (e) {
 		return errorResponse(e);
 	}
@@ -14,8 +14,8 @@ export const GET: RequestHandler = async ({ params }) => {
 
 export const DELETE: RequestHandler = async ({ params }) => {
 	try {
-		const rt = runtime();
-		await rt.storage.conversations.delete((await requireConversation(rt.storage.conversations, params.conversationId)).id);
+		const { conversations } = runtime();
+		await conversations.delete((await requireConversation(conversations, params.conversationId)).id);
 		return new Response(null, { status: 204 });
 	} catch (e) {
 		return errorResponse(e);

@@ -8,11 +8,10 @@ import { requireConversation } from '$lib/server/http/conversation-param';
 /** Makes the branch holding `messageId` active and answers with the conversation as it now reads. */
 export const POST: RequestHandler = async ({ params, request }) => {
 	try {
-		const rt = runtime();
-		const { id } = await requireConversation(rt.storage.conversations, params.conversationId);
+		const { conversations } = runtime();
+		const { id } = await requireConversation(conversations, params.conversationId);
 		const { messageId } = parseBranchRequest(await readJsonBody(request));
-		await rt.switchBranch(id, messageId);
-		return jsonResponse(await rt.detail((await rt.storage.conversations.get(id))!));
+		return jsonResponse(await conversations.switchBranch(id, messageId));
 	} catch (e) {
 		return errorResponse(e);
 	}

@@ -2,17 +2,14 @@ import type { RequestHandler } from './$types';
 import { runtime } from '$lib/server/runtime-instance';
 import { errorResponse } from '$lib/server/http/api-error';
 import { requireConversation } from '$lib/server/http/conversation-param';
-import { markdownTranscript } from '$lib/server/conversations/markdown-transcript';
-import { checkpointJsonl } from '$lib/server/conversations/checkpoint-jsonl';
 import { parseBranchesQuery } from '$lib/server/http/list-query';
 
 export const GET: RequestHandler = async ({ params, url }) => {
 	try {
-		const rt = runtime();
-		const conversation = await requireConversation(rt.storage.conversations, params.conversationId);
+		const { conversations } = runtime();
+		const conversation = await requireConversation(conversations, params.conversationId);
 		if (url.searchParams.get('format') === 'jsonl') {
-			const only = parseBranchesQuery(url.searchParams) === 'all' ? undefined : await rt.branchReader.activeCheckpoints(conversation.id);
-			const lines = checkpointJsonl(rt.threads.history(conversation.id, only));
+			const lines = await conversations.checkpointLines(conversation.id, parseBranchesQuery(url.searchParams));
 			const encoder = new TextEncoder();
 			const body = new ReadableStream<Uint8Array>({
 				async pull(controller) {
@@ -28,8 +25,7 @@ export const GET: RequestHandler = async ({ params, url }) => {
 				}
 			});
 		}
-		const { messages } = await rt.threads.state(conversation.id);
-		return new Response(markdownTranscript(conversation, messages), {
+		return new Response(await conversations.markdown(conversation), {
 			headers: {
 				'Content-Type': 'text/markdown; charset=utf-8',
 				'Content-Disposition': `attachment; filename="${conversation.id}.md"`

@@ -1,6 +1,7 @@
 import type { RequestHandler } from './$types';
 import { runtime } from '$lib/server/runtime-instance';
 import { errorResponse, jsonResponse } from '$lib/server/http/api-error';
+import { unlessRefused } from '$lib/server/http/run-refusal-error';
 import { parseUuid } from '$lib/server/http/uuid';
 import { ApiError } from '$lib/server/errors';
 
@@ -9,7 +10,7 @@ export const POST: RequestHandler = async ({ params }) => {
 	try {
 		const id = parseUuid(params.runId);
 		if (!id) throw new ApiError('BAD_REQUEST', 'Invalid Run ID');
-		return jsonResponse(await runtime().runService.cancel(id));
+		return jsonResponse(unlessRefused(await runtime().runService.cancel(id)));
 	} catch (e) {
 		return errorResponse(e);
 	}

@@ -1,6 +1,3 @@
-import { GraphRecursionError } from '@langchain/langgraph';
-import { RunFailure } from '../errors';
-
 /** Errno and undici codes that mean the model server could not be reached, or the connection broke. */
 const NETWORK_CODES = new Set([
 	'ECONNREFUSED',
@@ -27,18 +24,4 @@ export function networkErrorCode(e: unknown): string | undefined {
 		if (typeof code === 'string' && NETWORK_CODES.has(code)) return code;
 	}
 	return undefined;
-}
-
-/** Maps whatever ended a run to the wire code recorded on it. */
-export function classifyRunError(e: unknown): RunFailure {
-	if (e instanceof RunFailure) return e;
-	if (e instanceof GraphRecursionError || (e as Error)?.name === 'GraphRecursionError') {
-		return new RunFailure(
-			'RECURSION_LIMIT',
-			'The agent reached its step limit (AGENT_RECURSION_LIMIT) without finishing.',
-			{ cause: e }
-		);
-	}
-	const message = e instanceof Error ? e.message : String(e);
-	return new RunFailure('AGENT_FAILURE', message || 'Agent failed', { cause: e });
 }

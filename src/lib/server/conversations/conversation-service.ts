@@ -1,0 +1,73 @@
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import type { ConversationDetail, ConversationSummary, RunRecord } from '../../protocol';
+import type { BranchReader } from '../branches/branch-reader';
+import { NO_USAGE, usageByRun } from '../models/run-usage';
+import type { ThreadReader } from '../runs/thread-reader';
+import type { AppStorage } from '../storage/app-storage';
+import { switchBranch } from './branch-switch';
+import { checkpointJsonl } from './checkpoint-jsonl';
+import { conversationDetail } from './conversation-detail';
+import { markdownTranscript } from './markdown-transcript';
+
+export type ConversationServiceParts = {
+	threads: ThreadReader;
+	storage: Pick<AppStorage, 'conversations' | 'runs' | 'queue' | 'approvals' | 'branches'>;
+	branchReader: BranchReader;
+	/** Reads when a branch's head was written, for a branch switch. */
+	checkpointer: Pick<BaseCheckpointSaver, 'getTuple'>;
+};
+
+/** A conversation as the API shows it: its detail, its runs, its branch switch, its exports and its deletion. */
+export class ConversationService {
+	constructor(private readonly parts: ConversationServiceParts) {}
+
+	get(id: string): Promise<ConversationSummary | undefined> {
+		return this.parts.storage.conversations.get(id);
+	}
+
+	/** GET /api/conversations/:id (conversation-detail.ts). */
+	detail(conversation: ConversationSummary): Promise<ConversationDetail> {
+		return conversationDetail(this.parts, conversation);
+	}
+
+	/** Its runs, newest first, each with the usage of its answers on every branch (a run whose branch is not shown still used what it used). */
+	async runs(conversationId: string): Promise<RunRecord[]> {
+		const usage = usageByRun(await this.parts.branchReader.everyBranchMessages(conversationId));
+		return (await this.parts.storage.runs.list(conversationId)).map((run) => ({ ...run, usage: usage.get(run.id) ?? NO_USAGE }));
+	}
+
+	/** Makes the branch holding the message active (branch-switch.ts), and answers with the conversation as it now reads. */
+	async switchBranch(conversationId: string, messageId: string): Promise<ConversationDetail> {
+		const { branchReader, storage, checkpointer } = this.parts;
+		await switchBranch(
+			{
+				branchReader,
+				branches: storage.branches,
+				runs: storage.runs,
+				approvals: storage.approvals,
+				writtenAt: async (threadId, checkpointId) =>
+					(await checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_id: checkpointId } }))?.checkpoint.ts
+			},
+			conversationId,
+			messageId
+		);
+		return this.detail((await this.get(conversationId))!);
+	}
+
+	/** The active branch as a Markdown transcript. */
+	async markdown(conversation: ConversationSummary): Promise<string> {
+		const { messages } = await this.parts.threads.state(conversation.id);
+		return markdownTranscript(conversation, messages);
+	}
+
+	/** One JSON line per checkpoint, oldest first: of the active branch, or of every branch. */
+	async checkpointLines(conversationId: string, branches: 'active' | 'all'): Promise<AsyncGenerator<string>> {
+		const only = branches === 'all' ? undefined : await this.parts.branchReader.activeCheckpoints(conversationId);
+		return checkpointJsonl(this.parts.threads.history(conversationId, only));
+	}
+
+	/** Refused while a run holds the conversation (the storage checks in the same commit). */
+	delete(conversationId: string): Promise<void> {
+		return this.parts.storage.conversations.delete(conversationId);
+	}
+}

@@ -1,0 +1,29 @@
+import type { Decision, RunTrigger } from '../../protocol';
+import type { RecoveredRun } from './run-recovery';
+
+/** What a request does when its conversation already has a run (or the service is full). */
+export type IfBusy = 'reject' | 'enqueue' | 'interrupt';
+
+/** `model`: the `<provider>/<model>` the conversation answers with from this run on, checked by the caller. */
+export type StartRequest =
+	| { kind: 'message'; conversation: string | null; message: string; ifBusy?: IfBusy; model?: string }
+	| ResumeRequest
+	| { kind: 'decide'; conversation: string; decisions: Decision[] }
+	| BranchRequest;
+
+export type ResumeRequest = {
+	kind: 'resume';
+	conversation: string;
+	trigger?: Extract<RunTrigger, 'resume' | 'auto-resume'>;
+	model?: string;
+	/** The run whose owner died that this one resumes (auto-resume): its readers carry on with this one. */
+	carriesOn?: RecoveredRun;
+};
+
+/** A run that starts a new branch: an edit of a user message, or a regenerate of an answer. */
+export type BranchRequest =
+	| { kind: 'edit'; conversation: string; editOf: string; message: string; ifBusy?: IfBusy; model?: string }
+	| { kind: 'regenerate'; conversation: string; messageId: string; ifBusy?: IfBusy; model?: string };
+
+/** A request that claims an existing conversation (a decision claims through the approval journal instead). */
+export type ClaimRequest = Exclude<StartRequest, { kind: 'decide' }> & { conversation: string };

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { runRefusalError, unlessRefused } from '../../../src/lib/server/http/run-refusal-error';
+import type { RunRefusal } from '../../../src/lib/server/runs/run-refusal';
+
+describe('runRefusalError', () => {
+	const cases: [RunRefusal, string, number][] = [
+		[{ refused: 'conversation-not-found' }, 'NOT_FOUND', 404],
+		[{ refused: 'run-not-found' }, 'NOT_FOUND', 404],
+		[{ refused: 'busy' }, 'SESSION_IN_PROGRESS', 409],
+		[{ refused: 'full', maxConcurrentRuns: 3 }, 'TOO_MANY_RUNS', 429],
+		[{ refused: 'shutting-down' }, 'SHUTTING_DOWN', 503],
+		[{ refused: 'nothing-to-resume' }, 'RUN_NOT_RESUMABLE', 409],
+		[{ refused: 'approval-required' }, 'APPROVAL_REQUIRED', 409],
+		[{ refused: 'message-not-on-branch' }, 'NOT_FOUND', 404],
+		[{ refused: 'wrong-role', target: 'edit' }, 'BAD_REQUEST', 400],
+		[{ refused: 'branch-point-pruned' }, 'BRANCH_POINT_PRUNED', 409],
+		[{ refused: 'not-a-model-step' }, 'BAD_REQUEST', 400]
+	];
+	it.each(cases)('%o is %s (%i)', (refusal, code, status) => {
+		const error = runRefusalError(refusal);
+		expect([error.code, error.status]).toEqual([code, status]);
+	});
+
+	it('names the cap and the way to queue when the service is full', () => {
+		expect(runRefusalError({ refused: 'full', maxConcurrentRuns: 3 }).message).toBe(
+			'3 runs are running (MAX_CONCURRENT_RUNS): try again when one ends, or send the message with ifBusy "enqueue" to queue it on its conversation'
+		);
+	});
+
+	it('passes a result through and throws a refusal', () => {
+		expect(unlessRefused({ conversation: 'c', run: 'r' })).toEqual({ conversation: 'c', run: 'r' });
+		expect(() => unlessRefused({ refused: 'busy' })).toThrow(expect.objectContaining({ code: 'SESSION_IN_PROGRESS' }));
+	});
+});
