@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { createCheckpointStore } from './checkpoint/migrations/create-store';
 import { useIntegerKeys } from './checkpoint/migrations/integer-keys';
+import { PACK_TASK_IDS } from './checkpoint/migrations/binary-task-ids';
 import { importStockTables } from './checkpoint/stock-import';
 
 /**
@@ -194,7 +195,8 @@ export const MIGRATIONS: readonly Migration[] = [
 	ALTER TABLE conversations ADD COLUMN model TEXT;
 	-- The model a message queued with ifBusy "enqueue" was sent with, applied when it starts.
 	ALTER TABLE queued_messages ADD COLUMN model TEXT;`
-	}
+	},
+	{ name: 'checkpoint store: pending writes name their task by its 16 bytes', up: PACK_TASK_IDS }
 ];
 
 export type MigrationReport = {
