@@ -80,7 +80,7 @@ export function buildAgentGraph(parts: AgentGraphParts) {
 		if (calls.length) write(config, { ...at, calls });
 		// A streamed reply is an AIMessageChunk, which the reducer turns into an AIMessage for the
 		// thread. Returning that AIMessage makes the step's pending write the same bytes as the
-		// message in the next checkpoint, so the saver stores it once (sqlite/checkpoint/write-links.ts).
+		// message in the next checkpoint, so the saver stores it once (checkpoint/write-links.ts).
 		return { messages: messagesStateReducer([], [step.record(response)]) };
 	}
 

@@ -1,5 +1,5 @@
 // How a pending write, or a run of log items, is stored as a link to the log items that hold its
-// bytes (why: sqlite/checkpoint/write-links.ts). Both engines store and read links alike.
+// bytes (why: write-links.ts). Both engines store and read links alike.
 
 /** Write encodings beyond blob.ts: the value is the JSON of a link. */
 export const LINK = {

@@ -1,4 +1,5 @@
-// How a pending write's task path is stored (the task_path column of lg_writes). Pure.
+// How a pending write's task path and task id are stored (the task_path and task_id columns of the
+// SQLite store's lg_writes). Pure.
 //
 // LangGraph names the task of a node `~__pregel_pull, <node>` (taskPathStr of [PULL, node]), and
 // nearly every write carries one: for those only `<node>` is stored, as a BLOB, which saves 16 bytes
@@ -6,6 +7,24 @@
 // do, writes are put in order after reading (compareWrites), not by SQL.
 
 const PULL = '~__pregel_pull, ';
+
+/** A canonical UUID in lowercase, as LangGraph names every task (uuid5 of the checkpoint and path). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * A task id that is a canonical UUID is stored as its 16 bytes (a BLOB), which saves 20 bytes a
+ * write; any other id as TEXT, as it is. One id maps to one key either way, so a write's primary
+ * key (checkpoint, task_id, idx) still tells a retried write from a new one.
+ */
+export function packTaskId(taskId: string): string | Buffer {
+	return UUID.test(taskId) ? Buffer.from(taskId.replaceAll('-', ''), 'hex') : taskId;
+}
+
+export function unpackTaskId(stored: string | Uint8Array): string {
+	if (typeof stored === 'string') return stored;
+	const hex = Buffer.from(stored).toString('hex');
+	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 export function packTaskPath(path: string): string | Buffer {
 	return path.startsWith(PULL) ? Buffer.from(path.slice(PULL.length), 'utf8') : path;

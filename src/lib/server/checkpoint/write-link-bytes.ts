@@ -1,4 +1,4 @@
-// The byte comparisons behind write links (write-links.ts), pure so both engines share them: where
+// The byte comparisons behind write links (write-links.ts): where
 // a pending write's or an inline value's serialised bytes hold some of the log items just written,
 // and the bytes of items joined by commas.
 

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { createCheckpointStore } from './checkpoint/migrations/create-store';
 import { useIntegerKeys } from './checkpoint/migrations/integer-keys';
+import { PACK_TASK_IDS } from './checkpoint/migrations/binary-task-ids';
 import { importStockTables } from './checkpoint/stock-import';
 
 /**
@@ -201,7 +202,8 @@ export const MIGRATIONS: readonly Migration[] = [
 	-- before a person's edit): an entry answers only a call of the same id, step, tool and arguments
 	-- (issue 21). NULL for entries from before, matched on args_hash.
 	ALTER TABLE tool_calls ADD COLUMN call_hash TEXT;`
-	}
+	},
+	{ name: 'checkpoint store: pending writes name their task by its 16 bytes', up: PACK_TASK_IDS }
 ];
 
 export type MigrationReport = {

@@ -95,7 +95,7 @@ export class TupleReader {
 				for (const [logId, length] of entry.s) items = items.concat(await prefix(logId, length));
 				values[channel] = items;
 			} else if ('l' in entry) {
-				// Value links are the SQLite store's (sqlite/checkpoint/write-links.ts); this saver never writes one.
+				// Value links are the SQLite store's (checkpoint/write-links.ts); this saver never writes one.
 				throw new Error(`checkpoint store: "${channel}" of checkpoint ${row.checkpoint_id} is a value link`);
 			} else {
 				const stored = origins.get(`${row.thread_key}/${entry.r}`)?.[channel];

@@ -1,7 +1,8 @@
 // A LangGraph checkpoint saver on PostgreSQL with the delta layout of the SQLite store
 // (checkpoint/): array channels (messages) are appended to item logs, other channels stored when
 // they change, and a step's pending message writes become links to the items that hold them, so
-// each message is stored once. Reads back what the stock PostgresSaver does.
+// each message is stored once. Reads back what the stock PostgresSaver does. What a put stores is
+// planned by checkpoint/put-plan.ts, shared with the SQLite saver; this file has the transaction.
 
 import type pg from 'pg';
 import type { RunnableConfig } from '@langchain/core/runnables';
@@ -17,18 +18,15 @@ import {
 	type PendingWrite,
 	type SerializerProtocol
 } from '@langchain/langgraph-checkpoint';
-import { pack, unpack } from '../../checkpoint/blob.js';
-import { planChannels, toInline, type ChannelMap, type ParentInfo } from '../../checkpoint/channel-map.js';
+import { pack } from '../../checkpoint/blob.js';
 import { ItemCache } from '../../checkpoint/item-cache.js';
-import { channelMapOf, encodeTogether, skeletonBytes } from '../../checkpoint/row-encoding.js';
+import { PutPlanner } from '../../checkpoint/put-plan.js';
+import { writeLinks } from '../../checkpoint/write-links.js';
+import { encodeTogether } from '../../checkpoint/row-encoding.js';
 import { DEFAULT_MAX_SEGMENTS } from '../../checkpoint/segments.js';
-import { matchItems } from '../../checkpoint/write-link-bytes.js';
-import { LINK, isLink } from '../../checkpoint/link-encoding.js';
 import { inTransaction } from '../transaction.js';
-import type { AppliedLogWrite } from '../../checkpoint/segments.js';
-import { LogWriter, type ArrayValue } from './log-writer.js';
 import { TupleReader } from './reader.js';
-import { putSql, type ParentRow, type Relink } from './put-statements.js';
+import { putSql } from './put-statements.js';
 import { checkpointSql } from './store.js';
 import { putTarget, writesTarget } from '../../checkpoint/saver-config.js';
 
@@ -54,8 +52,6 @@ export interface DeltaPostgresSaverOptions {
 	fence?: (client: pg.PoolClient, config: RunnableConfig) => Promise<void>;
 }
 
-type Skeleton = Omit<Checkpoint, 'id' | 'channel_values'>;
-
 /**
  * Needs the tables of migratePostgres(pool). Several savers (several processes) may share one
  * database: puts to one thread take its row lock, so they run one at a time, and log items are
@@ -64,7 +60,7 @@ type Skeleton = Omit<Checkpoint, 'id' | 'channel_values'>;
 export class DeltaPostgresSaver extends BaseCheckpointSaver {
 	private readonly cache: ItemCache;
 	private readonly reader: TupleReader;
-	private readonly logs: LogWriter;
+	private readonly planner: PutPlanner;
 	private readonly onPut: DeltaPostgresSaverOptions['onPut'];
 	private readonly fence: DeltaPostgresSaverOptions['fence'];
 	/**
@@ -84,7 +80,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		if (!(cacheItems >= 0)) throw new RangeError('cacheItems must be >= 0');
 		this.cache = new ItemCache(cacheItems);
 		this.reader = new TupleReader(pool, this.cache, this.serde, () => this.getNextVersion(undefined));
-		this.logs = new LogWriter(this.cache, this.serde, maxSegments);
+		this.planner = new PutPlanner(this.serde, this.cache, maxSegments);
 		this.onPut = options.onPut;
 		this.fence = options.fence;
 	}
@@ -124,59 +120,49 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		const target = putTarget(config);
 		const { threadId, ns } = target;
 		const parentId = target.parentId || undefined;
-		const { id, channel_values: values, ...fields } = copyCheckpoint(checkpoint);
-		const [[type, skeleton], [metadataType, metadataBytes]] = await Promise.all([
-			this.serde.dumpsTyped(fields),
-			this.serde.dumpsTyped(metadata)
-		]);
-		if (type !== metadataType) throw new Error('Failed to serialize checkpoint and metadata to the same type.');
-		if (type !== 'json') throw new Error(`DeltaPostgresSaver keeps metadata as jsonb and needs a JSON serde, got "${type}"`);
+		const copy = copyCheckpoint(checkpoint);
 		await Promise.allSettled(this.writesInFlight.get(threadKeyOf(threadId, ns)) ?? []);
 
-		const applied = await inTransaction(this.pool, async (client) => {
+		const placed = await inTransaction(this.pool, async (client) => {
 			await this.fence?.(client, config);
 			const locked = await putSql.lockThread(client, threadId, ns, parentId);
-			const parent = locked.parent && (await this.parentInfo(parentId!, locked.parent));
+			const parent = locked.parent && (await this.planner.parent(parentId!, locked.parent));
 			// Only versioned channels, as the stock PostgresSaver (values keyed by version) reads back:
 			// LangGraph's unversioned `__pregel_tasks: []`, or an input checkpoint's empty `messages`.
-			const versioned = Object.keys(values).filter((channel) => checkpoint.channel_versions[channel] !== undefined);
-			const plan = planChannels(versioned, checkpoint.channel_versions, newVersions, parent);
-			if (plan.unresolved.length > 0) {
-				plan.changed.push(...(await this.storedVersions(client, locked.threadKey, plan.unresolved, checkpoint)));
-			}
-			const entries: ChannelMap = plan.inherited;
-			const arrays: ArrayValue[] = [];
-			for (const channel of plan.changed) {
-				const value = values[channel];
-				if (Array.isArray(value)) {
-					const parentEntry = parent?.map[channel];
-					arrays.push({ channel, value, parentSegments: parentEntry && 's' in parentEntry ? parentEntry.s : undefined });
-				} else {
-					const [valueType, bytes] = await this.serde.dumpsTyped(value);
-					entries[channel] = { v: toInline(valueType, bytes) };
-				}
-			}
-			const logs = await this.logs.prepare(client, locked.threadKey, arrays, locked.logLengths);
-			for (const write of logs.applied) entries[write.channel] = { s: write.segments };
-			// In the checkpoint's key order, so values read back serialise exactly like the stock saver's.
-			const map: ChannelMap = {};
-			for (const channel of Object.keys(values)) if (entries[channel]) map[channel] = entries[channel];
+			const channels = Object.keys(copy.channel_values).filter((channel) => copy.channel_versions[channel] !== undefined);
+			const plan = await this.planner.plan({ checkpoint: copy, metadata, newVersions, parent, channels }, {
+				logLength: (logId) => locked.logLengths.get(logId),
+				items: (ranges) => checkpointSql.items(client, ranges),
+				threadRows: () => putSql.threadRows(client, locked.threadKey)
+			});
+			if (plan.type !== 'json') throw new Error(`DeltaPostgresSaver keeps metadata as jsonb and needs a JSON serde, got "${plan.type}"`);
+			const newLogs = await putSql.createLogs(client, locked.threadKey, plan.logs.filter((log) => log.newLog).length);
+			const { placed, map } = this.planner.place(plan, newLogs);
 			await putSql.writeCheckpoint(client, {
 				threadKey: locked.threadKey,
-				checkpointId: id,
+				checkpointId: plan.id,
 				parentId: parentId ?? null,
-				type,
-				metadata: Buffer.from(metadataBytes).toString('utf8'),
-				...encodeTogether({ checkpoint: skeleton, channels: Buffer.from(JSON.stringify(map)) }),
-				items: logs.items,
-				logLengths: logs.logLengths,
-				relinks: locked.parent ? parentLinks(locked.parent.writes, logs.applied) : []
+				type: plan.type,
+				metadata: Buffer.from(plan.metadata).toString('utf8'),
+				...encodeTogether({ checkpoint: plan.skeleton, channels: Buffer.from(JSON.stringify(map)) }),
+				items: placed.flatMap(({ logId, from, items }) =>
+					logId === undefined ? [] : items.map((item, k) => ({ log_id: logId, seq: from + k, ...item, value: asBuffer(item.value) }))
+				),
+				logLengths: placed.flatMap(({ logId, from, objects }) =>
+					logId === undefined || objects.length === 0 ? [] : [{ logId, length: from + objects.length }]
+				),
+				relinks: writeLinks(locked.parent?.writes ?? [], placed).map(({ write, value, encoding }) => ({
+					taskId: write.task_id,
+					idx: write.idx,
+					value,
+					encoding
+				}))
 			});
-			await this.onPut?.(client, { threadId, ns, checkpointId: id, parentId });
-			return logs.applied;
+			await this.onPut?.(client, { threadId, ns, checkpointId: plan.id, parentId });
+			return placed;
 		});
-		this.logs.remember(applied);
-		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: id } };
+		this.planner.remember(placed);
+		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
 	}
 
 	async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
@@ -216,50 +202,12 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 	async deleteThread(threadId: string): Promise<void> {
 		this.cache.forget(await checkpointSql.deleteThread(this.pool, threadId));
 	}
-
-	private async parentInfo(parentId: string, row: ParentRow): Promise<ParentInfo> {
-		const skeleton = (await this.serde.loadsTyped(row.type, skeletonBytes(row))) as Skeleton;
-		return { id: parentId, map: channelMapOf(row), versions: skeleton.channel_versions };
-	}
-
-	/**
-	 * The unresolved channels (checkpoint/channel-map.ts) whose version some checkpoint of the
-	 * thread stores: a version-keyed saver, as the stock PostgresSaver is, would find them. Rare
-	 * (a `__copy__` update), so a scan of the thread.
-	 */
-	private async storedVersions(client: pg.PoolClient, threadKey: number, channels: readonly string[], checkpoint: Checkpoint) {
-		const found = new Set<string>();
-		for (const row of await putSql.threadRows(client, threadKey)) {
-			const map = channelMapOf(row);
-			const candidates = channels.filter((channel) => !found.has(channel) && channel in map);
-			if (candidates.length === 0) continue;
-			const skeleton = (await this.serde.loadsTyped(row.type, skeletonBytes(row))) as Skeleton;
-			for (const channel of candidates) {
-				if (skeleton.channel_versions[channel] === checkpoint.channel_versions[channel]) found.add(channel);
-			}
-		}
-		return channels.filter((channel) => found.has(channel));
-	}
-}
-
-/** The parent's writes that equal items the put appends, as links to them (write-links.ts). */
-function parentLinks(writes: ParentRow['writes'], applied: readonly AppliedLogWrite[]): Relink[] {
-	const relinks: Relink[] = [];
-	for (const { channel, logId, type, from, bytes } of applied) {
-		if (logId === undefined || type === undefined) continue;
-		for (const write of writes) {
-			if (write.channel !== channel || write.type !== type || isLink(write.encoding)) continue;
-			const match = matchItems(unpack(write.value, write.encoding), bytes);
-			if (match === undefined) continue;
-			const seq = from + match.start;
-			const link = match.array ? [logId, seq, match.count] : [logId, seq];
-			relinks.push({ taskId: write.task_id, idx: write.idx, value: Buffer.from(JSON.stringify(link)), encoding: match.array ? LINK.ITEMS : LINK.ITEM });
-		}
-	}
-	return relinks;
 }
 
 const threadKeyOf = (threadId: string, ns: string) => JSON.stringify([threadId, ns]);
 
 /** Rows of list() decoded per item query. */
 const LIST_PAGE = 100;
+
+/** pg sends a Buffer as bytea; the planner's items are Uint8Arrays (zlib's output, or the serde's). */
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

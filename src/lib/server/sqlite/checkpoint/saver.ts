@@ -1,6 +1,7 @@
 // A LangGraph checkpoint saver on the app's better-sqlite3 connection that stores array channels
 // (messages) as appended suffixes instead of re-storing the whole history at every checkpoint.
-// Layout: sqlite/migrations.ts (tables), channel-map.ts (per-channel entries), segments.ts (item logs).
+// Layout: sqlite/migrations.ts (tables), channel-map.ts (per-channel entries), segments.ts (item logs);
+// what a put stores is planned by checkpoint/put-plan.ts, shared with the PostgreSQL saver.
 
 import type Database from 'better-sqlite3';
 import type { RunnableConfig } from '@langchain/core/runnables';
@@ -19,15 +20,15 @@ import {
 	type PendingWrite,
 	type SerializerProtocol
 } from '@langchain/langgraph-checkpoint';
-import { pack, type Encoding } from '../../checkpoint/blob.js';
-import { planChannels, toInline, type ChannelMap, type ParentInfo } from '../../checkpoint/channel-map.js';
+import { pack } from '../../checkpoint/blob.js';
 import { ItemCache } from '../../checkpoint/item-cache.js';
+import { PutPlanner, type PutReads } from '../../checkpoint/put-plan.js';
+import { valueLinks, writeLinks } from '../../checkpoint/write-links.js';
 import { ChannelReader } from './reader.js';
 import { DEFAULT_MAX_SEGMENTS } from '../../checkpoint/segments.js';
 import { channelMapOf, encodeCheckpoint, metadataOf, skeletonBytes } from '../../checkpoint/row-encoding.js';
 import { CheckpointStore, type CheckpointRow, type WriteRow } from './store.js';
-import { LogWriter, type PreparedLogWrite } from './log-writer.js';
-import { linkParentValues, linkParentWrites, writeBytes } from './write-links.js';
+import { writeBytes } from './write-links.js';
 import { putTarget, writesTarget } from '../../checkpoint/saver-config.js';
 
 export interface DeltaSqliteSaverOptions {
@@ -52,7 +53,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 	private readonly store: CheckpointStore;
 	private readonly cache: ItemCache;
 	private readonly reader: ChannelReader;
-	private readonly logs: LogWriter;
+	private readonly planner: PutPlanner;
 	private readonly onPut: DeltaSqliteSaverOptions['onPut'];
 	/** Puts run one at a time so a log's tip cannot move between planning and writing. */
 	private queue: Promise<unknown> = Promise.resolve();
@@ -69,7 +70,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 		this.store = new CheckpointStore(db);
 		this.cache = new ItemCache(cacheItems);
 		this.reader = new ChannelReader(this.store, this.cache, this.serde);
-		this.logs = new LogWriter(this.store, this.cache, this.serde, maxSegments);
+		this.planner = new PutPlanner(this.serde, this.cache, maxSegments);
 		this.onPut = options.onPut;
 	}
 
@@ -144,78 +145,49 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 		metadata: CheckpointMetadata,
 		newVersions: ChannelVersions
 	): Promise<void> {
-		const { id, channel_values: values, ...fields } = checkpoint;
-		const [[type, skeleton], [metadataType, metadataBytes]] = await Promise.all([
-			this.serde.dumpsTyped(fields),
-			this.serde.dumpsTyped(metadata)
-		]);
-		if (type !== metadataType) throw new Error('Failed to serialize checkpoint and metadata to the same type.');
-
-		const parent = parentId === undefined ? undefined : await this.parentInfo(threadId, ns, parentId);
-		const plan = planChannels(Object.keys(values), checkpoint.channel_versions, newVersions, parent);
-		for (const channel of plan.unresolved) {
-			const version = checkpoint.channel_versions[channel];
-			if (await this.versionStored(threadId, ns, channel, version)) plan.changed.push(channel);
-		}
-		const entries: ChannelMap = plan.inherited;
-		const logWrites: PreparedLogWrite[] = [];
-		for (const channel of plan.changed) {
-			const value = values[channel];
-			if (Array.isArray(value)) {
-				const parentEntry = parent?.map[channel];
-				const parentSegments = parentEntry !== undefined && 's' in parentEntry ? parentEntry.s : undefined;
-				logWrites.push(await this.logs.prepare(channel, value, parentSegments));
-			} else {
-				const [valueType, bytes] = await this.serde.dumpsTyped(value);
-				entries[channel] = { v: toInline(valueType, bytes) };
+		const parentRow = parentId === undefined ? undefined : this.store.row(threadId, ns, parentId);
+		const parent = parentRow && (await this.planner.parent(parentId!, parentRow));
+		const channels = Object.keys(checkpoint.channel_values);
+		const plan = await this.planner.plan({ checkpoint, metadata, newVersions, parent, channels }, this.reads(threadId, ns));
+		const placed = this.store.db.transaction(() => {
+			for (const log of plan.logs) {
+				// Another connection may have appended since the plan was made; never overwrite its items.
+				if (log.plan.kind === 'append' && this.store.logLength(log.plan.logId) !== log.plan.from) {
+					throw new Error(`checkpoint store: log ${log.plan.logId} of thread ${threadId} was appended to concurrently`);
+				}
 			}
-		}
-
-		const applied = this.store.db.transaction(() => {
-			const done = logWrites.map((write) => this.logs.apply(threadId, ns, write));
-			for (const { channel, segments, logId, from, bytes, type: itemType } of done) {
-				entries[channel] = { s: segments };
-				if (parent === undefined || logId === undefined || itemType === undefined) continue;
-				const written = { logId, from, type: itemType, bytes };
-				linkParentWrites(this.store, threadId, ns, parent.id, channel, written);
-				linkParentValues(this.store, threadId, ns, parent, written);
+			const newLogs = plan.logs.filter((log) => log.newLog).map(() => this.store.createLog(threadId, ns));
+			const { placed, map } = this.planner.place(plan, newLogs);
+			for (const log of placed) if (log.logId !== undefined) this.store.appendItems(log.logId, log.from, log.items);
+			if (parent !== undefined) {
+				for (const { write, value, encoding } of writeLinks(this.store.writes(threadId, ns, parent.id), placed)) {
+					this.store.relinkWrite(threadId, ns, parent.id, write, value, encoding);
+				}
+				const linked = valueLinks(parent.map, placed);
+				if (linked !== undefined) this.store.updateChannels(threadId, ns, parent.id, linked, parent.encoding);
 			}
-			// In the checkpoint's key order, so values read back serialise exactly like the stock saver's.
-			const map: ChannelMap = {};
-			for (const channel of Object.keys(values)) if (entries[channel]) map[channel] = entries[channel];
 			this.store.insertCheckpoint({
 				thread_id: threadId,
 				checkpoint_ns: ns,
-				checkpoint_id: id,
+				checkpoint_id: plan.id,
 				parent_checkpoint_id: parentId ?? null,
-				type,
-				...encodeCheckpoint(skeleton, map, metadataBytes)
+				type: plan.type,
+				...encodeCheckpoint(plan.skeleton, map, plan.metadata)
 			});
-			this.onPut?.({ threadId, ns, checkpointId: id, parentId });
-			return done;
+			this.onPut?.({ threadId, ns, checkpointId: plan.id, parentId });
+			return placed;
 		})();
-		for (const done of applied) this.logs.remember(done);
+		this.planner.remember(placed);
 	}
 
-	private async parentInfo(
-		threadId: string,
-		ns: string,
-		parentId: string
-	): Promise<(ParentInfo & { encoding: Encoding }) | undefined> {
-		const row = this.store.row(threadId, ns, parentId);
-		if (row === undefined) return undefined;
-		const skeleton = (await this.serde.loadsTyped(row.type, skeletonBytes(row))) as Skeleton;
-		return { id: parentId, map: channelMapOf(row), versions: skeleton.channel_versions, encoding: row.encoding };
-	}
-
-	/** Whether any checkpoint of the thread holds `channel` at `version` (rare path, scans the thread). */
-	private async versionStored(threadId: string, ns: string, channel: string, version: unknown): Promise<boolean> {
-		for (const row of this.store.rowsOfThread(threadId, ns)) {
-			if (!(channel in channelMapOf(row))) continue;
-			const skeleton = (await this.serde.loadsTyped(row.type, skeletonBytes(row))) as Skeleton;
-			if (skeleton.channel_versions[channel] === version) return true;
-		}
-		return false;
+	/** What the put planner reads, from this connection (puts run one at a time, see `queue`). */
+	private reads(threadId: string, ns: string): PutReads {
+		return {
+			logLength: (logId) => this.store.logLength(logId),
+			items: async (ranges) =>
+				ranges.flatMap(({ logId, from, to }) => this.store.items(logId, from, to).map((item) => ({ ...item, log_id: logId }))),
+			threadRows: async () => this.store.rowsOfThread(threadId, ns)
+		};
 	}
 
 	private async toTuple(row: CheckpointRow, config?: RunnableConfig): Promise<CheckpointTuple> {

@@ -7,10 +7,18 @@
 import type Database from 'better-sqlite3';
 import { pack } from '../../checkpoint/blob.js';
 import { inheritEntry, type ChannelMap } from '../../checkpoint/channel-map.js';
-import { applyLogPlan } from './log-writer.js';
-import { DEFAULT_MAX_SEGMENTS, itemsToWrite, planLogWrite, totalLength, type Segment } from '../../checkpoint/segments.js';
+import {
+	DEFAULT_MAX_SEGMENTS,
+	itemsToWrite,
+	needsNewLog,
+	planLogWrite,
+	segmentsAfter,
+	totalLength,
+	type LogPlan,
+	type Segment
+} from '../../checkpoint/segments.js';
 import { encodeCheckpoint } from '../../checkpoint/row-encoding.js';
-import { CheckpointStore } from './store.js';
+import { CheckpointStore, type StoredValue } from './store.js';
 
 export interface StockImportResult {
 	checkpoints: number;
@@ -155,4 +163,33 @@ function isPrefix(segments: readonly Segment[], logItems: Map<number, string[]>,
 		for (let seq = 0; seq < length; seq += 1, position += 1) if (log[seq] !== texts[position]) return false;
 	}
 	return true;
+}
+
+/**
+ * Carry out a plan inside the caller's transaction: append to the parent's last log or create a
+ * log, and return the child's segments.
+ */
+function applyLogPlan(
+	store: CheckpointStore,
+	threadId: string,
+	ns: string,
+	plan: LogPlan,
+	parentSegments: readonly Segment[] | undefined,
+	childLength: number,
+	items: readonly StoredValue[]
+): { segments: Segment[]; logId?: number; from: number } {
+	let logId: number | undefined;
+	let from = 0;
+	if (plan.kind === 'append') {
+		// Another connection may have appended since the plan was made; never overwrite its items.
+		if (store.logLength(plan.logId) !== plan.from) {
+			throw new Error(`checkpoint store: log ${plan.logId} of thread ${threadId} was appended to concurrently`);
+		}
+		logId = plan.logId;
+		from = plan.from;
+	} else if (needsNewLog(plan, childLength)) {
+		logId = store.createLog(threadId, ns);
+	}
+	if (logId !== undefined) store.appendItems(logId, from, items);
+	return { segments: segmentsAfter(plan, parentSegments, childLength, logId), logId, from };
 }

@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import { encode, unpack, type Encoding } from '../../checkpoint/blob.js';
 import type { ChannelMap } from '../../checkpoint/channel-map.js';
 import { channelMapOf } from '../../checkpoint/row-encoding.js';
-import { compareWrites, packTaskPath, unpackTaskPath } from '../../checkpoint/task-path.js';
+import { compareWrites, packTaskId, packTaskPath, unpackTaskId, unpackTaskPath } from '../../checkpoint/task-path.js';
 
 export interface CheckpointRow {
 	thread_id: string;
@@ -193,8 +193,10 @@ export class CheckpointStore {
 	writes(threadId: string, ns: string, checkpointId: string): WriteRow[] {
 		const rows = this.sql(
 			`SELECT task_id, idx, channel, type, value, encoding, task_path FROM lg_writes WHERE checkpoint = ${KEY}`
-		).all(threadId, ns, checkpointId) as (Omit<WriteRow, 'task_path'> & { task_path: string | Buffer })[];
-		return rows.map((row) => ({ ...row, task_path: unpackTaskPath(row.task_path) })).sort(compareWrites);
+		).all(threadId, ns, checkpointId) as (Omit<WriteRow, 'task_id' | 'task_path'> & { task_id: string | Buffer; task_path: string | Buffer })[];
+		return rows
+			.map((row) => ({ ...row, task_id: unpackTaskId(row.task_id), task_path: unpackTaskPath(row.task_path) }))
+			.sort(compareWrites);
 	}
 
 	/**
@@ -208,7 +210,7 @@ export class CheckpointStore {
 		);
 		const checkpoint = this.checkpointKey(this.threadKey(threadId, ns), checkpointId);
 		for (const w of writes) {
-			insert.run(checkpoint, w.taskId, w.idx, w.channel, w.type, w.value, w.encoding, packTaskPath(w.taskPath));
+			insert.run(checkpoint, packTaskId(w.taskId), w.idx, w.channel, w.type, w.value, w.encoding, packTaskPath(w.taskPath));
 		}
 	}
 
@@ -220,7 +222,7 @@ export class CheckpointStore {
 			threadId,
 			ns,
 			checkpointId,
-			write.task_id,
+			packTaskId(write.task_id),
 			write.idx
 		);
 	}
