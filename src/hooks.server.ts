@@ -6,7 +6,9 @@ import { installShutdown } from '$lib/server/shutdown';
 import { AuthThrottle } from '$lib/server/http/auth-throttle';
 import { RequestGuard, refusalResponse, type RequestFacts } from '$lib/server/http/request-guard';
 import { securityHeaders } from '$lib/server/http/security-headers';
-import { SESSION_COOKIE } from '$lib/server/http/session-cookie';
+import { hostHeaderCount } from '$lib/server/http/host-allow-list';
+import { sessionCookieValues } from '$lib/server/http/session-cookie';
+import { SessionKeeper } from '$lib/server/http/session-keeper';
 
 let guard: RequestGuard;
 
@@ -21,14 +23,16 @@ export const init: ServerInit = async () => {
 	const settings = parseSettings(process.env);
 	const warning = exposureWarning(settings);
 	if (warning) console.warn(warning);
+	const runtime = await startRuntime(settings, process.env);
+	setRuntime(runtime);
+	const token = settings.SOPHOS_TOKEN;
 	guard = new RequestGuard({
 		allowedHosts: settings.ALLOWED_HOSTS,
 		allowedOrigins: settings.ALLOWED_ORIGINS,
-		token: settings.SOPHOS_TOKEN,
-		throttle: new AuthThrottle()
+		token,
+		throttle: new AuthThrottle(),
+		sessions: token === undefined ? undefined : new SessionKeeper(runtime.storage.sessions, token)
 	});
-	const runtime = await startRuntime(settings, process.env);
-	setRuntime(runtime);
 	installShutdown(runtime);
 };
 
@@ -38,10 +42,12 @@ function requestFacts(event: RequestEvent): RequestFacts {
 		method: event.request.method,
 		pathname: event.url.pathname,
 		host: headers.get('host'),
+		// Without adapter-node (vite dev) there is no raw list; Node's own parser is then the judge.
+		hostHeaders: event.platform ? hostHeaderCount(event.platform.req.rawHeaders) : 1,
 		origin: headers.get('origin'),
 		fetchSite: headers.get('sec-fetch-site'),
 		authorization: headers.get('authorization'),
-		cookie: event.cookies.get(SESSION_COOKIE),
+		sessionIds: sessionCookieValues(headers.get('cookie')),
 		clientAddress: () => event.getClientAddress()
 	};
 }
@@ -57,12 +63,14 @@ function withSecurityHeaders(response: Response, pathname: string): Response {
 // before any timer, stream or other request got the event loop, takes turns like runs do.
 export const handle: Handle = async ({ event, resolve }) => {
 	const facts = requestFacts(event);
-	const refused = guard.check(facts);
+	const refused = await guard.check(facts);
 	if (refused) return withSecurityHeaders(refusalResponse(refused), facts.pathname);
 	event.locals.signIn = (token) => guard.signIn(token, facts);
+	event.locals.signOut = () => guard.signOut(facts);
 	// Liveness answers at once: it does no work, and a probe queued behind a long answer's lines would
 	// report a service that is keeping up as slow.
 	const wait = facts.pathname === '/api/healthz' ? undefined : runtime().turn();
 	if (wait) await wait;
-	return withSecurityHeaders(await resolve(event), facts.pathname);
+	// The route's own path, not the one sent: `/%61pi/…` is an API answer and is kept out of caches as one.
+	return withSecurityHeaders(await resolve(event), event.route.id ?? facts.pathname);
 };

@@ -208,7 +208,14 @@ const MIGRATIONS: readonly string[] = [
 		ON CONFLICT (run_id, first_id) DO NOTHING;
 		PERFORM pg_notify('sophos_run_events', p_run);
 		RETURN v_first;
-	END $$;`
+	END $$;`,
+	// Issue 21: the page's session cookie holds a random id, never SOPHOS_TOKEN; only a keyed digest
+	// of the id is kept, with its expiry (http/session-keeper.ts).
+	`CREATE TABLE sessions (
+		digest text PRIMARY KEY,
+		expires_at timestamptz NOT NULL
+	);
+	CREATE INDEX sessions_by_expiry ON sessions (expires_at);`
 ];
 
 /** Any number of instances may start at once: the first to take this lock migrates, the rest wait. */

@@ -194,6 +194,16 @@ export const MIGRATIONS: readonly Migration[] = [
 	ALTER TABLE conversations ADD COLUMN model TEXT;
 	-- The model a message queued with ifBusy "enqueue" was sent with, applied when it starts.
 	ALTER TABLE queued_messages ADD COLUMN model TEXT;`
+	},
+	{
+		// Issue 21: the page's session cookie holds a random id, never SOPHOS_TOKEN; only a keyed digest
+		// of the id is kept, with its expiry (http/session-keeper.ts).
+		name: 'the page sessions, by digest',
+		up: `CREATE TABLE sessions (
+		digest TEXT PRIMARY KEY,
+		expires_at TEXT NOT NULL
+	);
+	CREATE INDEX sessions_by_expiry ON sessions (expires_at);`
 	}
 ];
 
