@@ -4,6 +4,7 @@ import { runtime, setRuntime } from '$lib/server/runtime-instance';
 import { exposureWarning, parseSettings } from '$lib/server/settings';
 import { installShutdown } from '$lib/server/shutdown';
 import { AuthThrottle } from '$lib/server/http/auth-throttle';
+import { ConnectionGuard } from '$lib/server/http/connection-guard';
 import { RequestGuard, refusalResponse, type RequestFacts } from '$lib/server/http/request-guard';
 import { securityHeaders } from '$lib/server/http/security-headers';
 import { hostHeaderCount } from '$lib/server/http/host-allow-list';
@@ -23,6 +24,12 @@ export const init: ServerInit = async () => {
 	const settings = parseSettings(process.env);
 	const warning = exposureWarning(settings);
 	if (warning) console.warn(warning);
+	// Before the port opens, so no connection is accepted unwatched.
+	new ConnectionGuard({
+		headersTimeoutMs: settings.HEADERS_TIMEOUT_MS,
+		bodyTimeoutMs: settings.BODY_TIMEOUT_MS,
+		maxPerClient: settings.MAX_CONNECTIONS_PER_CLIENT
+	}).start();
 	const runtime = await startRuntime(settings, process.env);
 	setRuntime(runtime);
 	const token = settings.SOPHOS_TOKEN;
@@ -71,6 +78,9 @@ export const handle: Handle = async ({ event, resolve }) => {
 	// report a service that is keeping up as slow.
 	const wait = facts.pathname === '/api/healthz' ? undefined : runtime().turn();
 	if (wait) await wait;
+	const response = await resolve(event);
+	// A body refused part way is left unread (request-body.ts): the connection ends with this answer.
+	if (response.status === 413) response.headers.set('Connection', 'close');
 	// The route's own path, not the one sent: `/%61pi/…` is an API answer and is kept out of caches as one.
-	return withSecurityHeaders(await resolve(event), event.route.id ?? facts.pathname);
+	return withSecurityHeaders(response, event.route.id ?? facts.pathname);
 };

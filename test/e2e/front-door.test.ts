@@ -169,6 +169,10 @@ describe('the front door in Chromium', () => {
 			for (const o of posts) expect(o).toMatch(/ (403|net::ERR_BLOCKED_BY_RESPONSE\.NotSameOrigin)$/);
 			expect(posts.filter((o) => o.startsWith('POST /api/chat '))).toHaveLength(3);
 			expect(outcomes).toContain(`DELETE /api/conversations/${conversation} net::ERR_FAILED`);
+			// Issue 21: the EventSource is refused too, so it holds none of the run's MAX_STREAMS_PER_RUN
+			// readers, and so are the other reads.
+			expect(outcomes).toContain(`GET /api/chat 403`);
+			for (const o of outcomes.filter((x) => x.startsWith('GET '))) expect(o).toMatch(/ (403|net::ERR_BLOCKED_BY_RESPONSE\.NotSameOrigin)$/);
 			expect(results.find((r) => r.what === 'delete')?.status).toBe('failed');
 		} finally {
 			await context.close();
