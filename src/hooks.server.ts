@@ -4,10 +4,14 @@ import { runtime, setRuntime } from '$lib/server/runtime-instance';
 import { exposureWarning, parseSettings } from '$lib/server/settings';
 import { installShutdown } from '$lib/server/shutdown';
 import { AuthThrottle } from '$lib/server/http/auth-throttle';
+import { ConnectionGuard } from '$lib/server/http/connection-guard';
 import { RequestGuard, refusalResponse, type RequestFacts } from '$lib/server/http/request-guard';
 import { securityHeaders } from '$lib/server/http/security-headers';
 import { SESSION_COOKIE } from '$lib/server/http/session-cookie';
 import { redactor } from '$lib/server/secrets/redactor';
+import { hostHeaderCount } from '$lib/server/http/host-allow-list';
+import { sessionCookieValues } from '$lib/server/http/session-cookie';
+import { SessionKeeper } from '$lib/server/http/session-keeper';
 
 let guard: RequestGuard;
 
@@ -22,12 +26,12 @@ export const init: ServerInit = async () => {
 	const settings = parseSettings(process.env);
 	const warning = exposureWarning(settings);
 	if (warning) console.warn(warning);
-	guard = new RequestGuard({
-		allowedHosts: settings.ALLOWED_HOSTS,
-		allowedOrigins: settings.ALLOWED_ORIGINS,
-		token: settings.SOPHOS_TOKEN,
-		throttle: new AuthThrottle()
-	});
+	// Before the port opens, so no connection is accepted unwatched.
+	new ConnectionGuard({
+		headersTimeoutMs: settings.HEADERS_TIMEOUT_MS,
+		bodyTimeoutMs: settings.BODY_TIMEOUT_MS,
+		maxPerClient: settings.MAX_CONNECTIONS_PER_CLIENT
+	}).start();
 	let runtime;
 	try {
 		runtime = await startRuntime(settings, process.env);
@@ -36,6 +40,14 @@ export const init: ServerInit = async () => {
 		throw new Error(redactor.redact(e instanceof Error ? e.message : String(e)));
 	}
 	setRuntime(runtime);
+	const token = settings.SOPHOS_TOKEN;
+	guard = new RequestGuard({
+		allowedHosts: settings.ALLOWED_HOSTS,
+		allowedOrigins: settings.ALLOWED_ORIGINS,
+		token,
+		throttle: new AuthThrottle(),
+		sessions: token === undefined ? undefined : new SessionKeeper(runtime.storage.sessions, token)
+	});
 	installShutdown(runtime);
 };
 
@@ -45,10 +57,12 @@ function requestFacts(event: RequestEvent): RequestFacts {
 		method: event.request.method,
 		pathname: event.url.pathname,
 		host: headers.get('host'),
+		// Without adapter-node (vite dev) there is no raw list; Node's own parser is then the judge.
+		hostHeaders: event.platform ? hostHeaderCount(event.platform.req.rawHeaders) : 1,
 		origin: headers.get('origin'),
 		fetchSite: headers.get('sec-fetch-site'),
 		authorization: headers.get('authorization'),
-		cookie: event.cookies.get(SESSION_COOKIE),
+		sessionIds: sessionCookieValues(headers.get('cookie')),
 		clientAddress: () => event.getClientAddress()
 	};
 }
@@ -64,12 +78,17 @@ function withSecurityHeaders(response: Response, pathname: string): Response {
 // before any timer, stream or other request got the event loop, takes turns like runs do.
 export const handle: Handle = async ({ event, resolve }) => {
 	const facts = requestFacts(event);
-	const refused = guard.check(facts);
+	const refused = await guard.check(facts);
 	if (refused) return withSecurityHeaders(refusalResponse(refused), facts.pathname);
 	event.locals.signIn = (token) => guard.signIn(token, facts);
+	event.locals.signOut = () => guard.signOut(facts);
 	// Liveness answers at once: it does no work, and a probe queued behind a long answer's lines would
 	// report a service that is keeping up as slow.
 	const wait = facts.pathname === '/api/healthz' ? undefined : runtime().turn();
 	if (wait) await wait;
-	return withSecurityHeaders(await resolve(event), facts.pathname);
+	const response = await resolve(event);
+	// A body refused part way is left unread (request-body.ts): the connection ends with this answer.
+	if (response.status === 413) response.headers.set('Connection', 'close');
+	// The route's own path, not the one sent: `/%61pi/…` is an API answer and is kept out of caches as one.
+	return withSecurityHeaders(response, event.route.id ?? facts.pathname);
 };

@@ -79,7 +79,7 @@ export class ToolHost {
 	}
 
 	private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-		const refusal = refusalOf(req.headers, this.settings);
+		const refusal = refusalOf(req.headers, req.rawHeaders, this.settings);
 		if (refusal) {
 			const challenge: Record<string, string> = refusal.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
 			return reply(res, refusal.status, refusal.message, challenge);

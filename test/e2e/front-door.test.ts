@@ -178,6 +178,31 @@ describe('the front door in Chromium', () => {
 		expect((await (await service.fetch(`/api/conversations/${conversation}`)).json()).conversation.status).toBe('running');
 	});
 
+	it("a hostile page's EventSources hold none of the run's MAX_STREAMS_PER_RUN streams (issue 21)", async () => {
+		const sophos = `http://127.0.0.1:${service.port}`;
+		const url = `${sophos}/api/chat?conversation=${conversation}`;
+		// As many as the run allows (the default, 10), kept open by the page for as long as it lives.
+		const script = `window.__failed = 0; window.__sources = Array.from({ length: 10 }, () => {
+			const s = new EventSource(${JSON.stringify(url)});
+			s.onerror = () => { if (s.readyState === EventSource.CLOSED) window.__failed++; };
+			return s;
+		});`;
+		const attacker = await PageServer.start({ '/': `<!doctype html><title>cats</title><script>${script}</script>` });
+		const context = await browser.newContext();
+		const page = await context.newPage();
+		try {
+			await page.goto(`http://${ATTACKER}:${attacker.host.split(':')[1]!}/`);
+			await page.waitForFunction(() => (window as unknown as { __failed: number }).__failed === 10);
+			const controller = new AbortController();
+			const own = await service.fetch(`/api/chat?conversation=${conversation}`, { signal: controller.signal });
+			expect(own.status).toBe(200);
+			controller.abort();
+		} finally {
+			await context.close();
+			await attacker.close();
+		}
+	});
+
 	it('leaves the attacked run to finish as it would have', async () => {
 		ollama.release('live');
 		const events = await followRun(service.url, conversation);

@@ -39,8 +39,10 @@ describe('the token prompt', () => {
 
 			const cookies = await context.cookies();
 			expect(cookies).toEqual([
-				expect.objectContaining({ name: 'sophos_token', value: TOKEN, httpOnly: true, sameSite: 'Strict', secure: false, path: '/' })
+				expect.objectContaining({ name: 'sophos_session', value: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), httpOnly: true, sameSite: 'Strict', secure: false, path: '/' })
 			]);
+			// A session id, never the token itself (issue 21).
+			expect(cookies[0]!.value).not.toContain(TOKEN);
 			expect(await page.evaluate(() => document.cookie)).toBe('');
 
 			// The EventSource carries the cookie: the answer streams in.

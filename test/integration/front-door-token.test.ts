@@ -20,7 +20,8 @@ describe('SOPHOS_TOKEN', () => {
 	let run: string;
 
 	const bearer = { Authorization: `Bearer ${TOKEN}` };
-	const cookie = { Cookie: `sophos_token=${TOKEN}` };
+	/** The page's session cookie, from a sign-in in beforeAll. */
+	let cookie: { Cookie: string };
 	const send = (path: string, headers: Record<string, string> = {}, method = 'GET', body?: string) =>
 		rawRequest(service.url + path, { method, headers: { ...(body ? { 'Content-Type': 'application/json' } : {}), ...headers }, body });
 	const errorOf = (res: RawResponse) => JSON.parse(res.body).error as { code: string; message: string };
@@ -28,6 +29,8 @@ describe('SOPHOS_TOKEN', () => {
 	beforeAll(async () => {
 		ollama = await ScriptedOllama.start(answerScript('Understood.'));
 		service = await Service.start({ ollamaUrl: ollama.url, env: { SOPHOS_TOKEN: TOKEN, ALLOWED_HOSTS: 'sophos.test' } });
+		const session = await send('/api/session', {}, 'POST', JSON.stringify({ token: TOKEN }));
+		cookie = { Cookie: session.headers['set-cookie']![0]!.split(';')[0]! };
 		const started = await send('/api/chat', bearer, 'POST', JSON.stringify({ message: SECRET }));
 		({ conversation, run } = JSON.parse(started.body));
 		await readEvents(await service.fetch(`/api/chat?conversation=${conversation}`, { headers: bearer }));
@@ -63,7 +66,8 @@ describe('SOPHOS_TOKEN', () => {
 
 			const wrongs: Record<string, string>[] = [
 				{ Authorization: `Bearer ${TOKEN}x` },
-				{ Cookie: 'sophos_token=nope' },
+				{ Cookie: 'sophos_session=nope' },
+				{ Cookie: `sophos_token=${TOKEN}` },
 				{ Authorization: `Basic ${btoa(`x:${TOKEN}`)}` }
 			];
 			for (const wrong of wrongs) {
@@ -81,10 +85,13 @@ describe('SOPHOS_TOKEN', () => {
 		expect(detail.body).toContain(SECRET);
 	});
 
-	it('drops a cookie that holds a wrong token', async () => {
-		const res = await send('/api/conversations', { Cookie: 'sophos_token=stale-token-from-before' });
+	it('drops a cookie that names no live session', async () => {
+		const res = await send('/api/conversations', { Cookie: 'sophos_session=stale-session-from-before' });
 		expect(res.status).toBe(401);
-		expect(res.headers['set-cookie']).toEqual(['sophos_token=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict']);
+		expect(res.headers['set-cookie']).toEqual([
+			'sophos_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict',
+			'sophos_token=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict'
+		]);
 		expect((await send('/api/conversations', bearer)).status).toBe(200);
 	});
 
@@ -105,13 +112,17 @@ describe('SOPHOS_TOKEN', () => {
 		expect(refused.status).toBe(401);
 	});
 
-	it('signs a page in: the token once, back as an HttpOnly, SameSite=Strict cookie, Secure on https', async () => {
+	it('signs a page in: the token once, back as a session id in an HttpOnly, SameSite=Strict cookie, Secure on https', async () => {
 		const own = `http://127.0.0.1:${service.port}`;
 		const post = (body: string, headers: Record<string, string> = {}) =>
 			send('/api/session', { Origin: own, 'Sec-Fetch-Site': 'same-origin', ...headers }, 'POST', body);
 		const res = await post(JSON.stringify({ token: TOKEN }));
 		expect(res.status).toBe(204);
-		expect(res.headers['set-cookie']).toEqual([`sophos_token=${TOKEN}; Path=/; Max-Age=2592000; HttpOnly; SameSite=Strict`]);
+		expect(res.headers['set-cookie']).toEqual([
+			expect.stringMatching(/^sophos_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=2592000; HttpOnly; SameSite=Strict$/),
+			'sophos_token=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict'
+		]);
+		expect(res.headers['set-cookie']!.join()).not.toContain(TOKEN);
 		expect(res.headers['cache-control']).toBe('no-store');
 
 		const proxied = await post(JSON.stringify({ token: TOKEN }), { Host: 'sophos.test', Origin: 'https://sophos.test' });
@@ -154,7 +165,7 @@ describe('SOPHOS_TOKEN', () => {
 	it('makes an address wait after five wrong tokens, even for the right one; liveness stays open', async () => {
 		const wrong = [
 			() => send('/api/conversations', { Authorization: 'Bearer guess-1' }),
-			() => send('/api/conversations', { Cookie: 'sophos_token=guess-2' }),
+			() => send('/api/conversations', { Authorization: 'Bearer guess-2' }),
 			() => send('/api/session', {}, 'POST', JSON.stringify({ token: 'guess-3' })),
 			() => send(`/api/chat?conversation=${conversation}`, { Authorization: 'Bearer guess-4' }),
 			() => send('/api/readyz', { Authorization: 'Bearer guess-5' })

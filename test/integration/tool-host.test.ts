@@ -242,6 +242,10 @@ describe('the shared tool host', () => {
 		expect((await send({ ...headers, Authorization: `Bearer ${TOKEN.slice(0, -1)}x` })).status).toBe(401);
 		expect((await send({ ...good, Host: `attacker.example:${host.options.port}` })).status).toBe(403);
 		expect((await send({ ...good, Origin: 'http://attacker.example' })).status).toBe(403);
+		// Issue 21: a hostile Host behind a loopback one is not passed over.
+		const twoHosts = ['Host', `127.0.0.1:${host.options.port}`, 'Host', 'attacker.example', ...Object.entries(good).flat()];
+		const duplicate = await rawRequest(`${host.url}/mcp/memory`, { method: 'POST', headers: twoHosts, body: call(mallory) });
+		expect([duplicate.status, duplicate.body]).toEqual([403, expect.stringContaining('More than one Host header')]);
 		expect((await send(good, call(mallory, 5000))).status).toBe(413);
 		expect((await send({ ...good, 'Transfer-Encoding': 'chunked' }, call(mallory, 5000))).status).toBe(413);
 		// Without a token, not even the list of servers' states is given.

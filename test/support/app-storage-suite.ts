@@ -58,7 +58,7 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			expect(await storage.runs.get('r1')).toMatchObject({ conversationId: 'c1', status: 'running', trigger: 'message', input: 'Hello there\nsecond line' });
 			await expect(storage.conversations.createWithRun('c1', 'r2', 'again', T(1))).rejects.toThrow();
 			expect(await storage.runs.get('r2')).toBeUndefined();
-			expect(await storage.conversations.list()).toHaveLength(1);
+			expect((await storage.conversations.firstPage(1000)).conversations).toHaveLength(1);
 			await storage.runs.finish('r1', { status: 'completed', messageCount: 2 }, T(1));
 			// A resume sets its model only once it goes ahead; a default conversation has none.
 			expect(await storage.runs.claim('c1', 'r3', T(2), 'resume', null)).toBe('claimed');
@@ -124,11 +124,11 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			await conversation('old', 0);
 			await conversation('new', 1);
 			await conversation('newest', 2);
-			expect((await storage.conversations.list()).map((c) => c.id)).toEqual(['newest', 'new', 'old']);
+			expect(((await storage.conversations.firstPage(1000)).conversations).map((c) => c.id)).toEqual(['newest', 'new', 'old']);
 			await storage.runs.claim('old', 'r1', T(3), 'message', 'hi');
-			expect((await storage.conversations.list()).map((c) => c.id)).toEqual(['old', 'newest', 'new']);
+			expect(((await storage.conversations.firstPage(1000)).conversations).map((c) => c.id)).toEqual(['old', 'newest', 'new']);
 			await storage.runs.claim('new', 'r2', T(4), 'resume', null);
-			expect((await storage.conversations.list())[0]!.id).toBe('old');
+			expect(((await storage.conversations.firstPage(1000)).conversations)[0]!.id).toBe('old');
 			await storage.runs.touchConversation('new', T(4));
 			const page = await storage.conversations.firstPage(2);
 			expect({ ids: page.conversations.map((c) => c.id), hasMore: page.hasMore }).toEqual({ ids: ['new', 'old'], hasMore: true });
@@ -367,7 +367,7 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			expect(await storage.runs.claim('c1', 'edit-1', T(1), 'edit', 'edited', { branchFrom: 'checkpoint-3', model: 'ollama/other' })).toBe('claimed');
 			expect(await opened.other.branches.head('c1')).toBe('checkpoint-3');
 			expect(await opened.other.conversations.model('c1')).toBe('ollama/other');
-			expect((await storage.conversations.list())[0]).toMatchObject({ id: 'c1', updatedAt: T(1) });
+			expect(((await storage.conversations.firstPage(1000)).conversations)[0]).toMatchObject({ id: 'c1', updatedAt: T(1) });
 			// A claim refused starts no branch.
 			expect(await storage.runs.claim('c1', 'edit-2', T(2), 'edit', 'again', { branchFrom: 'checkpoint-9', model: 'ollama/refused' })).toBe('busy');
 			expect(await storage.branches.head('c1')).toBe('checkpoint-3');
@@ -409,6 +409,21 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			await expect(opened.other.conversations.delete('c1')).rejects.toMatchObject({ code: 'SESSION_IN_PROGRESS' });
 			expect(await storage.conversations.exists('c1')).toBe(true);
 			expect(await storage.runs.get('r1')).toMatchObject({ status: 'running' });
+		});
+
+		it('keeps a session until its expiry or its deletion, seen alike through another connection', async () => {
+			await storage.sessions.create('digest-a', T(10));
+			await storage.sessions.create('digest-b', T(20));
+			await expect(storage.sessions.create('digest-a', T(30))).rejects.toThrow();
+			expect(await opened.other.sessions.isLive('digest-a', T(9))).toBe(true);
+			expect(await storage.sessions.isLive('digest-a', T(10))).toBe(false);
+			expect(await storage.sessions.isLive('digest-unknown', T(0))).toBe(false);
+			expect(await opened.other.sessions.delete('digest-b')).toBe(true);
+			expect(await storage.sessions.isLive('digest-b', T(0))).toBe(false);
+			expect(await storage.sessions.delete('digest-b')).toBe(false);
+			await storage.sessions.create('digest-c', T(40));
+			expect(await storage.sessions.prune(T(10))).toBe(1);
+			expect(await storage.sessions.isLive('digest-c', T(39))).toBe(true);
 		});
 	});
 }

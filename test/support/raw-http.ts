@@ -9,10 +9,24 @@ export type RawResponse = { status: number; headers: http.IncomingHttpHeaders; b
  */
 export function rawRequest(
 	url: string,
-	options: { method?: string; headers?: Record<string, string>; body?: string; omitHost?: boolean } = {}
+	options: {
+		method?: string;
+		/** A flat name, value, name, value … list sends a header twice, and no Host but those named. */
+		headers?: Record<string, string> | string[];
+		body?: string;
+		omitHost?: boolean;
+		/** The address the request leaves from: any of 127.0.0.0/8 on loopback. */
+		localAddress?: string;
+	} = {}
 ): Promise<RawResponse> {
 	return new Promise((resolve, reject) => {
-		const init = { method: options.method ?? 'GET', headers: options.headers, agent: false, setHost: !options.omitHost };
+		const init = {
+			method: options.method ?? 'GET',
+			headers: options.headers,
+			agent: false,
+			setHost: !options.omitHost && !Array.isArray(options.headers),
+			localAddress: options.localAddress
+		};
 		const req = http.request(url, init, (res) => {
 			let body = '';
 			res.setEncoding('utf8');

@@ -110,6 +110,11 @@ export const SettingsSchema = z.object({
 	SHUTDOWN_DRAIN_MS: integer(0, 600_000).default(10_000),
 	AUTO_RESUME: boolean.default(false),
 	AUTO_RESUME_MAX: integer(1, 100).default(3),
+	// Issue 21, slow clients (http/connection-guard.ts): how long a request's headers, and then its
+	// body, may take to arrive, and how many connections one client (loopback counts as one) may hold.
+	HEADERS_TIMEOUT_MS: integer(100, 600_000).default(20_000),
+	BODY_TIMEOUT_MS: integer(100, 3_600_000).default(60_000),
+	MAX_CONNECTIONS_PER_CLIENT: integer(1, 100_000).default(64),
 	CHECKPOINT_RETENTION: z
 		.string()
 		.default('all')

@@ -8,6 +8,7 @@ const facts = (over: Partial<OriginFacts>): OriginFacts => ({
 	fetchSite: null,
 	host: '127.0.0.1:3000',
 	allowed: ['https://sophos.example.com'],
+	reads: false,
 	...over
 });
 

@@ -1,25 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { presentedToken, tokenMatches } from '../../../src/lib/server/http/token-check';
-import { clearedSessionCookie, sessionCookie } from '../../../src/lib/server/http/session-cookie';
+import { clearedSessionCookies, sessionCookie, sessionCookieValues } from '../../../src/lib/server/http/session-cookie';
 
 const TOKEN = 'k3y-0f-at-least-16.chars';
 
 describe('token check', () => {
 	it.each([
-		['Bearer abc', undefined, 'abc'],
-		['bearer abc', undefined, 'abc'],
-		['Bearer   abc  ', undefined, 'abc'],
-		['Bearer abc', 'from-cookie', 'abc'],
-		[null, 'from-cookie', 'from-cookie'],
-		['Basic dXNlcjpwYXNz', undefined, null],
-		['Basic dXNlcjpwYXNz', 'from-cookie', null],
-		['Bearer', undefined, null],
-		['Bearer a b', undefined, null],
-		['abc', undefined, null],
-		[null, '', null],
-		[null, undefined, null]
-	])('Authorization %j with cookie %j presents %j', (authorization, cookie, token) => {
-		expect(presentedToken(authorization, cookie)).toBe(token);
+		['Bearer abc', 'abc'],
+		['bearer abc', 'abc'],
+		['Bearer   abc  ', 'abc'],
+		['Basic dXNlcjpwYXNz', null],
+		['Bearer', null],
+		['Bearer a b', null],
+		['abc', null],
+		['', null]
+	])('Authorization %j presents %j', (authorization, token) => {
+		expect(presentedToken(authorization)).toBe(token);
 	});
 
 	it('matches only the exact token', () => {
@@ -29,9 +25,18 @@ describe('token check', () => {
 		}
 	});
 
-	it('keeps the token in an HttpOnly, SameSite=Strict cookie, Secure only over https', () => {
-		expect(sessionCookie(TOKEN, false)).toBe(`sophos_token=${TOKEN}; Path=/; Max-Age=2592000; HttpOnly; SameSite=Strict`);
-		expect(sessionCookie(TOKEN, true)).toBe(`sophos_token=${TOKEN}; Path=/; Max-Age=2592000; HttpOnly; SameSite=Strict; Secure`);
-		expect(clearedSessionCookie()).toBe('sophos_token=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict');
+	it('keeps a session id in an HttpOnly, SameSite=Strict cookie, Secure only over https', () => {
+		expect(sessionCookie('id', 2592000, false)).toBe('sophos_session=id; Path=/; Max-Age=2592000; HttpOnly; SameSite=Strict');
+		expect(sessionCookie('id', 60, true)).toBe('sophos_session=id; Path=/; Max-Age=60; HttpOnly; SameSite=Strict; Secure');
+		expect(clearedSessionCookies()).toEqual([
+			'sophos_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict',
+			'sophos_token=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict'
+		]);
+	});
+
+	it('reads every session cookie sent, a planted one beside the real one too (issue 21)', () => {
+		expect(sessionCookieValues(null)).toEqual([]);
+		expect(sessionCookieValues('a=1; sophos_session=planted; b=2;sophos_session=real')).toEqual(['planted', 'real']);
+		expect(sessionCookieValues('sophos_token=old; xsophos_session=x; sophos_session')).toEqual([]);
 	});
 });

@@ -125,6 +125,9 @@ describe('settings', () => {
 			['RUN_LEASE_MS', 'soon', 'expected number'],
 			['RUN_EVENTS_KEEP_MS', '10', 'Too small'],
 			['RUN_EVENTS_KEEP_MS', 'a while', 'expected number'],
+			['HEADERS_TIMEOUT_MS', '10', 'Too small'],
+			['BODY_TIMEOUT_MS', 'slow', 'expected number'],
+			['MAX_CONNECTIONS_PER_CLIENT', '0', 'Too small'],
 			['SOPHOS_INSTANCE_ID', 'has spaces', '1 to 128'],
 			['SOPHOS_INSTANCE_ID', 'x'.repeat(129), '1 to 128']
 		])('refuses %s=%j with a message naming it', (name, value, why) => {
@@ -143,6 +146,7 @@ describe('settings', () => {
 			expect(parseSettings({}).DATABASE_URL).toBeUndefined();
 			expect(parseSettings({}).RUN_LEASE_MS).toBe(10_000);
 			expect(parseSettings({}).RUN_EVENTS_KEEP_MS).toBe(300_000);
+			expect(parseSettings({})).toMatchObject({ HEADERS_TIMEOUT_MS: 20_000, BODY_TIMEOUT_MS: 60_000, MAX_CONNECTIONS_PER_CLIENT: 64 });
 		});
 
 		it.each([

@@ -23,6 +23,7 @@ describe('database', () => {
 			{ name: 'conversations' },
 			{ name: 'queued_messages' },
 			{ name: 'runs' },
+			{ name: 'sessions' },
 			{ name: 'sqlite_sequence' },
 			{ name: 'tool_approvals' },
 			{ name: 'tool_calls' }
@@ -90,10 +91,10 @@ describe('run ledger', () => {
 		const { conversations, runs } = open();
 		conversations.create('old', 'old', '2026-01-01T00:00:00.000Z');
 		conversations.create('new', 'new', '2026-01-02T00:00:00.000Z');
-		expect(conversations.list().map((c) => c.id)).toEqual(['new', 'old']);
+		expect(conversations.firstPage(1000).conversations.map((c) => c.id)).toEqual(['new', 'old']);
 		runs.claim('old', 'r1', '2026-01-03T00:00:00.000Z', 'message', 'hi');
 		runs.touchConversation('old', '2026-01-03T00:00:00.000Z');
-		expect(conversations.list().map((c) => c.id)).toEqual(['old', 'new']);
+		expect(conversations.firstPage(1000).conversations.map((c) => c.id)).toEqual(['old', 'new']);
 		expect(conversations.delete('old')).toBe(true);
 		expect(runs.list('old')).toEqual([]);
 		expect(conversations.delete('old')).toBe(false);

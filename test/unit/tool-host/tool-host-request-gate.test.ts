@@ -18,10 +18,16 @@ describe('tool host request gate', () => {
 		['the token as a prefix', { host: 'localhost:3100', authorization: `${auth}x` }, 401],
 		['another scheme', { host: 'localhost:3100', authorization: `Basic ${TOKEN}` }, 401]
 	])('%s', (_name, headers, status) => {
-		expect(refusalOf(headers, options)?.status ?? null).toBe(status);
+		expect(refusalOf(headers, Object.entries(headers).flat(), options)?.status ?? null).toBe(status);
+	});
+
+	it('refuses a second Host header, a hostile one behind a loopback one (issue 21)', () => {
+		const headers = { host: '127.0.0.1:3100', authorization: auth };
+		const raw = ['Host', '127.0.0.1:3100', 'Authorization', auth, 'host', 'attacker.example'];
+		expect(refusalOf(headers, raw, options)).toEqual({ status: 403, message: 'More than one Host header' });
 	});
 
 	it('asks for no token when none is set', () => {
-		expect(refusalOf({ host: 'localhost:3100' }, { allowedHosts: [], token: undefined })).toBeNull();
+		expect(refusalOf({ host: 'localhost:3100' }, ['Host', 'localhost:3100'], { allowedHosts: [], token: undefined })).toBeNull();
 	});
 });

@@ -1,3 +1,5 @@
+import ipaddr from 'ipaddr.js';
+
 /** A few typing mistakes cost nothing; past them, every wrong token from an address costs a wait. */
 const FREE_FAILURES = 5;
 /**
@@ -12,7 +14,19 @@ const FORGET_MS = 60 * 60_000;
 type Entry = { failures: number; blockedUntil: number; last: number };
 
 /**
- * Slows guessing of SOPHOS_TOKEN, per client address. While an address waits, its requests are
+ * The client an address counts as. Every loopback address is this machine, and any local process
+ * can send from 127.0.0.2, 127.0.0.3, … or ::1 (issue 21): they are one client, with one count.
+ * An IPv4 address mapped into IPv6 counts as itself.
+ */
+export function throttledClient(address: string): string {
+	if (!ipaddr.isValid(address)) return address;
+	let parsed = ipaddr.parse(address);
+	if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+	return parsed.range() === 'loopback' ? 'loopback' : parsed.toString();
+}
+
+/**
+ * Slows guessing of SOPHOS_TOKEN, per client (throttledClient). While an address waits, its requests are
  * refused without their token being looked at, so a right guess during the wait gains nothing.
  * A right token clears the count. Bounded: past `maxEntries` addresses the one heard from
  * longest ago is forgotten.
@@ -27,11 +41,12 @@ export class AuthThrottle {
 
 	/** Milliseconds `address` must wait before its token is looked at again; 0: look now. */
 	retryAfterMs(address: string): number {
-		const entry = this.current(address);
+		const entry = this.current(throttledClient(address));
 		return entry ? Math.max(0, entry.blockedUntil - this.now()) : 0;
 	}
 
 	failed(address: string): void {
+		address = throttledClient(address);
 		const now = this.now();
 		const entry = this.current(address) ?? { failures: 0, blockedUntil: 0, last: now };
 		entry.failures++;
@@ -46,7 +61,7 @@ export class AuthThrottle {
 	}
 
 	succeeded(address: string): void {
-		this.entries.delete(address);
+		this.entries.delete(throttledClient(address));
 	}
 
 	private current(address: string): Entry | undefined {

@@ -62,6 +62,16 @@ export function parseHostEntry(entry: string): HostEntry {
 	return parsed;
 }
 
+/**
+ * How many Host headers `rawHeaders` (Node's name, value, name, value, … list) holds. Node keeps
+ * the first of several in `headers` and drops the rest, so only the raw list shows a second one.
+ */
+export function hostHeaderCount(rawHeaders: readonly string[]): number {
+	let count = 0;
+	for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'host') count++;
+	return count;
+}
+
 /** Whether a request's Host header (null when absent) may be answered. */
 export function isAllowedHost(header: string | null, allowed: readonly HostEntry[]): boolean {
 	const parsed = header === null ? null : parseHost(header);

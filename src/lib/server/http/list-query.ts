@@ -1,8 +1,14 @@
 import { z } from 'zod';
 import { ApiError } from '../errors';
 
-/** The most conversations one page may ask for; without `limit` the whole list is returned. */
+/** The most conversations one page may ask for. */
 export const MAX_LIST_LIMIT = 1000;
+
+/**
+ * A page without `limit`: the sidebar's own page size. Issue 21: without it one answer held every
+ * conversation, however many thousands, for any client that left `limit` out.
+ */
+export const DEFAULT_LIST_LIMIT = 100;
 
 const LimitSchema = z
 	.string()
@@ -10,10 +16,10 @@ const LimitSchema = z
 	.transform(Number)
 	.pipe(z.number().int().min(1).max(MAX_LIST_LIMIT));
 
-/** `?limit=N` of GET /api/conversations: undefined when absent, 400 when unusable or repeated. */
-export function parseListLimit(params: URLSearchParams): number | undefined {
+/** `?limit=N` of GET /api/conversations: DEFAULT_LIST_LIMIT when absent, 400 when unusable or repeated. */
+export function parseListLimit(params: URLSearchParams): number {
 	const values = params.getAll('limit');
-	if (values.length === 0) return undefined;
+	if (values.length === 0) return DEFAULT_LIST_LIMIT;
 	if (values.length > 1) throw new ApiError('BAD_REQUEST', 'Invalid query "limit": give it once');
 	const parsed = LimitSchema.safeParse(values[0]);
 	if (!parsed.success) {

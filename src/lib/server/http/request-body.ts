@@ -4,21 +4,12 @@ import { ApiError } from '../errors';
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * Cancelling would destroy the socket before the 413 is written, and leaving the rest unread would
- * stall the next request on a kept-alive connection; so the rest is read and dropped, never kept.
- * adapter-node's BODY_SIZE_LIMIT bounds how much that can be.
- */
-async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-	try {
-		while (!(await reader.read()).done);
-	} catch {
-		// The stream failed (over BODY_SIZE_LIMIT, or the client left): nothing more to drop.
-	}
-}
-
-/**
  * Reads a JSON body, refusing one over `maxBytes` from its Content-Length or, when that is absent
- * or lies, while counting the stream, so an oversized body is never held whole.
+ * or lies, while counting the stream, so an oversized body is never held whole. The 413 goes out as
+ * soon as the cap is passed (issue 21: the rest used to be read and dropped first, so a chunked
+ * body that never ended never got its answer): the rest is left unread, neither cancelled (that
+ * would destroy the socket before the 413 is written) nor drained, and the hook closes the
+ * connection after a 413 (src/hooks.server.ts), so no next request waits behind it.
  */
 export async function readJsonBody(request: Request, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
 	const tooLarge = () => new ApiError('PAYLOAD_TOO_LARGE', `Request body must be at most ${maxBytes} bytes`);
@@ -33,7 +24,7 @@ export async function readJsonBody(request: Request, maxBytes = MAX_BODY_BYTES):
 			if (done) break;
 			size += value.byteLength;
 			if (size > maxBytes) {
-				await discardRest(reader);
+				reader.releaseLock();
 				throw tooLarge();
 			}
 			chunks.push(value);

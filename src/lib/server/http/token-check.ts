@@ -7,10 +7,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
-/** The token of `Authorization: Bearer <token>`, else the session cookie's; null when neither. */
-export function presentedToken(authorization: string | null, cookie: string | undefined): string | null {
-	if (authorization !== null) return BEARER.exec(authorization)?.[1] ?? null;
-	return cookie || null;
+/** The token of `Authorization: Bearer <token>`; null for any other scheme or shape. */
+export function presentedToken(authorization: string): string | null {
+	return BEARER.exec(authorization)?.[1] ?? null;
 }
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();

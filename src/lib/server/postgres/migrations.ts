@@ -212,7 +212,14 @@ const MIGRATIONS: readonly string[] = [
 	`-- The call a journal entry was made for, as the model made it (canonicalArgsHash of its arguments
 	-- before a person's edit): an entry answers only a call of the same id, step, tool and arguments
 	-- (issue 21). NULL for entries from before, matched on args_hash.
-	ALTER TABLE tool_calls ADD COLUMN call_hash text;`
+	ALTER TABLE tool_calls ADD COLUMN call_hash text;`,
+	// Issue 21: the page's session cookie holds a random id, never SOPHOS_TOKEN; only a keyed digest
+	// of the id is kept, with its expiry (http/session-keeper.ts).
+	`CREATE TABLE sessions (
+		digest text PRIMARY KEY,
+		expires_at timestamptz NOT NULL
+	);
+	CREATE INDEX sessions_by_expiry ON sessions (expires_at);`
 ];
 
 /** Any number of instances may start at once: the first to take this lock migrates, the rest wait. */

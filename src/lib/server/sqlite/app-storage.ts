@@ -10,6 +10,7 @@ import { ConversationStore } from './conversation-store';
 import { commitDurably } from './durable-commit';
 import { MessageQueue } from './message-queue';
 import { RunStore } from './run-store';
+import { SessionStore } from './session-store';
 import { AllowedTools } from './allowed-tools';
 import { ApprovalJournal } from './approval-journal';
 import { ToolJournal } from './tool-journal';
@@ -34,6 +35,7 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 	const approvals = new ApprovalJournal(db);
 	const allowed = new AllowedTools(db);
 	const branches = new BranchStore(db);
+	const sessions = new SessionStore(db);
 	// Synchronous, so nothing slips between the count and the claim in this process.
 	const claim = (conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null, model?: string): Claim => {
 		if (runs.countRunning() >= limits.maxConcurrentRuns) return runs.hasRunning(conversationId) ? 'busy' : 'full';
@@ -56,7 +58,6 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 		conversations: {
 			get: async (id) => conversations.get(id),
 			exists: async (id) => conversations.exists(id),
-			list: async () => conversations.list(),
 			firstPage: async (limit) => conversations.firstPage(limit),
 			async createWithRun(id, runId, firstMessage, now, model) {
 				const rollBack = new Error('full: roll the new conversation back');
@@ -134,6 +135,12 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 					conversations.showBranch(conversationId, shown.messageCount, shown.updatedAt);
 					return 'switched';
 				})
+		},
+		sessions: {
+			create: async (digest, expiresAt) => sessions.create(digest, expiresAt),
+			isLive: async (digest, now) => sessions.isLive(digest, now),
+			delete: async (digest) => sessions.delete(digest),
+			prune: async (now) => sessions.prune(now)
 		}
 	};
 }

@@ -13,7 +13,6 @@ const SUMMARY_SELECT = `
 /** Conversation rows: the sidebar's view of each thread. Messages live in the checkpoints. */
 export class ConversationStore {
 	private readonly byId;
-	private readonly all;
 	private readonly first;
 	private readonly insert;
 	private readonly remove;
@@ -23,7 +22,6 @@ export class ConversationStore {
 
 	constructor(private readonly db: Database.Database) {
 		this.byId = db.prepare<[string], SummaryRow>(`${SUMMARY_SELECT} WHERE c.id = ?`);
-		this.all = db.prepare<[], SummaryRow>(`${SUMMARY_SELECT} ORDER BY c.updated_at DESC, c.rowid DESC`);
 		this.first = db.prepare<[number], SummaryRow>(`${SUMMARY_SELECT} ORDER BY c.updated_at DESC, c.rowid DESC LIMIT ?`);
 		this.insert = db.prepare(
 			'INSERT INTO conversations (id, title, created_at, updated_at, model) VALUES (?, ?, ?, ?, ?)'
@@ -43,10 +41,6 @@ export class ConversationStore {
 
 	exists(id: string): boolean {
 		return this.byId.get(id) !== undefined;
-	}
-
-	list(): ConversationSummary[] {
-		return this.all.all().map(toSummary);
 	}
 
 	/** The `limit` most recently updated, and whether there are more (the list's order, cut short). */

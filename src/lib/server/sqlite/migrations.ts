@@ -203,7 +203,17 @@ export const MIGRATIONS: readonly Migration[] = [
 	-- (issue 21). NULL for entries from before, matched on args_hash.
 	ALTER TABLE tool_calls ADD COLUMN call_hash TEXT;`
 	},
-	{ name: 'checkpoint store: pending writes name their task by its 16 bytes', up: PACK_TASK_IDS }
+	{ name: 'checkpoint store: pending writes name their task by its 16 bytes', up: PACK_TASK_IDS },
+	{
+		// Issue 21: the page's session cookie holds a random id, never SOPHOS_TOKEN; only a keyed digest
+		// of the id is kept, with its expiry (http/session-keeper.ts).
+		name: 'the page sessions, by digest',
+		up: `CREATE TABLE sessions (
+		digest TEXT PRIMARY KEY,
+		expires_at TEXT NOT NULL
+	);
+	CREATE INDEX sessions_by_expiry ON sessions (expires_at);`
+	}
 ];
 
 export type MigrationReport = {

@@ -36,8 +36,6 @@ export type Claim = 'claimed' | 'busy' | 'full';
 export interface ConversationStorage {
 	get(id: string): Promise<ConversationSummary | undefined>;
 	exists(id: string): Promise<boolean>;
-	/** Most recently updated first. */
-	list(): Promise<ConversationSummary[]>;
 	/** The `limit` most recently updated, and whether there are more (the list's order, cut short). */
 	firstPage(limit: number): Promise<ConversationPage>;
 	/**
@@ -242,6 +240,21 @@ export interface RunLeases {
 	takeOverAtStart(): Promise<OrphanedRun[]>;
 }
 
+/**
+ * The page's sign-in sessions (POST /api/session), each known only by a digest of its id keyed with
+ * SOPHOS_TOKEN (http/session-keeper.ts): a stolen database holds no usable cookie, and a new token
+ * leaves every old digest unmatched. Timestamps are ISO text; a session is live until `expiresAt`.
+ */
+export interface SessionStorage {
+	create(digest: string, expiresAt: string): Promise<void>;
+	/** Whether a session with this digest exists and `now` is before its expiry. */
+	isLive(digest: string, now: string): Promise<boolean>;
+	/** Ends the session (logout); false when there was none. */
+	delete(digest: string): Promise<boolean>;
+	/** Drops the sessions expired at `now`; how many there were. */
+	prune(now: string): Promise<number>;
+}
+
 export interface AppStorage {
 	conversations: ConversationStorage;
 	runs: RunStorage;
@@ -250,4 +263,5 @@ export interface AppStorage {
 	approvals: ApprovalStorage;
 	allowedTools: AllowedToolStorage;
 	branches: BranchStorage;
+	sessions: SessionStorage;
 }

@@ -76,7 +76,13 @@ export function liveEventResponse(log: FollowableLog, lastEventId: number, signa
 	return new Response(body, { headers: SSE_HEADERS });
 }
 
+/**
+ * The event id a reconnecting reader last saw; 0 (replay all) for anything but decimal digits.
+ * Number() would read `0x10` as 16, `1e3` as 1000 and ` 7 ` as 7 (issue 21): ids we send are
+ * decimal, so nothing else is one of ours.
+ */
 export function parseLastEventId(header: string | null): number {
+	if (header === null || !/^[0-9]{1,16}$/.test(header)) return 0;
 	const n = Number(header);
 	return Number.isSafeInteger(n) && n > 0 ? n : 0;
 }

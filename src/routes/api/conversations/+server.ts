@@ -5,9 +5,7 @@ import { parseListLimit } from '$lib/server/http/list-query';
 
 export const GET: RequestHandler = async ({ url }) => {
 	try {
-		const limit = parseListLimit(url.searchParams);
-		const { conversations } = runtime().storage;
-		return jsonResponse(limit === undefined ? { conversations: await conversations.list() } : await conversations.firstPage(limit));
+		return jsonResponse(await runtime().storage.conversations.firstPage(parseListLimit(url.searchParams)));
 	} catch (e) {
 		return errorResponse(e);
 	}

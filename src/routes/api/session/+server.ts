@@ -4,12 +4,27 @@ import { readJsonBody } from '$lib/server/http/request-body';
 import { refusalResponse } from '$lib/server/http/request-guard';
 import { parseSessionRequest } from '$lib/server/http/session-request';
 
-/** The page's token prompt posts here once; a right token comes back as the session cookie. */
+function withCookies(setCookies: string[]): Response {
+	const headers = new Headers({ 'Cache-Control': 'no-store' });
+	for (const c of setCookies) headers.append('Set-Cookie', c);
+	return new Response(null, { status: 204, headers });
+}
+
+/** The page's token prompt posts here once; a right token comes back as a new session's cookie. */
 export const POST: RequestHandler = async ({ request, locals }) => {
 	try {
-		const result = locals.signIn(parseSessionRequest(await readJsonBody(request, 8 * 1024)));
+		const result = await locals.signIn(parseSessionRequest(await readJsonBody(request, 8 * 1024)));
 		if ('code' in result) return refusalResponse(result);
-		return new Response(null, { status: 204, headers: { 'Set-Cookie': result.setCookie, 'Cache-Control': 'no-store' } });
+		return withCookies(result.setCookies);
+	} catch (e) {
+		return errorResponse(e);
+	}
+};
+
+/** Logout: the session the cookie names ends here and on every instance, and the cookie is dropped. */
+export const DELETE: RequestHandler = async ({ locals }) => {
+	try {
+		return withCookies((await locals.signOut()).setCookies);
 	} catch (e) {
 		return errorResponse(e);
 	}

@@ -10,6 +10,7 @@ import { postgresConversationStorage } from './conversation-storage.js';
 import { postgresJournalStorage } from './journal-storage.js';
 import { postgresQueueStorage } from './queue-storage.js';
 import { postgresRunStorage } from './run-storage.js';
+import { postgresSessionStorage } from './session-storage.js';
 
 /** `owner`: this instance, which owns the runs it claims and alone may write them (run-leases.ts). */
 export function postgresAppStorage(pool: pg.Pool, limits: AppStorageLimits, owner: RunOwner): AppStorage {
@@ -21,6 +22,7 @@ export function postgresAppStorage(pool: pg.Pool, limits: AppStorageLimits, owne
 		journal: postgresJournalStorage(pool, owner),
 		approvals: postgresApprovalStorage(pool, rules),
 		allowedTools: postgresAllowedToolStorage(pool),
-		branches: postgresBranchStorage(pool)
+		branches: postgresBranchStorage(pool),
+		sessions: postgresSessionStorage(pool)
 	};
 }

@@ -33,11 +33,6 @@ export function postgresConversationStorage(pool: pg.Pool, rules: ClaimRules): C
 			return (rowCount ?? 0) > 0;
 		},
 
-		async list() {
-			const { rows } = await pool.query<SummaryRow>(`${SUMMARY_SELECT} ${NEWEST_FIRST}`);
-			return rows.map(toSummary);
-		},
-
 		async firstPage(limit) {
 			const { rows } = await pool.query<SummaryRow>(`${SUMMARY_SELECT} ${NEWEST_FIRST} LIMIT $1`, [limit + 1]);
 			return { conversations: rows.slice(0, limit).map(toSummary), hasMore: rows.length > limit };
