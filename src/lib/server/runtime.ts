@@ -12,6 +12,7 @@ import { BranchReader } from './branches/branch-reader';
 import { switchBranch } from './conversations/branch-switch';
 import { findForkPoint } from './runs/fork-point';
 import { conversationDetail } from './conversations/conversation-detail';
+import { fetchProtectedHosts } from './mcp/fetch-protected-hosts';
 import { loadMcpConfig } from './mcp/mcp-config';
 import { configuredProviders } from './models/configured-providers';
 import { ModelCatalog } from './models/model-catalog';
@@ -84,9 +85,12 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 
 	ensurePrivateDir(path.dirname(settings.paths.memoryFile));
 	restrictFile(settings.paths.memoryFile);
+	const endpoints = await loadModelsConfig(path.join(settings.paths.configDir, 'models.json'), env);
+	const modelUrls = [settings.OLLAMA_HOST, ...(settings.OPENAI_BASE_URL ? [settings.OPENAI_BASE_URL] : []), ...endpoints.map((e) => e.baseUrl)];
 	const mcpConfig = await loadMcpConfig(path.join(settings.paths.configDir, 'mcp.json'), {
 		...env,
-		MEMORY_FILE_PATH: settings.paths.memoryFile
+		MEMORY_FILE_PATH: settings.paths.memoryFile,
+		SOPHOS_PROTECTED_HOSTS: fetchProtectedHosts(settings, modelUrls)
 	});
 	const toolbox = new Toolbox(mcpConfig, {
 		toolTimeoutMs: settings.MCP_TOOL_TIMEOUT_MS,
@@ -99,7 +103,6 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 
 	// One for every run, so concurrent runs share each turn of the event loop.
 	const loop = new EventLoopShare();
-	const endpoints = await loadModelsConfig(path.join(settings.paths.configDir, 'models.json'), env);
 	const models = new ModelCatalog(configuredProviders(settings, endpoints, loop.fetch), settings.defaultModel);
 	const graph = buildAgentGraph({
 		checkpointer,
