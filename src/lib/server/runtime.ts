@@ -124,7 +124,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				now
 			}),
 		turn: () => loop.turn(),
-		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md'))
+		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md')),
+		maxAnswerChars: settings.MAX_ANSWER_CHARS
 	});
 	const threads = new ThreadReader(graph, checkpointer, {
 		stored: (id) => storage.branches.head(id),
