@@ -5,7 +5,7 @@ import ipaddr from 'ipaddr.js';
 
 export interface AllowedHost {
 	host: string;
-	/** Undefined allows every port of the host. */
+	/** Undefined allows only the web's ports, 80 and 443. */
 	port?: number;
 }
 
@@ -50,8 +50,12 @@ export function effectivePort(url: URL): number {
 	return url.protocol === 'https:' ? 443 : 80;
 }
 
+// An entry without a port once opened every port of its host, so "127.0.0.1" let an injected page
+// make the agent read Sophos's own API or Ollama's (issue 21); other ports must be named.
+const WEB_PORTS = new Set([80, 443]);
+
 export function isAllowListed(url: URL, allowed: readonly AllowedHost[]): boolean {
 	const host = canonicalHost(url.hostname);
 	const port = effectivePort(url);
-	return allowed.some((entry) => entry.host === host && (entry.port === undefined || entry.port === port));
+	return allowed.some((entry) => entry.host === host && (entry.port === undefined ? WEB_PORTS.has(port) : entry.port === port));
 }

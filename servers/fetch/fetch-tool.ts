@@ -70,6 +70,7 @@ async function fetchText(args: FetchArgs, settings: Settings, resolve: Resolver)
 	try {
 		const { content, prefix } = await download(url, args.raw, settings, {
 			allowedHosts: settings.allowedHosts,
+			protectedHosts: settings.protectedHosts,
 			resolve,
 			userAgent: USER_AGENT,
 			signal

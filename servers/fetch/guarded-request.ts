@@ -80,7 +80,7 @@ function requestOnce(target: Target, options: RequestOptions): Promise<IncomingM
 			method: 'GET',
 			// A fresh connection per request: a pooled socket would skip the lookup check.
 			agent: false,
-			lookup: guardedLookup(target, options.resolve),
+			lookup: guardedLookup(target, options),
 			headers: {
 				'User-Agent': options.userAgent,
 				Accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.8',

@@ -2,19 +2,22 @@
 // process with a message naming the variable rather than running with a surprising default.
 import { z } from 'zod';
 import { parseAllowedHosts, type AllowedHost } from './allowed-hosts.js';
+import { parseProtectedHosts, type ProtectedHost } from './protected-hosts.js';
 
 export interface Settings {
 	timeoutMs: number;
 	maxBytes: number;
 	ignoreRobots: boolean;
 	allowedHosts: AllowedHost[];
+	protectedHosts: ProtectedHost[];
 }
 
 export const DEFAULT_SETTINGS: Settings = {
 	timeoutMs: 15_000,
 	maxBytes: 5 * 1024 * 1024,
 	ignoreRobots: false,
-	allowedHosts: []
+	allowedHosts: [],
+	protectedHosts: []
 };
 
 // An empty variable (FOO= in a shell or a compose file) means "not set", not "invalid".
@@ -48,20 +51,21 @@ const boolean = z.preprocess(
 		.optional()
 );
 
-const hostList = z.preprocess(
-	unsetIfEmpty,
-	z
-		.string()
-		.transform((value, ctx) => {
-			try {
-				return parseAllowedHosts(value);
-			} catch (error) {
-				ctx.issues.push({ code: 'custom', input: value, message: (error as Error).message });
-				return z.NEVER;
-			}
-		})
-		.optional()
-);
+const hostList = <T>(parse: (list: string) => T[]) =>
+	z.preprocess(
+		unsetIfEmpty,
+		z
+			.string()
+			.transform((value, ctx) => {
+				try {
+					return parse(value);
+				} catch (error) {
+					ctx.issues.push({ code: 'custom', input: value, message: (error as Error).message });
+					return z.NEVER;
+				}
+			})
+			.optional()
+	);
 
 const envSchema = z.object({
 	// setTimeout's ceiling (about 24.8 days).
@@ -69,7 +73,8 @@ const envSchema = z.object({
 	// Bodies are held in memory whole, so the cap stays well below Node's buffer limits.
 	FETCH_MAX_BYTES: wholeNumber(1024 * 1024 * 1024, 'bytes'),
 	FETCH_IGNORE_ROBOTS: boolean,
-	FETCH_ALLOWED_HOSTS: hostList
+	FETCH_ALLOWED_HOSTS: hostList(parseAllowedHosts),
+	FETCH_PROTECTED_HOSTS: hostList(parseProtectedHosts)
 });
 
 export class SettingsError extends Error {
@@ -87,6 +92,7 @@ export function parseSettings(env: Record<string, string | undefined>): Settings
 		timeoutMs: values.FETCH_TIMEOUT_MS ?? DEFAULT_SETTINGS.timeoutMs,
 		maxBytes: values.FETCH_MAX_BYTES ?? DEFAULT_SETTINGS.maxBytes,
 		ignoreRobots: values.FETCH_IGNORE_ROBOTS ?? DEFAULT_SETTINGS.ignoreRobots,
-		allowedHosts: values.FETCH_ALLOWED_HOSTS ?? DEFAULT_SETTINGS.allowedHosts
+		allowedHosts: values.FETCH_ALLOWED_HOSTS ?? DEFAULT_SETTINGS.allowedHosts,
+		protectedHosts: values.FETCH_PROTECTED_HOSTS ?? DEFAULT_SETTINGS.protectedHosts
 	};
 }

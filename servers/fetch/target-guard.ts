@@ -6,6 +6,7 @@ import type { LookupFunction } from 'node:net';
 import { addressRisk } from './address-policy.js';
 import type { AllowedHost } from './allowed-hosts.js';
 import { FetchError } from './errors.js';
+import { protectedEntry, type ProtectedHost } from './protected-hosts.js';
 import { refuse, vetUrl, type Target } from './url-policy.js';
 
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
@@ -14,17 +15,32 @@ export const systemResolver: Resolver = (hostname) => dns.lookup(hostname, { all
 
 export interface Guard {
 	allowedHosts: readonly AllowedHost[];
+	/** Sophos's own and its model servers' host:port, refused unless allow-listed with their port. */
+	protectedHosts: readonly ProtectedHost[];
 	resolve: Resolver;
 }
 
 /** Everything that can be known about `url` before connecting: the URL rules, then DNS. */
 export async function vetHop(url: URL, guard: Guard): Promise<Target> {
 	const target = vetUrl(url, guard.allowedHosts);
-	if (!target.isLiteral) await checkedAddresses(target, guard.resolve);
+	if (target.isLiteral) await refuseProtected(target, [target.host], guard);
+	else await checkedAddresses(target, guard);
 	return target;
 }
 
-async function checkedAddresses(target: Target, resolve: Resolver): Promise<LookupAddress[]> {
+async function refuseProtected(target: Target, addresses: readonly string[], guard: Guard): Promise<void> {
+	const entry = await protectedEntry(target, addresses, guard);
+	if (entry) {
+		const where = `${entry.host.includes(':') ? `[${entry.host}]` : entry.host}:${entry.port}`;
+		refuse(
+			target.url,
+			`it reaches ${where}, the address of Sophos itself or of a model server (FETCH_PROTECTED_HOSTS); only FETCH_ALLOWED_HOSTS naming it with its port opens it`
+		);
+	}
+}
+
+async function checkedAddresses(target: Target, guard: Guard): Promise<LookupAddress[]> {
+	const { resolve } = guard;
 	let addresses: LookupAddress[];
 	try {
 		addresses = await resolve(target.host);
@@ -39,13 +55,18 @@ async function checkedAddresses(target: Target, resolve: Resolver): Promise<Look
 		const risk = addressRisk(address, target.allowListed);
 		if (risk) refuse(target.url, `${target.host} resolves to ${address}, which is ${risk}`);
 	}
+	await refuseProtected(
+		target,
+		addresses.map((entry) => entry.address),
+		guard
+	);
 	return addresses;
 }
 
 /** A net `lookup` that hands the socket only addresses that passed the check, all of them checked. */
-export function guardedLookup(target: Target, resolve: Resolver): LookupFunction {
+export function guardedLookup(target: Target, guard: Guard): LookupFunction {
 	return (_hostname, options, callback) => {
-		checkedAddresses(target, resolve).then(
+		checkedAddresses(target, guard).then(
 			(addresses) => {
 				const usable = options.family === 4 || options.family === 6
 					? addresses.filter((entry) => entry.family === options.family)

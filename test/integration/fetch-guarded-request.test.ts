@@ -34,6 +34,7 @@ describe('guardedGet', () => {
 		};
 		const { url, response } = await guardedGet(new URL(`http://pages.test:${port}/page`), {
 			allowedHosts: [{ host: 'pages.test', port }],
+			protectedHosts: [],
 			resolve,
 			userAgent: 'test',
 			signal: AbortSignal.timeout(10_000)

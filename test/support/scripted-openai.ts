@@ -24,6 +24,8 @@ export type CompletionRequest = Omit<ScriptRequest, 'messages'> & {
 	messages: OpenAIMessage[];
 	stream?: boolean;
 	stream_options?: { include_usage?: boolean };
+	/** MAX_ANSWER_TOKENS, when the service sets it. */
+	max_tokens?: number;
 };
 
 /** Which field a server streams reasoning in: `reasoning_content` (DeepSeek, LM Studio), `reasoning` (vLLM). */

@@ -11,9 +11,12 @@
  * - Classes survive only as `language-*` on code, so output cannot borrow the page's styles.
  * - Without a working DOM (server rendering, tests) `renderMarkdown` returns null and callers
  *   show the raw text: DOMPurify without a DOM would return its input unchanged.
+ * - A message past a cap of markdown-limits.ts is not parsed either (null, shown as text), so no
+ *   answer can hang the tab.
  */
 import createDOMPurify, { type Config, type DOMPurify } from 'dompurify';
 import { Marked, type Tokens } from 'marked';
+import { markdownOverLimit } from './markdown-limits';
 
 const ALLOWED_TAGS = [
 	'a', 'abbr', 'b', 'blockquote', 'br', 'code', 'dd', 'del', 'details', 'div', 'dl', 'dt', 'em',
@@ -88,10 +91,10 @@ let purifier: DOMPurify | null | undefined;
 const cache = new Map<string, string>();
 const CACHE_ENTRIES = 200;
 
-/** Sanitised HTML for `text`, or null when no DOM is available (show the text instead). */
+/** Sanitised HTML for `text`, or null when no DOM is available or `text` is past a cap (show the text instead). */
 export function renderMarkdown(text: string): string | null {
 	if (purifier === undefined) purifier = typeof window === 'undefined' ? null : createPurifier(window);
-	if (!purifier) return null;
+	if (!purifier || markdownOverLimit(text) !== null) return null;
 	// A small LRU: finished messages are asked for again on every update of the page.
 	const hit = cache.get(text);
 	if (hit !== undefined) {

@@ -62,6 +62,8 @@ export const MessageDtoSchema = z.object({
 	/** The model that gave an assistant message, and what its call used (absent on older answers). */
 	model: ModelIdSchema.optional(),
 	usage: ModelUsageSchema.optional(),
+	/** `length`: the answer stopped at MAX_ANSWER_TOKENS or was cut at MAX_ANSWER_CHARS. */
+	finishReason: z.literal('length').optional(),
 	name: z.string().optional(),
 	toolCallId: z.string().optional(),
 	status: z.enum(['success', 'error']).optional(),

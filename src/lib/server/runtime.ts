@@ -11,6 +11,7 @@ import { EventLoopShare } from './event-loop-share';
 import { BranchReader } from './branches/branch-reader';
 import { findForkPoint } from './runs/fork-point';
 import { ConversationService } from './conversations/conversation-service';
+import { fetchProtectedHosts } from './mcp/fetch-protected-hosts';
 import { loadMcpConfig } from './mcp/mcp-config';
 import { configuredProviders } from './models/configured-providers';
 import { ModelCatalog } from './models/model-catalog';
@@ -85,9 +86,10 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	// models.json first: the variables its keys come from are secrets mcp.json may pass on only when asked to.
 	const endpoints = await loadModelsConfig(path.join(settings.paths.configDir, 'models.json'), env);
 	const secretVariables = new Set([...SECRET_SETTINGS, ...endpoints.flatMap((e) => e.keyVariables ?? [])]);
+	const modelUrls = [settings.OLLAMA_HOST, ...(settings.OPENAI_BASE_URL ? [settings.OPENAI_BASE_URL] : []), ...endpoints.map((e) => e.baseUrl)];
 	const mcpConfig = await loadMcpConfig(
 		path.join(settings.paths.configDir, 'mcp.json'),
-		{ ...env, MEMORY_FILE_PATH: settings.paths.memoryFile },
+		{ ...env, MEMORY_FILE_PATH: settings.paths.memoryFile, SOPHOS_PROTECTED_HOSTS: fetchProtectedHosts(settings, modelUrls) },
 		secretVariables
 	);
 	redactor.add(...configuredSecrets({ modelServers: endpoints, mcpServers: Object.values(mcpConfig) }));
@@ -125,7 +127,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				now
 			}),
 		turn: () => loop.turn(),
-		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md'))
+		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md')),
+		maxAnswerChars: settings.MAX_ANSWER_CHARS
 	});
 	const threads = new ThreadReader(graph, checkpointer, {
 		stored: (id) => storage.branches.head(id),

@@ -126,6 +126,10 @@ export const SettingsSchema = z.object({
 				return z.NEVER;
 			}
 		}),
+	/** Sent as Ollama's options.num_predict and OpenAI's max_tokens; unset, the server's own limit applies. */
+	MAX_ANSWER_TOKENS: integer(1, 1_000_000).optional(),
+	/** What one step keeps of an answer, cut there with a note whatever the server sends (issue 21). */
+	MAX_ANSWER_CHARS: integer(1_000, 10_000_000).default(200_000),
 	SOPHOS_CRASH_AT: z
 		.string()
 		.transform((v, ctx) => parseCrashAt(v) ?? (ctx.addIssue({ code: 'custom', message: 'expected <point>[:<n>]' }), z.NEVER))

@@ -50,7 +50,8 @@ it('stores a streamed answer once: the agent step writes the AIMessage the threa
 		tools: async () => [],
 		runTools: async () => ({ messages: [] }),
 		turn: () => undefined,
-		systemPrompt: async () => 'You are terse.'
+		systemPrompt: async () => 'You are terse.',
+		maxAnswerChars: 200_000
 	});
 	const config = { configurable: { thread_id: 'chat' } };
 	for (let turn = 0; turn < 3; turn += 1) {

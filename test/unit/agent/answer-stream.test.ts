@@ -27,7 +27,7 @@ async function streamed(chat: BaseChatModel, messages: BaseMessage[], signal?: A
 		handedOn.push(pieces);
 		onPieces?.(handedOn.flat().map((p) => p.text).join(''));
 	};
-	const answer = await streamAnswer(chat, messages, { tools: [readGraph], signal, handOn });
+	const answer = await streamAnswer(chat, messages, { tools: [readGraph], signal, handOn, maxChars: 200_000 });
 	return { answer, handedOn };
 }
 

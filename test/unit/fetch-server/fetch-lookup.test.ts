@@ -4,7 +4,7 @@ import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
 import { FetchError } from '../../../servers/fetch/errors.js';
 import { guardedGet } from '../../../servers/fetch/guarded-request.js';
-import { guardedLookup, vetHop, type Resolver } from '../../../servers/fetch/target-guard.js';
+import { guardedLookup, vetHop, type Guard, type Resolver } from '../../../servers/fetch/target-guard.js';
 import { parseUrl, vetUrl } from '../../../servers/fetch/url-policy.js';
 
 const answer = (...addresses: string[]): LookupAddress[] =>
@@ -25,23 +25,36 @@ function rebinding(...answers: LookupAddress[][]): Resolver & { calls: number } 
 
 type Outcome = { error: Error | null; address: string | LookupAddress[]; family?: number };
 
-function lookup(resolve: Resolver, url: string, options: { all?: boolean; family?: number } = {}): Promise<Outcome> {
-	const target = vetUrl(parseUrl(url), []);
+function lookup(
+	resolve: Resolver,
+	url: string,
+	options: { all?: boolean; family?: number } = {},
+	hosts: Pick<Guard, 'allowedHosts' | 'protectedHosts'> = { allowedHosts: [], protectedHosts: [] }
+): Promise<Outcome> {
+	const target = vetUrl(parseUrl(url), hosts.allowedHosts);
 	return new Promise((done) =>
-		guardedLookup(target, resolve)(target.host, options, (error, address, family) => done({ error, address, family }))
+		guardedLookup(target, { ...hosts, resolve })(target.host, options, (error, address, family) => done({ error, address, family }))
 	);
 }
 
 describe('guarded socket lookup', () => {
 	it('refuses when the name rebinds to loopback between the check and the connect', async () => {
 		const resolve = rebinding(answer('93.184.216.34'), answer('127.0.0.1'));
-		await expect(vetHop(parseUrl('http://rebind.example/'), { allowedHosts: [], resolve })).resolves.toBeDefined();
+		await expect(vetHop(parseUrl('http://rebind.example/'), { allowedHosts: [], protectedHosts: [], resolve })).resolves.toBeDefined();
 		const { error } = await lookup(resolve, 'http://rebind.example/');
 		expect(error).toBeInstanceOf(FetchError);
 		expect(error?.message).toBe(
 			'Refusing to fetch http://rebind.example/: rebind.example resolves to 127.0.0.1, which is a loopback address.'
 		);
 		expect(resolve.calls).toBe(2);
+	});
+
+	it('refuses when an allowed name rebinds to a model server\'s address (FETCH_PROTECTED_HOSTS)', async () => {
+		const hosts = { allowedHosts: [{ host: 'wiki.lan' }], protectedHosts: [{ host: '10.0.0.7', port: 80 }] };
+		const resolve = rebinding(answer('10.0.0.8'), answer('10.0.0.7'));
+		await expect(vetHop(parseUrl('http://wiki.lan/'), { ...hosts, resolve })).resolves.toBeDefined();
+		const { error } = await lookup(resolve, 'http://wiki.lan/', {}, hosts);
+		expect(error?.message).toContain('it reaches 10.0.0.7:80, the address of Sophos itself or of a model server');
 	});
 
 	it('refuses when any one of the addresses is unsafe', async () => {
@@ -82,6 +95,7 @@ describe('guardedGet and a resolver that never answers', () => {
 		await expect(
 			guardedGet(parseUrl('http://slow-dns.example/'), {
 				allowedHosts: [],
+				protectedHosts: [],
 				resolve,
 				userAgent: 'test',
 				signal: controller.signal

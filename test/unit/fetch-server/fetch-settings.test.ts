@@ -4,9 +4,9 @@ import { DEFAULT_SETTINGS, parseSettings } from '../../../servers/fetch/settings
 
 describe('fetch server settings', () => {
 	it('uses the defaults when nothing is set, and treats empty strings as unset', () => {
-		expect(parseSettings({})).toEqual({ timeoutMs: 15_000, maxBytes: 5_242_880, ignoreRobots: false, allowedHosts: [] });
+		expect(parseSettings({})).toEqual({ timeoutMs: 15_000, maxBytes: 5_242_880, ignoreRobots: false, allowedHosts: [], protectedHosts: [] });
 		expect(
-			parseSettings({ FETCH_TIMEOUT_MS: '', FETCH_MAX_BYTES: '', FETCH_IGNORE_ROBOTS: '', FETCH_ALLOWED_HOSTS: '' })
+			parseSettings({ FETCH_TIMEOUT_MS: '', FETCH_MAX_BYTES: '', FETCH_IGNORE_ROBOTS: '', FETCH_ALLOWED_HOSTS: '', FETCH_PROTECTED_HOSTS: '' })
 		).toEqual(DEFAULT_SETTINGS);
 	});
 
@@ -17,13 +17,19 @@ describe('fetch server settings', () => {
 				FETCH_MAX_BYTES: ' 1024 ',
 				FETCH_IGNORE_ROBOTS: 'TRUE',
 				FETCH_ALLOWED_HOSTS: 'wiki.lan, 127.0.0.1:8080',
+				FETCH_PROTECTED_HOSTS: '127.0.0.1:3000,localhost:11434,[::1]:1234',
 				UNRELATED: 'ignored'
 			})
 		).toEqual({
 			timeoutMs: 300,
 			maxBytes: 1024,
 			ignoreRobots: true,
-			allowedHosts: [{ host: 'wiki.lan' }, { host: '127.0.0.1', port: 8080 }]
+			allowedHosts: [{ host: 'wiki.lan' }, { host: '127.0.0.1', port: 8080 }],
+			protectedHosts: [
+				{ host: '127.0.0.1', port: 3000 },
+				{ host: 'localhost', port: 11434 },
+				{ host: '::1', port: 1234 }
+			]
 		});
 		expect(parseSettings({ FETCH_IGNORE_ROBOTS: 'false' }).ignoreRobots).toBe(false);
 		expect(parseSettings({ FETCH_IGNORE_ROBOTS: '1' }).ignoreRobots).toBe(true);
@@ -38,7 +44,9 @@ describe('fetch server settings', () => {
 		['FETCH_MAX_BYTES', '5MB', 'Invalid FETCH_MAX_BYTES: expected a whole number of bytes, got "5MB"'],
 		['FETCH_IGNORE_ROBOTS', 'maybe', 'Invalid FETCH_IGNORE_ROBOTS: expected true or false, got "maybe"'],
 		['FETCH_ALLOWED_HOSTS', 'example.com:http', 'Invalid FETCH_ALLOWED_HOSTS: "example.com:http" has an invalid port'],
-		['FETCH_ALLOWED_HOSTS', 'ok.lan,bad host', 'Invalid FETCH_ALLOWED_HOSTS: "bad host" is not a hostname or IP address']
+		['FETCH_ALLOWED_HOSTS', 'ok.lan,bad host', 'Invalid FETCH_ALLOWED_HOSTS: "bad host" is not a hostname or IP address'],
+		['FETCH_PROTECTED_HOSTS', '127.0.0.1:3000,localhost', 'Invalid FETCH_PROTECTED_HOSTS: "localhost" has no port'],
+		['FETCH_PROTECTED_HOSTS', 'a b:1', 'Invalid FETCH_PROTECTED_HOSTS: "a b:1" is not a hostname or IP address']
 	])('%s=%s is an error naming the variable', (name, value, message) => {
 		expect(() => parseSettings({ [name]: value })).toThrow(message);
 	});

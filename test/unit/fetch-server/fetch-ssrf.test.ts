@@ -22,7 +22,7 @@ const stubResolver = async (hostname: string): Promise<LookupAddress[]> => {
 	return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 };
 
-const guard: Guard = { allowedHosts: [], resolve: stubResolver };
+const guard: Guard = { allowedHosts: [], protectedHosts: [], resolve: stubResolver };
 
 async function refusal(raw: string, with_: Guard = guard): Promise<string> {
 	try {
@@ -140,7 +140,7 @@ describe('SSRF guard: ordinary public targets', () => {
 });
 
 describe('SSRF guard: FETCH_ALLOWED_HOSTS', () => {
-	const allowing = (...allowedHosts: Guard['allowedHosts']): Guard => ({ allowedHosts, resolve: stubResolver });
+	const allowing = (...allowedHosts: Guard['allowedHosts']): Guard => ({ allowedHosts, protectedHosts: [], resolve: stubResolver });
 
 	it('lets a listed host:port through, and only on that port', async () => {
 		const allow = allowing({ host: '127.0.0.1', port: 8080 });
@@ -148,11 +148,22 @@ describe('SSRF guard: FETCH_ALLOWED_HOSTS', () => {
 		expect(await refusal('http://127.0.0.1:8081/x', allow)).toContain('127.0.0.1 is a loopback address');
 	});
 
-	it('lets a listed host through on any port, and matches names after resolving them', async () => {
-		await expect(vetHop(parseUrl('http://127.0.0.1:1/'), allowing({ host: '127.0.0.1' }))).resolves.toBeDefined();
+	it('lets a host listed without a port through on 80 and 443 only, and matches names after resolving them', async () => {
+		await expect(vetHop(parseUrl('http://127.0.0.1/'), allowing({ host: '127.0.0.1' }))).resolves.toBeDefined();
+		await expect(vetHop(parseUrl('https://127.0.0.1/'), allowing({ host: '127.0.0.1' }))).resolves.toBeDefined();
+		await expect(vetHop(parseUrl('http://127.0.0.1:443/'), allowing({ host: '127.0.0.1' }))).resolves.toBeDefined();
 		await expect(vetHop(parseUrl('http://intranet.example/'), allowing({ host: 'intranet.example' }))).resolves.toBeDefined();
-		await expect(vetHop(parseUrl('http://localhost:5173/'), allowing({ host: 'localhost' }))).resolves.toBeDefined();
+		await expect(vetHop(parseUrl('https://localhost/'), allowing({ host: 'localhost' }))).resolves.toBeDefined();
 	});
+
+	// Issue 21: "127.0.0.1" opened every port, Sophos's own API and Ollama's among them.
+	it.each(['http://127.0.0.1:3000/api/conversations', 'http://127.0.0.1:11434/api/tags', 'https://127.0.0.1:8443/', 'http://localhost:5173/'])(
+		'refuses %s when its host is listed without a port',
+		async (url) => {
+			const allow = allowing({ host: '127.0.0.1' }, { host: 'localhost' });
+			expect(await refusal(url, allow)).toMatch(/is a loopback address|which is a loopback address/);
+		}
+	);
 
 	it('uses the scheme default port for a URL without one', async () => {
 		await expect(vetHop(parseUrl('http://intranet.example/'), allowing({ host: 'intranet.example', port: 80 }))).resolves.toBeDefined();
@@ -178,5 +189,61 @@ describe('SSRF guard: FETCH_ALLOWED_HOSTS', () => {
 		expect(await refusal('http://mapped.example/', allowing({ host: 'mapped.example' }))).toContain('cloud metadata');
 		expect(await refusal('ftp://127.0.0.1/', allowing({ host: '127.0.0.1' }))).toContain('not ftp:');
 		expect(await refusal('http://a:b@127.0.0.1/', allowing({ host: '127.0.0.1' }))).toContain('credentials');
+	});
+});
+
+// A host listed without a port opens 80 and 443 alone, so these matter where Sophos or a model
+// server answers on one of those, or on a public address (an API, or a service on 0.0.0.0).
+describe('SSRF guard: FETCH_PROTECTED_HOSTS (Sophos and its model servers)', () => {
+	const dns = async (hostname: string): Promise<LookupAddress[]> => {
+		if (hostname === 'gpu.lan') return [{ address: '10.0.0.7', family: 4 }];
+		if (hostname === 'api.openai.example' || hostname === 'cdn-neighbour.example') return [{ address: '93.184.216.34', family: 4 }];
+		return stubResolver(hostname);
+	};
+	const protectedHosts = [
+		{ host: '127.0.0.1', port: 80 }, // Sophos with PORT=80
+		{ host: 'gpu.lan', port: 80 }, // a models.json server on the LAN
+		{ host: 'api.openai.example', port: 443 } // OPENAI_BASE_URL
+	];
+	const guarding = (...allowedHosts: Guard['allowedHosts']): Guard => ({ allowedHosts, protectedHosts, resolve: dns });
+	const PROTECTED = 'the address of Sophos itself or of a model server (FETCH_PROTECTED_HOSTS)';
+	const everyLoopback = guarding({ host: '127.0.0.1' }, { host: '127.0.0.2' }, { host: 'localhost' }, { host: '::1' }, { host: '::ffff:7f00:1' });
+
+	it.each([
+		['http://127.0.0.1/api/conversations', '127.0.0.1:80'],
+		['http://localhost/api/conversations', '127.0.0.1:80'],
+		['http://[::ffff:127.0.0.1]/', '127.0.0.1:80'],
+		['http://127.0.0.2/', '127.0.0.1:80'],
+		['http://[::1]/', '127.0.0.1:80']
+	])('refuses %s although its host is allow-listed', async (url, where) => {
+		expect(await refusal(url, everyLoopback)).toContain(`it reaches ${where}, ${PROTECTED}`);
+	});
+
+	it('refuses a LAN model server by its name and by its address, and a public one by its name', async () => {
+		const allow = guarding({ host: 'gpu.lan' }, { host: '10.0.0.7' });
+		expect(await refusal('http://gpu.lan/v1/models', allow)).toContain(`it reaches gpu.lan:80, ${PROTECTED}`);
+		expect(await refusal('http://10.0.0.7/v1/models', allow)).toContain(`it reaches gpu.lan:80, ${PROTECTED}`);
+		expect(await refusal('https://api.openai.example/v1/models', guarding())).toContain(`it reaches api.openai.example:443, ${PROTECTED}`);
+	});
+
+	it('opens one only when FETCH_ALLOWED_HOSTS names that host with its port', async () => {
+		await expect(vetHop(parseUrl('http://127.0.0.1/'), guarding({ host: '127.0.0.1', port: 80 }))).resolves.toBeDefined();
+		await expect(vetHop(parseUrl('http://gpu.lan/'), guarding({ host: 'gpu.lan', port: 80 }))).resolves.toBeDefined();
+		await expect(vetHop(parseUrl('https://api.openai.example/'), guarding({ host: 'api.openai.example', port: 443 }))).resolves.toBeDefined();
+		// Named with its port under another name is not naming it.
+		expect(await refusal('http://localhost/', guarding({ host: '127.0.0.1', port: 80 }, { host: 'localhost' }))).toContain(PROTECTED);
+	});
+
+	it('judges a public model server by its name alone: a site on the same public address, or another port, stays reachable', async () => {
+		await expect(vetHop(parseUrl('https://cdn-neighbour.example/'), guarding())).resolves.toBeDefined();
+		await expect(vetHop(parseUrl('http://api.openai.example/'), guarding())).resolves.toBeDefined();
+	});
+
+	it('treats a service listening on 0.0.0.0 or :: as every address of this machine', async () => {
+		for (const host of ['0.0.0.0', '::']) {
+			const everywhere: Guard = { allowedHosts: [{ host: '127.0.0.5' }, { host: '::1' }], protectedHosts: [{ host, port: 80 }], resolve: dns };
+			expect(await refusal('http://127.0.0.5/', everywhere)).toContain(PROTECTED);
+			expect(await refusal('http://[::1]/', everywhere)).toContain(PROTECTED);
+		}
 	});
 });

@@ -16,13 +16,20 @@ function load(config: unknown, vars: Record<string, string | undefined> = {}, se
 const stdio = { command: 'node', args: ['server.js'] };
 
 describe('mcp.json', () => {
-	it('loads the shipped config with only MEMORY_FILE_PATH set: the fetch settings are optional', async () => {
-		const config = await loadMcpConfig(path.join(ROOT, 'config/mcp.json'), { MEMORY_FILE_PATH: '/data/memory.jsonl' });
+	it('loads the shipped config with only what the service sets itself: the fetch settings are optional', async () => {
+		const own = { MEMORY_FILE_PATH: '/data/memory.jsonl', SOPHOS_PROTECTED_HOSTS: '127.0.0.1:3000,127.0.0.1:11434' };
+		const config = await loadMcpConfig(path.join(ROOT, 'config/mcp.json'), own);
 		expect(config.memory).toMatchObject({ env: { MEMORY_FILE_PATH: '/data/memory.jsonl' } });
 		expect(config.fetch).toMatchObject({
-			env: { FETCH_ALLOWED_HOSTS: '', FETCH_IGNORE_ROBOTS: '', FETCH_TIMEOUT_MS: '', FETCH_MAX_BYTES: '' }
+			env: {
+				FETCH_ALLOWED_HOSTS: '',
+				FETCH_PROTECTED_HOSTS: '127.0.0.1:3000,127.0.0.1:11434',
+				FETCH_IGNORE_ROBOTS: '',
+				FETCH_TIMEOUT_MS: '',
+				FETCH_MAX_BYTES: ''
+			}
 		});
-		const set = await loadMcpConfig(path.join(ROOT, 'config/mcp.json'), { MEMORY_FILE_PATH: '/m', FETCH_TIMEOUT_MS: '500' });
+		const set = await loadMcpConfig(path.join(ROOT, 'config/mcp.json'), { ...own, FETCH_TIMEOUT_MS: '500' });
 		expect(set.fetch).toMatchObject({ env: { FETCH_TIMEOUT_MS: '500' } });
 	});
 

@@ -28,6 +28,8 @@ export type AgentGraphParts = {
 	turn: () => Promise<void> | undefined;
 	/** Re-read on every model call and never stored in the thread. */
 	systemPrompt: () => Promise<string>;
+	/** MAX_ANSWER_CHARS: what one step keeps of an answer (answer-stream.ts). */
+	maxAnswerChars: number;
 };
 
 type State = typeof AgentState.State;
@@ -71,7 +73,8 @@ export function buildAgentGraph(parts: AgentGraphParts) {
 			response = await streamAnswer(step.chat, [new SystemMessage(system), ...state.messages], {
 				tools,
 				signal: config.signal,
-				handOn: (pieces) => write(config, { ...at, pieces })
+				handOn: (pieces) => write(config, { ...at, pieces }),
+				maxChars: parts.maxAnswerChars
 			});
 		} catch (e) {
 			throw step.classifyError(e);

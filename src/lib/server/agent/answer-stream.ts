@@ -14,7 +14,15 @@ export type AnswerCall = {
 	signal?: AbortSignal;
 	/** Called with the pieces that arrived since the last call, at most once per turn of the event loop. */
 	handOn: (pieces: AnswerPiece[]) => void;
+	/**
+	 * Characters of text and reasoning the answer keeps (MAX_ANSWER_CHARS). Past it the stream is
+	 * closed, the answer ends with `cutNote` and has finish reason `length`, and its tool calls are
+	 * dropped, since those after the cut never arrived: a server that sends 10 MB is not stored whole.
+	 */
+	maxChars: number;
 };
+
+export const cutNote = (maxChars: number) => `\n\n[Answer cut at the cap of ${maxChars} characters (MAX_ANSWER_CHARS).]`;
 
 /**
  * Whether a chunk adds only text and reasoning to the answer, so its concatenation can wait: each
@@ -77,13 +85,28 @@ export async function streamAnswer(chat: BaseChatModel, messages: BaseMessage[],
 		call.handOn(pieces);
 	};
 	const options = { tools: call.tools, signal: call.signal } as BaseChatModel['ParsedCallOptions'];
+	const kept = { text: [] as string[], reasoning: [] as string[], room: call.maxChars };
+	let cut = false;
 	try {
 		for await (const chunk of chat._streamResponseChunks(messages, options)) {
 			const message = chunk.message as AIMessageChunk;
-			const reasoning = reasoningOf(message);
+			let reasoning = reasoningOf(message);
+			let text = messageText(message.content);
+			if (reasoning.length + text.length > kept.room) {
+				reasoning = reasoning.slice(0, kept.room);
+				text = text.slice(0, kept.room - reasoning.length);
+				cut = true;
+			}
+			kept.room -= reasoning.length + text.length;
+			if (reasoning) kept.reasoning.push(reasoning);
+			if (text) kept.text.push(text);
 			if (reasoning) pending.push({ type: 'reasoning', text: reasoning });
-			const text = messageText(message.content);
 			if (text) pending.push({ type: 'token', text });
+			if (cut) {
+				pending.push({ type: 'token', text: cutNote(call.maxChars) });
+				// Leaving the loop closes the provider's stream, and with it the request.
+				break;
+			}
 			if (onlyText(message)) held.hold(message, text, reasoning);
 			else {
 				answer = held.addTo(answer);
@@ -97,5 +120,14 @@ export async function streamAnswer(chat: BaseChatModel, messages: BaseMessage[],
 		if (scheduled !== undefined) clearImmediate(scheduled);
 		handOn();
 	}
-	return held.addTo(answer) ?? new AIMessageChunk({ content: '' });
+	const whole = held.addTo(answer) ?? new AIMessageChunk({ content: '' });
+	if (!cut) return whole;
+	const reasoning = kept.reasoning.join('');
+	return new AIMessageChunk({
+		id: whole.id,
+		content: kept.text.join('') + cutNote(call.maxChars),
+		additional_kwargs: reasoning ? { reasoning_content: reasoning } : {},
+		response_metadata: { ...whole.response_metadata, finish_reason: 'length' },
+		...(whole.usage_metadata ? { usage_metadata: whole.usage_metadata } : {})
+	});
 }

@@ -21,6 +21,12 @@ export function isShownMessage(message: BaseMessage): boolean {
 	return HumanMessage.isInstance(message) || AIMessage.isInstance(message) || ToolMessage.isInstance(message);
 }
 
+/** Ollama says `done_reason`, an OpenAI-compatible server `finish_reason`; answer-stream.ts sets the latter on a cut. */
+function stoppedAtLength(message: AIMessage): boolean {
+	const meta = message.response_metadata ?? {};
+	return meta.finish_reason === 'length' || meta.done_reason === 'length';
+}
+
 /** Projects a LangChain message to the API's shape; system and other kinds are not shown. */
 export function toMessageDto(message: BaseMessage): MessageDto | null {
 	const id = message.id ?? '';
@@ -39,7 +45,8 @@ export function toMessageDto(message: BaseMessage): MessageDto | null {
 				? { toolCalls: calls.map((c) => ({ id: c.id, name: c.name, args: c.args })) }
 				: {}),
 			...(call ? { model: call.model } : {}),
-			...(call?.usage ? { usage: call.usage } : {})
+			...(call?.usage ? { usage: call.usage } : {}),
+			...(stoppedAtLength(message) ? { finishReason: 'length' as const } : {})
 		};
 	}
 	if (ToolMessage.isInstance(message)) {

@@ -1,6 +1,7 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { resolveApproval, type ApprovalMode, type DefaultApproval } from './approval-policy';
+import { callSignal } from './call-signal';
 import type { McpConfig } from './mcp-config';
 import { ServerSupervisor, type ServerStatus } from './server-supervisor';
 import { createToolFilter } from './tool-filter';
@@ -112,9 +113,10 @@ export class Toolbox {
 		options: { signal?: AbortSignal; idempotencyKey: string; beforeSend?: () => Promise<void> }
 	): Promise<ToolOutcome> {
 		const { toolTimeoutMs, maxResultChars } = this.options;
+		const own = callSignal(options.signal);
 		try {
 			const result = await target.server.callTool(target.tool, args, {
-				signal: options.signal,
+				signal: own.signal,
 				timeoutMs: toolTimeoutMs,
 				meta: { idempotencyKey: options.idempotencyKey },
 				write: !target.readOnly,
@@ -135,6 +137,8 @@ export class Toolbox {
 				};
 			}
 			return { status: 'error', text: `The tool ${target.name} failed: ${message}` };
+		} finally {
+			own.detach();
 		}
 	}
 

@@ -14,12 +14,15 @@ export type ProviderSettings = {
 	OLLAMA_THINK: boolean;
 	OPENAI_BASE_URL?: string;
 	OPENAI_API_KEY?: string;
+	MAX_ANSWER_TOKENS?: number;
 };
 
 export function configuredProviders(settings: ProviderSettings, endpoints: readonly OpenAIEndpoint[], fetch: typeof globalThis.fetch): ModelProvider[] {
 	const providers: ModelProvider[] = [];
 	if (settings.ollamaEnabled) {
-		providers.push(new OllamaProvider({ host: settings.OLLAMA_HOST, think: settings.OLLAMA_THINK, fetch }));
+		providers.push(
+			new OllamaProvider({ host: settings.OLLAMA_HOST, think: settings.OLLAMA_THINK, maxTokens: settings.MAX_ANSWER_TOKENS, fetch })
+		);
 	}
 	if (settings.OPENAI_BASE_URL) {
 		const endpoint: OpenAIEndpoint = {
@@ -29,8 +32,8 @@ export function configuredProviders(settings: ProviderSettings, endpoints: reado
 			urlSetting: 'OPENAI_BASE_URL',
 			keySetting: 'OPENAI_API_KEY'
 		};
-		providers.push(new OpenAIProvider(endpoint, fetch));
+		providers.push(new OpenAIProvider(endpoint, fetch, settings.MAX_ANSWER_TOKENS));
 	}
-	for (const endpoint of endpoints) providers.push(new OpenAIProvider(endpoint, fetch));
+	for (const endpoint of endpoints) providers.push(new OpenAIProvider(endpoint, fetch, settings.MAX_ANSWER_TOKENS));
 	return providers;
 }

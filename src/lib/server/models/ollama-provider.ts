@@ -41,16 +41,22 @@ function statusOf(e: unknown): number | undefined {
 	return typeof status === 'number' ? status : undefined;
 }
 
-/** Ollama through ChatOllama: OLLAMA_HOST, OLLAMA_THINK; models from /api/tags. */
+/** Ollama through ChatOllama: OLLAMA_HOST, OLLAMA_THINK, MAX_ANSWER_TOKENS as num_predict; models from /api/tags. */
 export class OllamaProvider implements ModelProvider {
 	readonly name = 'ollama';
 	readonly kind = 'ollama';
 
-	constructor(private readonly options: { host: string; think: boolean; fetch: typeof fetch }) {}
+	constructor(private readonly options: { host: string; think: boolean; maxTokens?: number; fetch: typeof fetch }) {}
 
 	chatModel(model: string, signal?: AbortSignal) {
-		const { host, think } = this.options;
-		return new ChatOllama({ baseUrl: host, model, think, fetch: fetchWithSignal(this.options.fetch, signal) });
+		const { host, think, maxTokens } = this.options;
+		return new ChatOllama({
+			baseUrl: host,
+			model,
+			think,
+			...(maxTokens !== undefined ? { numPredict: maxTokens } : {}),
+			fetch: fetchWithSignal(this.options.fetch, signal)
+		});
 	}
 
 	/** Names without `:latest`, as a person writes them (`qwen3`, `qwen3:8b`). */

@@ -41,7 +41,9 @@ export class OpenAIProvider implements ModelProvider {
 
 	constructor(
 		private readonly endpoint: OpenAIEndpoint,
-		private readonly pacedFetch: typeof fetch
+		private readonly pacedFetch: typeof fetch,
+		/** MAX_ANSWER_TOKENS, sent as max_tokens. */
+		private readonly maxTokens?: number
 	) {}
 
 	get name(): string {
@@ -57,6 +59,7 @@ export class OpenAIProvider implements ModelProvider {
 				configuration: { baseURL: this.endpoint.baseUrl, fetch: fetchWithSignal(this.pacedFetch, signal), organization: null, project: null },
 				streaming: true,
 				streamUsage: true,
+				...(this.maxTokens !== undefined ? { maxTokens: this.maxTokens } : {}),
 				// As with Ollama, a failed call fails the step at once: the run can be resumed, and a
 				// retry hidden here would hold a run for a minute against a server that is down.
 				maxRetries: 0
