@@ -95,7 +95,6 @@ describe('npm run migrate', () => {
 		expect(migrated.code).toBe(0);
 		expect(migrated.stdout).toMatch(/conversations: 4 → 4/);
 		expect(migrated.stdout).toMatch(/each read back from both and the same/);
-		expect(migrated.stdout).not.toContain(new URL(target.url).password || '\0');
 
 		const again = await runDataTool('migrate', ['--to', target.url], sqliteEnv(dataDir));
 		expect(again.code).toBe(1);
@@ -147,6 +146,20 @@ describe('npm run migrate', () => {
 		service = await Service.start({ ollamaUrl: ollama.url, dataDir: tempDir(), configDir: config.configDir, env: { DATABASE_URL: target.url } });
 		expect(await views(service)).toEqual(before);
 		await target.drop();
+	});
+
+	it('refuses a PostgreSQL target it cannot open, naming it without its password, and a missing source file', async () => {
+		const dataDir = tempDir();
+		service = await Service.start({ ollamaUrl: ollama.url, dataDir, configDir: config.configDir });
+		await send(service, { message: 'hello' });
+		await service.stop();
+		const unreachable = await runDataTool('migrate', ['--to', `postgres://sophos:hunter2-secret@127.0.0.1:${postgres.port}/no_such_database`], sqliteEnv(dataDir));
+		expect(unreachable.code).toBe(1);
+		expect(unreachable.stderr).toMatch(/^Refused: Cannot open PostgreSQL at 127\.0\.0\.1:\d+\/no_such_database: /);
+		expect(unreachable.stderr + unreachable.stdout).not.toContain('hunter2');
+		const missing = await runDataTool('migrate', ['--to', postgres.url()], sqliteEnv(tempDir()));
+		expect(missing.code).toBe(1);
+		expect(missing.stderr).toMatch(/no SQLite file at DATABASE_PATH/);
 	});
 
 	const fixtures = path.resolve(import.meta.dirname, '../fixtures/upgrade');
