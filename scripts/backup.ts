@@ -7,10 +7,10 @@ import { runTool, sophosVersion, toolSettings } from './tool-cli';
 
 await runTool(async () => {
 	const { positionals } = parseArgs({ allowPositionals: true, options: {} });
-	if (positionals.length !== 1) throw new PortableError('BAD_BACKUP', 'usage: npm run backup -- <directory>');
+	if (positionals.length !== 1) throw new PortableError('USAGE', 'usage: npm run backup -- <directory>');
 	const settings = toolSettings();
 	if (settings.DATABASE_URL !== undefined) {
-		throw new PortableError('BAD_BACKUP', 'DATABASE_URL is set: back up PostgreSQL with pg_dump (README "Backups")');
+		throw new PortableError('USAGE', 'DATABASE_URL is set: back up PostgreSQL with pg_dump (README "Backups")');
 	}
 	const manifest = await backupSqlite({
 		databaseFile: settings.paths.database,

@@ -26,17 +26,17 @@ function heldSqlite(file: string): MigrationSide {
 await runTool(async () => {
 	const { values } = parseArgs({ options: { to: { type: 'string' }, resume: { type: 'boolean', default: false } } });
 	const to = values.to?.trim();
-	if (!to) throw new PortableError('BAD_BACKUP', 'usage: npm run migrate -- --to <postgres://… | path of a new SQLite file> [--resume]');
+	if (!to) throw new PortableError('USAGE', 'usage: npm run migrate -- --to <postgres://… | path of a new SQLite file> [--resume]');
 	const settings = toolSettings();
 	let source: MigrationSide | undefined;
 	let target: MigrationSide | undefined;
 	try {
 		if (isPostgresUrl(to)) {
-			if (!fs.existsSync(settings.paths.database)) throw new PortableError('BAD_BACKUP', `no SQLite file at DATABASE_PATH (${settings.paths.database})`);
+			if (!fs.existsSync(settings.paths.database)) throw new PortableError('USAGE', `no SQLite file at DATABASE_PATH (${settings.paths.database})`);
 			source = heldSqlite(settings.paths.database);
 			target = await postgresSide(to);
 		} else {
-			if (settings.DATABASE_URL === undefined) throw new PortableError('BAD_BACKUP', 'DATABASE_URL is not set: it names the PostgreSQL database to copy from');
+			if (settings.DATABASE_URL === undefined) throw new PortableError('USAGE', 'DATABASE_URL is not set: it names the PostgreSQL database to copy from');
 			if (fs.existsSync(to) && fs.statSync(to).size > 0 && !values.resume) {
 				throw new PortableError('TARGET_NOT_EMPTY', `${to} exists: migrate into a new file, or pass --resume to finish a migration that was interrupted`);
 			}

@@ -7,10 +7,10 @@ import { runTool, toolSettings } from './tool-cli';
 
 await runTool(() => {
 	const { positionals, values } = parseArgs({ allowPositionals: true, options: { overwrite: { type: 'boolean', default: false } } });
-	if (positionals.length !== 1) throw new PortableError('BAD_BACKUP', 'usage: npm run restore -- <directory> [--overwrite]');
+	if (positionals.length !== 1) throw new PortableError('USAGE', 'usage: npm run restore -- <directory> [--overwrite]');
 	const settings = toolSettings();
 	if (settings.DATABASE_URL !== undefined) {
-		throw new PortableError('BAD_BACKUP', 'DATABASE_URL is set: restore PostgreSQL with pg_restore (README "Backups")');
+		throw new PortableError('USAGE', 'DATABASE_URL is set: restore PostgreSQL with pg_restore (README "Backups")');
 	}
 	const report = restoreSqlite({
 		dir: positionals[0]!,

@@ -3,6 +3,10 @@
  * tests branch on the code.
  */
 export type PortableErrorCode =
+	/** The command line or the settings do not say what to do (a missing argument, the wrong engine for the tool). */
+	| 'USAGE'
+	/** The PostgreSQL database cannot be reached or opened. */
+	| 'CANNOT_OPEN'
 	/** A running service holds the SQLite file. */
 	| 'IN_USE'
 	/** The target already holds data (a database, a file), and nothing said to overwrite or resume. */

@@ -4,6 +4,7 @@ import { describeDatabase } from '../postgres/engine';
 import { isoText } from '../postgres/app/iso-text';
 import { inTransaction } from '../postgres/transaction';
 import type { MigrationSide, TableRows } from './migration-side';
+import { PortableError } from './portable-error';
 
 /**
  * Columns PostgreSQL has and the SQLite file has not: `seq` (insertion order, which inserting rows
@@ -21,8 +22,10 @@ export async function postgresSide(url: string): Promise<MigrationSide> {
 	try {
 		await migratePostgres(pool);
 	} catch (e) {
-		await pool.end();
-		throw e;
+		await pool.end().catch(() => {});
+		// The server's reason without the URL, whose password the message must not carry.
+		const code = (e as { code?: string }).code;
+		throw new PortableError('CANNOT_OPEN', `Cannot open ${describeDatabase(url)}: ${(e as Error).message}${code ? ` (${code})` : ''}`, { cause: e });
 	}
 	const columnsOf = async (table: string) => {
 		const { rows } = await pool.query<{ column_name: string; data_type: string }>(
