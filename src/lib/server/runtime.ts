@@ -31,6 +31,11 @@ import { checkDatabase, checkReadiness, sharedCheck } from './readiness';
 import type { AppStorage } from './storage/app-storage';
 import { openStorageEngine } from './storage/engine';
 import type { SharedRuns } from './storage/storage-engine';
+import { randomUUID } from 'node:crypto';
+import { createLog } from './telemetry/log-formatter';
+import { traceExportOf } from './telemetry/otlp-settings';
+import { startTelemetry } from './telemetry/start-telemetry';
+import type { Telemetry } from './telemetry/telemetry';
 
 export type Runtime = {
 	settings: Settings;
@@ -54,15 +59,20 @@ export type Runtime = {
 	turn: () => Promise<void> | undefined;
 	/** The service's log, for what routes see happen (a slow SSE reader dropped). */
 	log: (line: string, error?: unknown) => void;
+	/** Metrics (GET /api/metrics) and, with an OTLP endpoint, traces. */
+	telemetry: Telemetry;
 	/** Drains runs (each records its outcome), then closes MCP servers and the database. */
 	close: () => Promise<void>;
 };
 
 const now = () => new Date().toISOString();
 
-function logLine(line: string, error?: unknown): void {
-	if (error === undefined) console.log(line);
-	else console.error(line, error);
+/** What no log line may hold: the secret settings, and the password inside DATABASE_URL. */
+function secretsOf(settings: Settings): string[] {
+	const headers = [settings.OTEL_EXPORTER_OTLP_HEADERS, settings.OTEL_EXPORTER_OTLP_TRACES_HEADERS].flatMap((h) => Object.values(h ?? {}));
+	const url = settings.DATABASE_URL;
+	const password = url ? decodeURIComponent(new URL(url).password) : '';
+	return [settings.SOPHOS_TOKEN, settings.OPENAI_API_KEY, url, password, ...headers].filter((s): s is string => !!s);
 }
 
 /**
@@ -72,8 +82,11 @@ function logLine(line: string, error?: unknown): void {
  */
 export async function startRuntime(settings: Settings, env: Record<string, string | undefined>): Promise<Runtime> {
 	const crash = createCrashInjector(settings.SOPHOS_CRASH_AT);
+	const instance = settings.SOPHOS_INSTANCE_ID ?? randomUUID();
+	let telemetry: Telemetry | undefined;
+	const logLine = createLog({ format: settings.LOG_FORMAT, instance, secrets: secretsOf(settings), scope: () => telemetry?.logScope() ?? {} });
 	const engine = await openStorageEngine(
-		settings,
+		{ ...settings, SOPHOS_INSTANCE_ID: instance },
 		{ maxConcurrentRuns: settings.MAX_CONCURRENT_RUNS, maxQueuedMessages: settings.MAX_QUEUED_MESSAGES },
 		logLine
 	);
@@ -97,10 +110,28 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		log: logLine
 	});
 
+	telemetry = startTelemetry({
+		traces: traceExportOf(settings),
+		sampler: settings.OTEL_TRACES_SAMPLER,
+		samplerRatio: settings.OTEL_TRACES_SAMPLER_ARG,
+		batchDelayMs: settings.OTEL_BSP_SCHEDULE_DELAY,
+		serviceName: settings.OTEL_SERVICE_NAME,
+		captureContent: settings.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+		instance,
+		leases: engine.leases !== null,
+		sources: {
+			activeRuns: () => registry.all().length,
+			waitingRuns: () => storage.runs.countWaiting(),
+			queuedMessages: () => storage.queue.countAll(),
+			mcpServers: () => toolbox.status()
+		}
+	});
+	const observed = telemetry;
+
 	// One for every run, so concurrent runs share each turn of the event loop.
 	const loop = new EventLoopShare();
 	const endpoints = await loadModelsConfig(path.join(settings.paths.configDir, 'models.json'), env);
-	const models = new ModelCatalog(configuredProviders(settings, endpoints, loop.fetch), settings.defaultModel);
+	const models = new ModelCatalog(configuredProviders(settings, endpoints, loop.fetch), settings.defaultModel, observed);
 	const graph = buildAgentGraph({
 		checkpointer,
 		model: async (config) => {
@@ -118,7 +149,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				approvalTimeoutMs: settings.APPROVAL_TIMEOUT_MS,
 				maxCallsPerStep: settings.MAX_TOOL_CALLS_PER_STEP,
 				crash,
-				now
+				now,
+				telemetry: observed
 			}),
 		turn: () => loop.turn(),
 		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md'))
@@ -131,7 +163,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 
 	// With leases, only runs whose owner's lease has ended: other instances' live runs are theirs.
 	const orphans = engine.leases ? await engine.leases.takeOverAtStart() : await storage.runs.listRunning();
-	const recovered = await recoverRuns({ threads, storage, now }, orphans);
+	if (engine.leases) observed.metrics.takenOver.inc(orphans.length);
+	const recovered = await recoverRuns({ threads, storage, now, telemetry: observed }, orphans);
 	const interrupted = recovered.filter((run) => run.unfinished).length;
 	if (interrupted) logLine(`Recovery: ${interrupted} run(s) left running were marked interrupted`);
 
@@ -164,7 +197,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		turn: () => loop.turn(),
 		crash,
 		now,
-		log: logLine
+		log: logLine,
+		telemetry: observed
 	});
 
 	const resumeParts: AutoResumeParts = { runService, threads, storage, toolbox, max: settings.AUTO_RESUME_MAX, log: logLine };
@@ -181,8 +215,9 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			registry,
 			leaseMs: settings.RUN_LEASE_MS,
 			log: logLine,
+			telemetry: observed,
 			async recover(taken) {
-				await endRecoveredRuns(await recoverRuns({ threads, storage, now }, taken), endParts);
+				await endRecoveredRuns(await recoverRuns({ threads, storage, now, telemetry: observed }, taken), endParts);
 				await runService.startWaiting();
 			}
 		});
@@ -218,6 +253,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			),
 		turn: () => loop.turn(),
 		log: logLine,
+		telemetry: observed,
 		readiness: sharedCheck(
 			async () =>
 				checkReadiness({
@@ -239,7 +275,11 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 					try {
 						await toolbox.close();
 					} finally {
-						await engine.close();
+						try {
+							await engine.close();
+						} finally {
+							await observed.close();
+						}
 					}
 				}
 			})();

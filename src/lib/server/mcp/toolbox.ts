@@ -92,18 +92,19 @@ export class Toolbox {
 		};
 	}
 
-	/** Calls a resolved tool; failures of the call itself come back as an error outcome for the model. */
+	/** Calls a resolved tool (`trace`: `traceparent`/`tracestate` for `params._meta`); failures of the call itself come back as an error outcome for the model. */
 	async call(
 		target: ResolvedTool,
 		args: Record<string, unknown>,
-		options: { signal?: AbortSignal; idempotencyKey: string }
+		options: { signal?: AbortSignal; idempotencyKey: string; trace?: Record<string, string> }
 	): Promise<ToolOutcome> {
 		const { toolTimeoutMs, maxResultChars } = this.options;
 		try {
 			const result = await target.server.callTool(target.tool, args, {
 				signal: options.signal,
 				timeoutMs: toolTimeoutMs,
-				meta: { idempotencyKey: options.idempotencyKey }
+				// Trace context beside the key, as the MCP semantic conventions place it.
+				meta: { ...options.trace, idempotencyKey: options.idempotencyKey }
 			});
 			return toToolOutcome(result, maxResultChars);
 		} catch (e) {

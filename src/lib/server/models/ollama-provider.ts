@@ -47,6 +47,10 @@ export class OllamaProvider implements ModelProvider {
 
 	constructor(private readonly options: { host: string; think: boolean; fetch: typeof fetch }) {}
 
+	get address(): string {
+		return this.options.host;
+	}
+
 	chatModel(model: string, signal?: AbortSignal) {
 		const { host, think } = this.options;
 		return new ChatOllama({ baseUrl: host, model, think, fetch: fetchWithSignal(this.options.fetch, signal) });

@@ -303,6 +303,7 @@ export class RunService {
 		);
 		if (claim === 'full') throw this.tooManyRuns();
 		if (claim === 'busy') throw new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
+		for (const d of decisions) this.parts.telemetry?.approval(d.action);
 		this.parts.crash('after-decision');
 		return this.launch(conversationId, runId, { kind: 'decided' }, now);
 	}

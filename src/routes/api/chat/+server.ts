@@ -38,7 +38,11 @@ async function runStream({ url, request }: Parameters<RequestHandler>[0]): Promi
 	const options = (runId: string) => ({
 		maxFollowers: rt.settings.MAX_STREAMS_PER_RUN,
 		backlogLimitBytes: rt.settings.SSE_READER_BACKLOG_BYTES,
-		onDrop: (e: Error) => rt.log(`Run ${runId}: dropped a slow SSE reader (${e.message}); it may reconnect with Last-Event-ID`)
+		onDrop: (e: Error) => {
+			rt.telemetry.metrics.sseDropped.inc();
+			rt.log(`Run ${runId}: dropped a slow SSE reader (${e.message}); it may reconnect with Last-Event-ID`);
+		},
+		opened: () => rt.telemetry.sseStreamOpened()
 	});
 	const run = rt.runService.registry.get(id);
 	if (run) return liveEventResponse(run.log, lastEventId, request.signal, options(run.id));
