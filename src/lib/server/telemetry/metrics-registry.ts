@@ -183,6 +183,11 @@ export class MetricsRegistry {
 		});
 		if (options.leases) for (const m of [this.takenOver, this.leaseRenewalsFailed, this.fencedWrites]) this.registry.registerMetric(m);
 		collectDefaultMetrics({ register: this.registry });
+		// prom-client also reports these three gauges under a `_total` name, which Prometheus keeps
+		// for counters (promtool refuses them); the same figures stay as nodejs_active_handles etc.
+		for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+			this.registry.removeSingleMetric(name);
+		}
 	}
 
 	get contentType(): string {
