@@ -3,7 +3,8 @@ import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { Prometheus, promtoolCheck } from '../support/prometheus';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { callsScript } from '../support/scripts';
-import { freePort, Service } from '../support/service';
+import { freePort, Service, tempDir } from '../support/service';
+import { attemptIds } from '../../src/lib/server/telemetry/run-ids';
 import { followRun, readEvents } from '../support/sse';
 import { testMcpConfig } from '../support/test-config';
 
@@ -90,6 +91,27 @@ describe('telemetry', () => {
 		const exported = receiver.bodies.map((b) => b.body.toString()).join('\n');
 		for (const secret of [CONTENT, 'all quiet', 'Finished.', API_KEY, COLLECTOR_KEY]) expect(exported).not.toContain(secret);
 		expect(receiver.bodies[0]!.headers.authorization).toBe(`Bearer ${COLLECTOR_KEY}`);
+	});
+
+	it('the resume after a SIGKILL is a new invoke_agent span linked to the attempt the kill cut short', async () => {
+		receiver = await OtlpReceiver.start();
+		const config = testMcpConfig();
+		ollama = await ScriptedOllama.start(callsScript([{ name: 'test__peek', arguments: {} }]));
+		const env = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50' };
+		const crashing = await Service.start({ ollamaUrl: ollama.url, configDir: config.configDir, dataDir: tempDir(), env: { ...env, SOPHOS_CRASH_AT: 'before-tool-call' } });
+		const { conversation, run: first } = await (await crashing.post('/api/chat', { message: 'peek' })).json();
+		await crashing.crashed();
+		expect(crashing.child.signalCode).toBe('SIGKILL');
+		service = await crashing.restart({ SOPHOS_CRASH_AT: '' });
+		const { run: resumed } = await (await service.post('/api/chat', { conversation, resume: true })).json();
+		expect((await followRun(service.url, conversation)).at(-1)?.event).toBe('end');
+		await receiver.until(() => receiver!.spans.some((s) => s.attributes['sophos.run.id'] === resumed));
+
+		const attempt = receiver.spans.find((s) => s.attributes['sophos.run.id'] === resumed)!;
+		expect(attempt.attributes).toMatchObject({ 'sophos.run.trigger': 'resume', 'sophos.run.status': 'completed' });
+		expect(attempt.links).toEqual([attemptIds(first)]);
+		// The killed attempt's span never ended, so it was never exported: only the link names it.
+		expect(receiver.spans.some((s) => s.attributes['sophos.run.id'] === first)).toBe(false);
 	});
 
 	it('Prometheus scrapes /api/metrics with the token: the target is up and the run it made is counted once; promtool accepts the output', async () => {
