@@ -64,3 +64,12 @@ export function ensurePostgres() {
 	console.log('Installing PostgreSQL from Debian packages (apt-get)…');
 	aptInstall('postgresql');
 }
+
+/** The monitoring tests scrape the service with Debian's Prometheus and check its output with promtool. */
+export const PROMETHEUS = '/usr/bin/prometheus';
+
+export function ensurePrometheus() {
+	if (fs.existsSync(PROMETHEUS) && fs.existsSync('/usr/bin/promtool')) return;
+	console.log('Installing Prometheus from Debian packages (apt-get)…');
+	aptInstall('prometheus');
+}

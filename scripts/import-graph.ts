@@ -14,6 +14,7 @@ const src = path.join(root, 'src');
  */
 export const LAYERS: readonly (readonly string[])[] = [
 	['protocol'],
+	['telemetry'],
 	['errors', 'config-file', 'private-files', 'crash-points', 'event-loop-share', 'secrets'],
 	['checkpoint', 'stream'],
 	['storage'],

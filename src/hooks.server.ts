@@ -77,6 +77,13 @@ function withSecurityHeaders(response: Response, pathname: string): Response {
 // Then a burst of requests, which arrives in one poll phase where each would be handled in full
 // before any timer, stream or other request got the event loop, takes turns like runs do.
 export const handle: Handle = async ({ event, resolve }) => {
+	const began = performance.now();
+	const response = await guarded({ event, resolve });
+	runtime().telemetry.httpRequest(event.route.id ?? 'unmatched', response.status, performance.now() - began);
+	return response;
+};
+
+const guarded: Handle = async ({ event, resolve }) => {
 	const facts = requestFacts(event);
 	const refused = await guard.check(facts);
 	if (refused) return withSecurityHeaders(refusalResponse(refused), facts.pathname);

@@ -83,6 +83,22 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			expect(await storage.runs.listRunning()).toEqual([{ id: claims[0] === 'claimed' ? 'r4' : 'r5', conversationId: 'c1' }]);
 		});
 
+		it('counts the conversations whose latest run waits, and every queued message, for the metrics', async () => {
+			expect([await storage.runs.countWaiting(), await storage.queue.countAll()]).toEqual([0, 0]);
+			await conversation('c1');
+			await conversation('c2');
+			await storage.runs.claim('c1', 'w1', T(1), 'message', 'hi');
+			await storage.runs.finish('w1', { status: 'waiting', messageCount: 2 }, T(2));
+			await storage.runs.claim('c2', 'w2', T(1), 'message', 'hi');
+			await storage.runs.finish('w2', { status: 'waiting', messageCount: 2 }, T(2));
+			await storage.queue.add('c2', 'q1', 'later', T(3));
+			await storage.queue.add('c1', 'q2', 'later', T(3));
+			expect([await storage.runs.countWaiting(), await storage.queue.countAll()]).toEqual([2, 2]);
+			// A later run on c2 (the decision carried out) means c2 no longer waits.
+			await storage.runs.claim('c2', 'd2', T(4), 'approval', null);
+			expect(await storage.runs.countWaiting()).toBe(1);
+		});
+
 		it('keeps exactly one outcome when two try to record one', async () => {
 			await conversation('c1');
 			await storage.runs.claim('c1', 'r1', T(1), 'message', 'hi');

@@ -7,7 +7,7 @@ import { z } from 'zod';
  * An MCP server that misbehaves on purpose, started as a real child process by tests: a tool that
  * never answers (and notes the cancellation it receives), one with a huge result, a write that is
  * not safe to repeat and a read that is, and a journal of every call in TEST_MCP_LOG (with the
- * idempotency key the call carried) so tests can count side effects; and one that names the
+ * idempotency key the call carried, and a read's traceparent) so tests can count side effects; and one that names the
  * environment variables it inherited.
  */
 const logFile = process.env.TEST_MCP_LOG!;
@@ -50,7 +50,8 @@ server.registerTool(
 	'peek',
 	{ description: 'A read, safe to repeat.', inputSchema: {}, annotations: { readOnlyHint: true } },
 	(_args, extra) => {
-		note(`peek ${keyOf(extra)}`);
+		// The trace context Sophos sends beside the key (params._meta), as a test of tracing reads it.
+		note(`peek ${keyOf(extra)} traceparent=${String(extra._meta?.traceparent ?? 'none')}`);
 		return { content: [{ type: 'text', text: 'all quiet' }] };
 	}
 );

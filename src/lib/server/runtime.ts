@@ -32,6 +32,11 @@ import type { AppStorage } from './storage/app-storage';
 import { openStorageEngine } from './storage/engine';
 import { configuredSecrets, SECRET_SETTINGS } from './secrets/configured-secrets';
 import { redactor } from './secrets/redactor';
+import { randomUUID } from 'node:crypto';
+import { createLog } from './telemetry/log-formatter';
+import { traceExportOf } from './telemetry/otlp-settings';
+import { startTelemetry } from './telemetry/start-telemetry';
+import type { Telemetry } from './telemetry/telemetry';
 
 export type Runtime = {
 	settings: Settings;
@@ -51,17 +56,13 @@ export type Runtime = {
 	turn: () => Promise<void> | undefined;
 	/** The service's log, for what routes see happen (a slow SSE reader dropped). */
 	log: (line: string, error?: unknown) => void;
+	/** Metrics (GET /api/metrics) and, with an OTLP endpoint, traces. */
+	telemetry: Telemetry;
 	/** Drains runs (each records its outcome), then closes MCP servers and the database. */
 	close: () => Promise<void>;
 };
 
 const now = () => new Date().toISOString();
-
-/** Every line passes the redactor, and an error is printed as its redacted description, never as the object. */
-function logLine(line: string, error?: unknown): void {
-	if (error === undefined) console.log(redactor.redact(line));
-	else console.error(redactor.redact(line), redactor.describe(error));
-}
 
 /**
  * The composition root: opens and migrates the database, recovers runs left by a dead process,
@@ -71,8 +72,11 @@ function logLine(line: string, error?: unknown): void {
 export async function startRuntime(settings: Settings, env: Record<string, string | undefined>): Promise<Runtime> {
 	redactor.add(...configuredSecrets({ settings: env }));
 	const crash = createCrashInjector(settings.SOPHOS_CRASH_AT);
+	const instance = settings.SOPHOS_INSTANCE_ID ?? randomUUID();
+	let telemetry: Telemetry | undefined;
+	const logLine = createLog({ format: settings.LOG_FORMAT, instance, redact: (text) => redactor.redact(text), scope: () => telemetry?.logScope() ?? {} });
 	const engine = await openStorageEngine(
-		settings,
+		{ ...settings, SOPHOS_INSTANCE_ID: instance },
 		{ maxConcurrentRuns: settings.MAX_CONCURRENT_RUNS, maxQueuedMessages: settings.MAX_QUEUED_MESSAGES },
 		logLine
 	);
@@ -102,9 +106,27 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		log: logLine
 	});
 
+	telemetry = startTelemetry({
+		traces: traceExportOf(settings),
+		sampler: settings.OTEL_TRACES_SAMPLER,
+		samplerRatio: settings.OTEL_TRACES_SAMPLER_ARG,
+		batchDelayMs: settings.OTEL_BSP_SCHEDULE_DELAY,
+		serviceName: settings.OTEL_SERVICE_NAME,
+		captureContent: settings.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+		instance,
+		leases: engine.leases !== null,
+		sources: {
+			activeRuns: () => registry.all().length,
+			waitingRuns: () => storage.runs.countWaiting(),
+			queuedMessages: () => storage.queue.countAll(),
+			mcpServers: () => toolbox.status()
+		}
+	});
+	const observed = telemetry;
+
 	// One for every run, so concurrent runs share each turn of the event loop.
 	const loop = new EventLoopShare();
-	const models = new ModelCatalog(configuredProviders(settings, endpoints, loop.fetch), settings.defaultModel);
+	const models = new ModelCatalog(configuredProviders(settings, endpoints, loop.fetch), settings.defaultModel, observed);
 	const graph = buildAgentGraph({
 		checkpointer,
 		model: async (config) =>
@@ -124,7 +146,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				approvalTimeoutMs: settings.APPROVAL_TIMEOUT_MS,
 				maxCallsPerStep: settings.MAX_TOOL_CALLS_PER_STEP,
 				crash,
-				now
+				now,
+				telemetry: observed
 			}),
 		turn: () => loop.turn(),
 		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md')),
@@ -136,7 +159,9 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	});
 	const branchReader = new BranchReader({ history: engine.history, checkpointer, branches: storage.branches });
 
-	const recovered = await recoverRuns({ threads, storage, now }, await orphansAtStart(engine.leases, storage.runs));
+	const orphans = await orphansAtStart(engine.leases, storage.runs);
+	if (engine.leases) observed.metrics.takenOver.inc(orphans.length);
+	const recovered = await recoverRuns({ threads, storage, now, telemetry: observed }, orphans);
 	const interrupted = recovered.filter((run) => run.unfinished).length;
 	if (interrupted) logLine(`Recovery: ${interrupted} run(s) left running were marked interrupted`);
 
@@ -157,7 +182,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		turn: () => loop.turn(),
 		crash,
 		now,
-		log: logLine
+		log: logLine,
+		telemetry: observed
 	});
 
 	const expiry = new ApprovalExpiry({ approvals: storage.approvals, runService, now, log: logLine });
@@ -181,8 +207,9 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			registry,
 			leaseMs: settings.RUN_LEASE_MS,
 			log: logLine,
+			telemetry: observed,
 			async recover(taken) {
-				await endRecoveredRuns(await recoverRuns({ threads, storage, now }, taken), endParts);
+				await endRecoveredRuns(await recoverRuns({ threads, storage, now, telemetry: observed }, taken), endParts);
 				await runService.startWaiting();
 			}
 		});
@@ -202,6 +229,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		threadWork: (id) => readThreadWork({ threads, storage }, id),
 		turn: () => loop.turn(),
 		log: logLine,
+		telemetry: observed,
 		readiness: sharedCheck(
 			async () =>
 				checkReadiness({
@@ -223,7 +251,11 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 					try {
 						await toolbox.close();
 					} finally {
-						await engine.close();
+						try {
+							await engine.close();
+						} finally {
+							await observed.close();
+						}
 					}
 				}
 			})();

@@ -8,6 +8,7 @@ import { parseCheckpointRetention } from './checkpoint/retention-plan';
 import { configuredSecrets, SECRET_SETTINGS, URL_SETTINGS } from './secrets/configured-secrets';
 import { displayUrl } from './secrets/display-url';
 import { Redactor } from './secrets/redactor';
+import { OTLP_PROTOCOLS, SAMPLERS, parseOtlpHeaders } from './telemetry/otlp-settings';
 
 /**
  * Every setting the service reads from its environment, parsed once at start.
@@ -41,6 +42,19 @@ const parsedList = <T>(parse: (entry: string) => T) =>
  * in a header and a cookie value as they are (e.g. `openssl rand -base64 32`, `uuidgen`).
  */
 const TOKEN = /^[A-Za-z0-9._~+/=-]{16,512}$/;
+
+const otlpEndpoint = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' });
+
+const otlpProtocol = z.enum(OTLP_PROTOCOLS, { error: 'expected http/protobuf or http/json (grpc is not supported)' });
+
+const otlpHeaders = z.string().transform((v, ctx) => {
+	try {
+		return parseOtlpHeaders(v);
+	} catch (e) {
+		ctx.addIssue({ code: 'custom', message: (e as Error).message });
+		return z.NEVER;
+	}
+});
 
 export const SettingsSchema = z.object({
 	OLLAMA_HOST: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:11434'),
@@ -133,7 +147,23 @@ export const SettingsSchema = z.object({
 	SOPHOS_CRASH_AT: z
 		.string()
 		.transform((v, ctx) => parseCrashAt(v) ?? (ctx.addIssue({ code: 'custom', message: 'expected <point>[:<n>]' }), z.NEVER))
-		.optional()
+		.optional(),
+	/** `text` (the default) or `json`: one JSON object a line, with the run's and its span's ids. */
+	LOG_FORMAT: z.enum(['text', 'json']).default('text'),
+	/** Traces are exported over OTLP/HTTP only when one of these two is set (see README Monitoring). */
+	OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint.optional(),
+	OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlpEndpoint.optional(),
+	OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol.optional(),
+	OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional(),
+	/** `key=value,…`, percent-encoded: a collector's credentials, so a secret. */
+	OTEL_EXPORTER_OTLP_HEADERS: otlpHeaders.optional(),
+	OTEL_EXPORTER_OTLP_TRACES_HEADERS: otlpHeaders.optional(),
+	OTEL_EXPORTER_OTLP_TIMEOUT: integer(1, 600_000).default(10_000),
+	OTEL_BSP_SCHEDULE_DELAY: integer(0, 600_000).default(5_000),
+	OTEL_SERVICE_NAME: z.string().trim().min(1).max(256).default('sophos'),
+	OTEL_TRACES_SAMPLER: z.enum(SAMPLERS).default('parentbased_always_on'),
+	OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
+	OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: boolean.default(false)
 });
 
 export type Settings = z.infer<typeof SettingsSchema> & {

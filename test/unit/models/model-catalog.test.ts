@@ -12,6 +12,7 @@ function fake(name: string, models: string[] | 'down', kind: 'ollama' | 'openai'
 	return {
 		name,
 		kind,
+		address: 'http://127.0.0.1:1',
 		chatModel: () => new FakeListChatModel({ responses: ['ok'] }),
 		listModels: async () => {
 			if (models === 'down') throw new RunFailure('MODEL_UNREACHABLE', `${name} is down`);

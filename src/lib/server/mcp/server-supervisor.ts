@@ -62,6 +62,11 @@ export class ServerSupervisor {
 		return this.state === 'up' ? this.tools : [];
 	}
 
+	/** How Sophos reaches it: a child's stdio, or a URL (`http`, `sse`). */
+	get transport(): string {
+		return isStdio(this.config) ? 'stdio' : (this.config.type ?? this.config.transport ?? 'http');
+	}
+
 	/** What the server declares about its tool (by its own, unprefixed name), if it is up. */
 	annotationsOf(tool: string): ToolAnnotations | undefined {
 		return this.annotations.get(tool);

@@ -106,11 +106,11 @@ export class Toolbox {
 		};
 	}
 
-	/** Calls a resolved tool; failures of the call itself come back as an error outcome for the model. */
+	/** Calls a resolved tool (`trace`: `traceparent`/`tracestate` for `params._meta`); failures of the call itself come back as an error outcome for the model. */
 	async call(
 		target: ResolvedTool,
 		args: Record<string, unknown>,
-		options: { signal?: AbortSignal; idempotencyKey: string; beforeSend?: () => Promise<void> }
+		options: { signal?: AbortSignal; idempotencyKey: string; beforeSend?: () => Promise<void>; trace?: Record<string, string> }
 	): Promise<ToolOutcome> {
 		const { toolTimeoutMs, maxResultChars } = this.options;
 		const own = callSignal(options.signal);
@@ -118,7 +118,8 @@ export class Toolbox {
 			const result = await target.server.callTool(target.tool, args, {
 				signal: own.signal,
 				timeoutMs: toolTimeoutMs,
-				meta: { idempotencyKey: options.idempotencyKey },
+				// Trace context beside the key, as the MCP semantic conventions place it.
+				meta: { ...options.trace, idempotencyKey: options.idempotencyKey },
 				write: !target.readOnly,
 				beforeSend: options.beforeSend
 			});

@@ -6,6 +6,8 @@ import type { ModelList, ProviderCheck, ProviderKind } from '../../protocol';
 import type { ModelProvider } from './model-provider';
 import type { ModelStep } from './model-step';
 import { redactor } from '../secrets/redactor';
+import { answerFacts } from './answer-facts';
+import type { Telemetry } from '../telemetry/telemetry';
 
 export type ModelCheck = { status: 'ok' | 'error'; message?: string };
 
@@ -35,7 +37,8 @@ export class ModelCatalog {
 	/** Throws, naming DEFAULT_MODEL, when the default names no configured provider. */
 	constructor(
 		providers: readonly ModelProvider[],
-		readonly defaultModel: string
+		readonly defaultModel: string,
+		private readonly telemetry?: Telemetry
 	) {
 		this.providers = new Map(providers.map((p) => [p.name, p]));
 		const ref = parseModelId(defaultModel);
@@ -60,15 +63,25 @@ export class ModelCatalog {
 		return this.step(chosen ?? this.defaultModel, run, signal);
 	}
 
-	/** The model `id` for one step of `run`: a chat model whose requests `signal` aborts, its error classifier, and the answer's record. */
+	/**
+	 * The model `id` for one step of `run`: a chat model whose requests `signal` aborts, its error
+	 * classifier, and the answer's record. The step is made just before its one call, which it
+	 * reports to telemetry as it ends: answered when recorded, failed when its error is classified.
+	 */
 	step(id: string, run: string, signal?: AbortSignal): ModelStep {
 		const { provider, model } = this.resolve(id);
+		const call = this.telemetry?.chat(run, { provider: provider.name, providerKind: provider.kind, model, address: provider.address });
 		return {
 			name: model,
 			chat: provider.chatModel(model, signal),
-			classifyError: (e) => redacted(provider.classifyError(e, model)),
+			classifyError: (e) => {
+				const error = redacted(provider.classifyError(e, model));
+				call?.failed(signal?.aborted ? 'cancelled' : error.code);
+				return error;
+			},
 			record: (answer: BaseMessage) => {
 				const usage = provider.usageOf(answer);
+				call?.answered(answerFacts(answer, usage));
 				return recordModelCall(answer, { model: id, run, ...(usage ? { usage } : {}) });
 			}
 		};

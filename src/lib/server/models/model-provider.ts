@@ -11,6 +11,8 @@ import type { ModelUsage, ProviderKind } from '../../protocol';
 export interface ModelProvider {
 	readonly name: string;
 	readonly kind: ProviderKind;
+	/** The server's base URL, for a span's server.address and server.port. */
+	readonly address: string;
 	/** A fresh chat model for one call whose requests `signal` aborts, so aborting one run's request never touches another's. */
 	chatModel(model: string, signal?: AbortSignal): BaseChatModel;
 	/** The names of the models it serves now; throws a classified RunFailure when it cannot be asked. */

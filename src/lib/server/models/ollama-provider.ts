@@ -48,6 +48,10 @@ export class OllamaProvider implements ModelProvider {
 
 	constructor(private readonly options: { host: string; think: boolean; maxTokens?: number; fetch: typeof fetch }) {}
 
+	get address(): string {
+		return this.options.host;
+	}
+
 	chatModel(model: string, signal?: AbortSignal) {
 		const { host, think, maxTokens } = this.options;
 		return new ChatOllama({

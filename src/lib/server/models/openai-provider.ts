@@ -50,6 +50,10 @@ export class OpenAIProvider implements ModelProvider {
 		return this.endpoint.name;
 	}
 
+	get address(): string {
+		return this.endpoint.baseUrl;
+	}
+
 	chatModel(model: string, signal?: AbortSignal) {
 		return new OpenAICompatibleChatModel(
 			{

@@ -1,6 +1,7 @@
 import type { OrphanedRun, RunLeases } from '../storage/app-storage';
 import { isDatabaseUnavailable } from '../storage/database-errors';
 import type { RunRegistry } from './run-registry';
+import type { Telemetry } from '../telemetry/telemetry';
 
 /**
  * The heartbeat of an instance that shares its database (storage/app-storage.ts RunLeases): every
@@ -22,6 +23,7 @@ export class LeaseKeeper {
 			leaseMs: number;
 			recover: (orphans: OrphanedRun[]) => Promise<void>;
 			log: (line: string, error?: unknown) => void;
+			telemetry?: Pick<Telemetry, 'metrics'>;
 		}
 	) {}
 
@@ -61,10 +63,12 @@ export class LeaseKeeper {
 			if (!this.takingOver || this.stopped) return;
 			const orphans = await leases.takeOverExpired();
 			if (orphans.length) {
+				this.parts.telemetry?.metrics.takenOver.inc(orphans.length);
 				log(`Takeover: ${orphans.length} run(s) whose owner's lease ended`);
 				await this.parts.recover(orphans);
 			}
 		} catch (e) {
+			this.parts.telemetry?.metrics.leaseRenewalsFailed.inc();
 			// An outage fails every beat alike: one line each, not a stack.
 			if (isDatabaseUnavailable(e)) log(`Lease heartbeat failed, the database cannot be reached (${(e as Error).message}); retrying`);
 			else log('Lease heartbeat failed; retrying', e);

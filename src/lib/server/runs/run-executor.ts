@@ -12,6 +12,8 @@ import type { ActiveRun, RunInput, UserInput } from './active-run';
 import { danglingToolCalls } from './dangling-tool-calls';
 import { endEvent } from './end-event';
 import type { RunOutcome } from '../storage/run-records';
+import type { AttemptRecorder, Telemetry } from '../telemetry/telemetry';
+import { attemptStart } from './attempt-start';
 
 export type ExecutorParts = {
 	graph: AgentGraph;
@@ -25,6 +27,7 @@ export type ExecutorParts = {
 	crash: CrashInjector;
 	now: () => string;
 	log: (line: string, error?: unknown) => void;
+	telemetry?: Telemetry;
 };
 
 function toRunEvent(e: AgentEvent): RunEvent {
@@ -129,6 +132,15 @@ function outcomeOf(run: ActiveRun, error: unknown, waiting: boolean): Omit<RunOu
  * announced by exactly one terminal event.
  */
 export async function executeRun(run: ActiveRun, input: RunInput, parts: ExecutorParts): Promise<void> {
+	const { telemetry } = parts;
+	if (!telemetry) return attemptRun(run, input, parts);
+	// Without the list (the database away) the attempt is still traced, unlinked; the run's own writes will say what is wrong.
+	const runs = await parts.storage.runs.list(run.conversationId).catch(() => []);
+	const attempt = telemetry.attempt(attemptStart(run.id, run.conversationId, runs));
+	return attempt.within(() => attemptRun(run, input, parts, attempt));
+}
+
+async function attemptRun(run: ActiveRun, input: RunInput, parts: ExecutorParts, attempt?: AttemptRecorder): Promise<void> {
 	let failure: unknown;
 	const partial = { text: '' };
 	try {
@@ -140,6 +152,7 @@ export async function executeRun(run: ActiveRun, input: RunInput, parts: Executo
 	}
 	let approvals: PendingApproval[] = [];
 	let recorded = false;
+	let fenced = isFenced(failure);
 	let outcome = outcomeOf(run, failure, false);
 	try {
 		if (failure === undefined) {
@@ -150,14 +163,21 @@ export async function executeRun(run: ActiveRun, input: RunInput, parts: Executo
 		const messageCount = await parts.threads.messageCount(run.conversationId);
 		parts.crash('before-finish-run');
 		recorded = await parts.storage.runs.finish(run.id, { ...outcome, messageCount }, parts.now());
+		// Refused without an error: the run is no longer this process's to record (taken over).
+		fenced ||= !recorded;
 	} catch (e) {
+		fenced ||= isFenced(e);
 		parts.log(`Run ${run.id}: recording its outcome failed`, e);
 	}
+	attempt?.end({ status: outcome.status, recorded, fenced, ...(outcome.error ? { errorType: outcome.error.code } : {}) });
 	if (recorded && outcome.status === 'waiting') {
 		run.log.publish({ event: 'approval', data: { conversation: run.conversationId, run: run.id, approvals } });
 	}
 	run.log.publish(terminalEvent(run, outcome, recorded));
 }
+
+/** A write another instance's takeover refused (postgres/app/run-leases.ts RunFencedError), told by its code. */
+const isFenced = (e: unknown) => (e as { code?: unknown } | undefined)?.code === 'RUN_FENCED';
 
 function terminalEvent(run: ActiveRun, outcome: Omit<RunOutcome, 'messageCount'>, recorded: boolean): RunEvent {
 	const ids = { conversation: run.conversationId, run: run.id };

@@ -4,6 +4,7 @@ import { endEvent } from './end-event';
 import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
 import type { ThreadWork } from './thread-work';
 import type { RunOutcome } from '../storage/run-records';
+import type { Telemetry } from '../telemetry/telemetry';
 
 const INTERRUPTED = { code: 'PROCESS_EXITED', message: 'The service stopped during this run; resume it to continue.' } as const;
 
@@ -39,14 +40,20 @@ export type RecoveredRun = { id: string; conversationId: string; end: RunEvent; 
  * instance recorded first is left out. Their ends are kept by `endRecoveredRuns`, once it is known
  * which are resumed.
  */
-export async function recoverRuns(parts: ThreadWorkSources & { now: () => string }, orphans: readonly OrphanedRun[]): Promise<RecoveredRun[]> {
+export async function recoverRuns(
+	parts: ThreadWorkSources & { now: () => string; telemetry?: Pick<Telemetry, 'recovered'> },
+	orphans: readonly OrphanedRun[]
+): Promise<RecoveredRun[]> {
 	const recovered: RecoveredRun[] = [];
 	const { runs } = parts.storage;
 	for (const { id, conversationId } of orphans) {
-		const work = await readThreadWork(parts, conversationId, { id, input: (await runs.get(id))?.input ?? null });
+		const record = await runs.get(id);
+		const work = await readThreadWork(parts, conversationId, { id, input: record?.input ?? null });
 		const messageCount = await parts.threads.messageCount(conversationId);
 		const outcome = recoveredOutcome(work, messageCount);
 		if (!(await runs.finish(id, outcome, parts.now()))) continue;
+		// Counted by whoever recorded it: its dead owner never did, so the run is counted once.
+		parts.telemetry?.recovered(outcome.status, record?.trigger ?? 'message');
 		const end = endEvent({ conversation: conversationId, run: id }, outcome.status, outcome.error?.code);
 		recovered.push({ id, conversationId, end, unfinished: work.kind === 'unfinished' });
 	}

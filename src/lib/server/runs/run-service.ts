@@ -167,6 +167,7 @@ export class RunService {
 		const now = this.parts.now();
 		const claim = await this.parts.storage.approvals.decideWithRun(conversation, runId, now, (pending) => checkDecisions(pending, decisions));
 		if (claim !== 'claimed') return claimRefusal(claim, this.parts.maxConcurrentRuns);
+		for (const d of decisions) this.parts.telemetry?.approval(d.action);
 		this.parts.crash('after-decision');
 		await this.launcher.launch(conversation, runId, { kind: 'decided' }, now);
 		return { conversation, run: runId };

@@ -1,7 +1,7 @@
 import { urlSecrets } from './display-url';
 
 /** The settings that are secrets in themselves: never printed, not even when refused. */
-export const SECRET_SETTINGS: ReadonlySet<string> = new Set(['SOPHOS_TOKEN', 'OPENAI_API_KEY', 'DATABASE_URL']);
+export const SECRET_SETTINGS: ReadonlySet<string> = new Set(['SOPHOS_TOKEN', 'OPENAI_API_KEY', 'DATABASE_URL', 'OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS']);
 
 /** The settings that are URLs, shown only through displayUrl. */
 export const URL_SETTINGS: ReadonlySet<string> = new Set(['OLLAMA_HOST', 'OPENAI_BASE_URL', 'DATABASE_URL']);

@@ -85,13 +85,15 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 			get: async (runId) => runs.get(runId),
 			hasRunning: async (conversationId) => runs.hasRunning(conversationId),
 			list: async (conversationId) => runs.list(conversationId),
-			listRunning: async () => runs.listRunning()
+			listRunning: async () => runs.listRunning(),
+			countWaiting: async () => runs.countWaiting()
 		},
 		queue: {
 			add: async (conversationId, id, message, now, queued) => queue.add(conversationId, id, message, now, queued),
 			list: async (conversationId) => queue.list(conversationId),
 			delete: async (id) => queue.delete(id),
 			conversationsWaiting: async () => queue.conversationsWaiting(),
+			countAll: async () => queue.countAll(),
 			claimQueued: async (conversationId, queuedId, run) => claimWith(conversationId, run, () => queue.delete(queuedId))
 		},
 		journal: {

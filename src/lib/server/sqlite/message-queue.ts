@@ -16,6 +16,7 @@ export class MessageQueue {
 	private readonly count;
 	private readonly remove;
 	private readonly waiting;
+	private readonly total;
 
 	constructor(
 		db: Database.Database,
@@ -29,6 +30,7 @@ export class MessageQueue {
 		);
 		this.count = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM queued_messages WHERE conversation_id = ?');
 		this.remove = db.prepare('DELETE FROM queued_messages WHERE id = ?');
+		this.total = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM queued_messages');
 		this.waiting = db.prepare<[], { conversation_id: string }>(
 			'SELECT conversation_id FROM queued_messages GROUP BY conversation_id ORDER BY MIN(created_at), MIN(rowid)'
 		);
@@ -62,5 +64,9 @@ export class MessageQueue {
 	/** Conversations with queued messages, the one waiting longest first. */
 	conversationsWaiting(): string[] {
 		return this.waiting.all().map((r) => r.conversation_id);
+	}
+
+	countAll(): number {
+		return this.total.get()!.n;
 	}
 }

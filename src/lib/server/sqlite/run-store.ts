@@ -20,6 +20,7 @@ export class RunStore {
 	private readonly running;
 	private readonly allRunning;
 	private readonly runningCount;
+	private readonly waitingCount;
 	private readonly byId;
 
 	constructor(private readonly db: Database.Database) {
@@ -49,6 +50,11 @@ export class RunStore {
 		);
 		// Counted on the partial index one_running_run, which holds exactly these rows.
 		this.runningCount = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM runs WHERE status = 'running'");
+		this.waitingCount = db.prepare<[], { n: number }>(
+			`SELECT COUNT(*) AS n FROM conversations c JOIN runs r ON r.rowid = (
+				SELECT rowid FROM runs WHERE conversation_id = c.id ORDER BY started_at DESC, rowid DESC LIMIT 1
+			) WHERE r.status = 'waiting'`
+		);
 	}
 
 	/**
@@ -114,6 +120,11 @@ export class RunStore {
 	/** Runs that hold a claim, in every process on this database. */
 	countRunning(): number {
 		return this.runningCount.get()!.n;
+	}
+
+	/** Conversations whose latest run waits for a decision. */
+	countWaiting(): number {
+		return this.waitingCount.get()!.n;
 	}
 
 	hasRunning(conversationId: string): boolean {

@@ -90,6 +90,8 @@ export interface RunStorage {
 	/** Newest first. */
 	list(conversationId: string): Promise<RunRecord[]>;
 	listRunning(): Promise<{ id: string; conversationId: string }[]>;
+	/** Conversations whose latest run waits for a person's decision, in the whole database (sophos_waiting_runs). */
+	countWaiting(): Promise<number>;
 }
 
 /**
@@ -114,6 +116,8 @@ export interface QueueStorage {
 	delete(id: string): Promise<void>;
 	/** Conversations with queued messages, the one waiting longest first. */
 	conversationsWaiting(): Promise<string[]>;
+	/** Messages queued on every conversation (sophos_queued_messages). */
+	countAll(): Promise<number>;
 	/**
 	 * Claims a run for the queued message `queuedId` as RunStorage.claim does, and takes the message
 	 * off the queue when the claim succeeds, in the same transaction.

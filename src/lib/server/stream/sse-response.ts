@@ -24,6 +24,8 @@ export type LiveResponseOptions = {
 	backlogLimitBytes: number;
 	/** Told when a reader is dropped for not reading; the reader may reconnect with Last-Event-ID. */
 	onDrop: (error: SlowReaderError) => void;
+	/** Told as a live response starts following; what it returns, once as it ends (sophos_sse_streams). */
+	opened?: () => () => void;
 };
 
 /** What a live response reads: a run's EventLog, or its events as kept in PostgreSQL (postgres/events/). */
@@ -45,9 +47,11 @@ export function liveEventResponse(log: FollowableLog, lastEventId: number, signa
 			start(controller) {
 				let open = true;
 				let ping: NodeJS.Timeout | undefined;
+				const closed = options.opened?.();
 				const end = (how: 'close' | 'discard' | SlowReaderError) => {
 					if (!open) return;
 					open = false;
+					closed?.();
 					clearInterval(ping);
 					detach();
 					signal.removeEventListener('abort', stop);

@@ -14,6 +14,8 @@ import { canonicalArgsHash } from './canonical-args';
 import { derivedCallId, isEntryOf } from './journal-key';
 import { mayRepeat, uncertainCallMessage, type UnfinishedCallPolicy } from './repeat-policy';
 import type { JournalEntry } from '../storage/journal-records';
+import type { Telemetry } from '../telemetry/telemetry';
+import type { ToolOutcomeLabel } from '../telemetry/metrics-registry';
 
 export type ToolStepParts = {
 	toolbox: Toolbox;
@@ -29,6 +31,7 @@ export type ToolStepParts = {
 	maxCallsPerStep: number;
 	crash: CrashInjector;
 	now: () => string;
+	telemetry?: Telemetry;
 };
 
 /** `key`: the call's id in the journal and in approvals, its own id unless another call took it (journal-key.ts). */
@@ -103,7 +106,17 @@ export async function runToolStep(messages: BaseMessage[], config: RunnableConfi
 	const results: ToolMessage[] = [];
 	for (const [i, call] of resolved.entries()) {
 		const from = taken[i];
-		const outcome: ToolOutcome = from ? { status: 'success', text: from.text } : await runCall(call, ready[i]!, at, parts);
+		const target = parts.toolbox.resolve(call.name);
+		const mcp = target ? { server: target.server.name, transport: target.server.transport } : {};
+		const watch = parts.telemetry?.tool(at.runId, { tool: call.name, callId: call.id, ...mcp, args: call.args });
+		let outcome: ToolOutcome;
+		try {
+			outcome = from ? { status: 'success', text: from.text } : await runCall(call, ready[i]!, at, parts, watch?.meta() ?? {});
+		} catch (e) {
+			watch?.end('cancelled');
+			throw e;
+		}
+		watch?.end(from ? 'reused' : outcomeLabel(ready[i]!, outcome, target !== undefined), outcome.text);
 		const reused = from ? { additional_kwargs: { reused_from: from.from } } : {};
 		results.push(new ToolMessage({ content: outcome.text, name: call.name, tool_call_id: call.id, status: outcome.status, ...reused }));
 	}
@@ -154,7 +167,16 @@ async function plan(call: ToolCall, entry: JournalEntry | undefined, at: At, con
 	});
 }
 
-async function runCall(call: ToolCall, plan: ReadyPlan, at: At, parts: ToolStepParts): Promise<ToolOutcome> {
+/** Pure. The journal outcome a call is counted under: a reused or denied call is marked so, never as executed. */
+function outcomeLabel(plan: ReadyPlan, outcome: ToolOutcome, known: boolean): ToolOutcomeLabel {
+	if (plan.kind === 'reuse') return 'reused';
+	if (plan.kind === 'denied') return 'denied';
+	if (plan.kind === 'call' && !known) return 'unknown';
+	return outcome.status;
+}
+
+/** `trace`: the call's `traceparent` and `tracestate`, sent in `params._meta` beside the idempotency key. */
+async function runCall(call: ToolCall, plan: ReadyPlan, at: At, parts: ToolStepParts, trace: Record<string, string>): Promise<ToolOutcome> {
 	const { toolbox, now } = parts;
 	const { journal } = parts.storage;
 	if (plan.kind === 'reuse') {
@@ -205,6 +227,7 @@ async function runCall(call: ToolCall, plan: ReadyPlan, at: At, parts: ToolStepP
 		outcome = await toolbox.call(target, plan.args, {
 			signal: at.signal,
 			idempotencyKey,
+			trace,
 			beforeSend: async () => {
 				await intent();
 				parts.crash('before-tool-call');

@@ -8,7 +8,7 @@ import { runRefusalError, unlessRefused } from '$lib/server/http/run-refusal-err
 import { parseUuid } from '$lib/server/http/uuid';
 import { parseLastEventId, singleEventResponse } from '$lib/server/stream/sse-response';
 
-type ChatPort = Pick<Runtime, 'settings' | 'runService' | 'models' | 'log'>;
+type ChatPort = Pick<Runtime, 'settings' | 'runService' | 'models' | 'log' | 'telemetry'>;
 
 export const POST: RequestHandler = async ({ request }) => {
 	try {
@@ -37,7 +37,11 @@ async function runStream({ url, request }: Parameters<RequestHandler>[0]): Promi
 	const followed = await rt.runService.follow(id, parseLastEventId(request.headers.get('last-event-id')), request.signal, (runId) => ({
 		maxFollowers: rt.settings.MAX_STREAMS_PER_RUN,
 		backlogLimitBytes: rt.settings.SSE_READER_BACKLOG_BYTES,
-		onDrop: (e: Error) => rt.log(`Run ${runId}: dropped a slow SSE reader (${e.message}); it may reconnect with Last-Event-ID`)
+		onDrop: (e: Error) => {
+			rt.telemetry.metrics.sseDropped.inc();
+			rt.log(`Run ${runId}: dropped a slow SSE reader (${e.message}); it may reconnect with Last-Event-ID`);
+		},
+		opened: () => rt.telemetry.sseStreamOpened()
 	}));
 	if (followed instanceof Response) return followed;
 	const { code, message } = runRefusalError(followed);

@@ -48,6 +48,11 @@ export function postgresQueueStorage(pool: pg.Pool, limits: AppStorageLimits, ru
 			return rows.map((row) => row.conversation_id);
 		},
 
+		async countAll() {
+			const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM queued_messages`);
+			return Number(rows[0]!.n);
+		},
+
 		claimQueued: (conversationId, queuedId, run) =>
 			inTransaction(pool, async (client) => {
 				const claim = await claimRun(client, { conversationId, ...run }, rules);

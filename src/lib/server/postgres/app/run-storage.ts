@@ -123,6 +123,15 @@ export function postgresRunStorage(pool: pg.Pool, rules: ClaimRules): RunStorage
 				`SELECT id, conversation_id FROM runs WHERE status = 'running' ORDER BY seq`
 			);
 			return rows.map((row) => ({ id: row.id, conversationId: row.conversation_id }));
+		},
+
+		async countWaiting() {
+			const { rows } = await pool.query<{ n: string }>(
+				`SELECT count(*) AS n FROM runs r WHERE r.status = 'waiting' AND NOT EXISTS (
+					SELECT 1 FROM runs l WHERE l.conversation_id = r.conversation_id AND (l.started_at, l.seq) > (r.started_at, r.seq)
+				)`
+			);
+			return Number(rows[0]!.n);
 		}
 	};
 }

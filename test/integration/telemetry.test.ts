@@ -1,0 +1,169 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
+import { Prometheus, promtoolCheck } from '../support/prometheus';
+import { ScriptedOllama } from '../support/scripted-ollama';
+import { callsScript } from '../support/scripts';
+import { freePort, Service, tempDir } from '../support/service';
+import { attemptIds } from '../../src/lib/server/telemetry/run-ids';
+import { followRun, readEvents } from '../support/sse';
+import { testMcpConfig } from '../support/test-config';
+
+/** Issue 23: metrics a real Prometheus scrapes, and GenAI traces an OTLP receiver decodes. */
+
+const TOKEN = 'b2JzZXJ2ZS10ZXN0LXRva2VuLTEyMzQ1Njc4';
+const API_KEY = 'sk-observe-secret-key-0123456789';
+const COLLECTOR_KEY = 'collector-secret-9876543210';
+const CONTENT = 'please peek at the quiet place';
+
+const named = (spans: ReceivedSpan[], name: string) => spans.filter((s) => s.name === name);
+
+describe('telemetry', () => {
+	let ollama: ScriptedOllama | undefined;
+	let service: Service | undefined;
+	let receiver: OtlpReceiver | undefined;
+	let prometheus: Prometheus | undefined;
+	afterEach(async () => {
+		await prometheus?.stop();
+		await service?.stop();
+		await ollama?.close();
+		await receiver?.close();
+		prometheus = service = ollama = receiver = undefined;
+	});
+
+	it('a tool-calling run is one invoke_agent span holding its chat and execute_tool spans; its MCP call carries the traceparent; no content or secret is exported', async () => {
+		receiver = await OtlpReceiver.start();
+		const config = testMcpConfig();
+		ollama = await ScriptedOllama.start(callsScript([{ name: 'test__peek', arguments: {} }]));
+		service = await Service.start({
+			ollamaUrl: ollama.url,
+			configDir: config.configDir,
+			env: {
+				OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+				OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+				OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${COLLECTOR_KEY}`,
+				OTEL_BSP_SCHEDULE_DELAY: '50',
+				OPENAI_API_KEY: API_KEY
+			}
+		});
+		const { conversation, run } = await (await service.post('/api/chat', { message: CONTENT })).json();
+		expect((await followRun(service.url, conversation)).at(-1)?.event).toBe('end');
+		await receiver.until(() => named(receiver!.spans, 'invoke_agent sophos').length === 1);
+
+		const spans = receiver.spans;
+		const [agent] = named(spans, 'invoke_agent sophos');
+		expect(agent!.parentSpanId).toBeUndefined();
+		expect(agent!.attributes).toMatchObject({
+			'gen_ai.operation.name': 'invoke_agent',
+			'gen_ai.agent.name': 'sophos',
+			'gen_ai.provider.name': 'ollama',
+			'gen_ai.conversation.id': conversation,
+			'sophos.run.id': run,
+			'sophos.run.trigger': 'message',
+			'sophos.run.status': 'completed'
+		});
+		expect(agent!.resource['service.name']).toBe('sophos');
+		const chats = named(spans, 'chat qwen3');
+		const [tool] = named(spans, 'execute_tool test__peek');
+		expect(chats).toHaveLength(2);
+		for (const child of [...chats, tool!]) {
+			expect(child.traceId).toBe(agent!.traceId);
+			expect(child.parentSpanId).toBe(agent!.spanId);
+		}
+		expect(chats[0]!.kind).toBe(3); // CLIENT
+		expect(chats[0]!.attributes).toMatchObject({
+			'gen_ai.operation.name': 'chat',
+			'gen_ai.request.model': 'qwen3',
+			'server.address': '127.0.0.1',
+			'server.port': Number(new URL(ollama.url).port)
+		});
+		expect(tool!.attributes).toMatchObject({
+			'gen_ai.tool.name': 'test__peek',
+			'mcp.method.name': 'tools/call',
+			'network.transport': 'pipe',
+			'sophos.tool.outcome': 'success'
+		});
+		expect(String(tool!.attributes['gen_ai.tool.call.id'])).not.toBe('');
+
+		// The MCP server got the tool span's context in params._meta, beside the idempotency key.
+		const peek = config.calls().find((l) => l.startsWith('peek '));
+		expect(peek).toContain(`traceparent=00-${agent!.traceId}-${tool!.spanId}-01`);
+
+		const exported = receiver.bodies.map((b) => b.body.toString()).join('\n');
+		for (const secret of [CONTENT, 'all quiet', 'Finished.', API_KEY, COLLECTOR_KEY]) expect(exported).not.toContain(secret);
+		expect(receiver.bodies[0]!.headers.authorization).toBe(`Bearer ${COLLECTOR_KEY}`);
+	});
+
+	it('the resume after a SIGKILL is a new invoke_agent span linked to the attempt the kill cut short', async () => {
+		receiver = await OtlpReceiver.start();
+		const config = testMcpConfig();
+		ollama = await ScriptedOllama.start(callsScript([{ name: 'test__peek', arguments: {} }]));
+		const env = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50' };
+		const crashing = await Service.start({ ollamaUrl: ollama.url, configDir: config.configDir, dataDir: tempDir(), env: { ...env, SOPHOS_CRASH_AT: 'before-tool-call' } });
+		const { conversation, run: first } = await (await crashing.post('/api/chat', { message: 'peek' })).json();
+		await crashing.crashed();
+		expect(crashing.child.signalCode).toBe('SIGKILL');
+		service = await crashing.restart({ SOPHOS_CRASH_AT: '' });
+		const { run: resumed } = await (await service.post('/api/chat', { conversation, resume: true })).json();
+		expect((await followRun(service.url, conversation)).at(-1)?.event).toBe('end');
+		await receiver.until(() => receiver!.spans.some((s) => s.attributes['sophos.run.id'] === resumed));
+
+		const attempt = receiver.spans.find((s) => s.attributes['sophos.run.id'] === resumed)!;
+		expect(attempt.attributes).toMatchObject({ 'sophos.run.trigger': 'resume', 'sophos.run.status': 'completed' });
+		expect(attempt.links).toEqual([attemptIds(first)]);
+		// The killed attempt's span never ended, so it was never exported: only the link names it.
+		expect(receiver.spans.some((s) => s.attributes['sophos.run.id'] === first)).toBe(false);
+	});
+
+	it('Prometheus scrapes /api/metrics with the token: the target is up and the run it made is counted once; promtool accepts the output', async () => {
+		ollama = await ScriptedOllama.start(callsScript([]));
+		service = await Service.start({ ollamaUrl: ollama.url, env: { SOPHOS_TOKEN: TOKEN } });
+		const auth = { Authorization: `Bearer ${TOKEN}` };
+		expect((await service.fetch('/api/metrics')).status).toBe(401);
+
+		const started = await service.fetch('/api/chat', {
+			method: 'POST',
+			headers: { ...auth, 'Content-Type': 'application/json' },
+			body: JSON.stringify({ message: 'hello' })
+		});
+		const { conversation } = await started.json();
+		const events = await readEvents(await service.fetch(`/api/chat?conversation=${conversation}`, { headers: auth }));
+		expect(events.at(-1)?.event).toBe('end');
+
+		const res = await service.fetch('/api/metrics', { headers: auth });
+		expect(res.status).toBe(200);
+		expect(res.headers.get('content-type')).toContain('text/plain');
+		const text = await res.text();
+		expect(promtoolCheck(text)).toEqual({ status: 0, output: '' });
+		expect(text).toContain('sophos_runs_total{status="completed",trigger="message"} 1');
+		expect(text).toContain('sophos_model_requests_total{provider="ollama",model="qwen3",outcome="success"} 1');
+		expect(text).not.toContain(conversation);
+		expect(text).not.toContain(TOKEN);
+
+		prometheus = await Prometheus.start(`127.0.0.1:${service.port}`, TOKEN);
+		await prometheus.until('up{job="sophos"}', 1);
+		await prometheus.until('sum(sophos_runs_total{status="completed"})', 1);
+		const [route] = await prometheus.query('sophos_http_requests_total{route="/api/chat",status="200"}');
+		expect(route!.value).toBeGreaterThanOrEqual(2);
+	});
+
+	it('a collector that cannot be reached never fails a run', async () => {
+		const closed = await freePort();
+		ollama = await ScriptedOllama.start(callsScript([]));
+		service = await Service.start({
+			ollamaUrl: ollama.url,
+			env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${closed}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: '10' }
+		});
+		for (const message of ['one', 'two']) {
+			const { conversation } = await (await service.post('/api/chat', { message })).json();
+			expect((await followRun(service.url, conversation)).at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
+		}
+	});
+
+	it.each([
+		['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318'],
+		['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc']
+	])('%s=%s stops the start with a message naming it', async (name, value) => {
+		const start = Service.start({ ollamaUrl: 'http://127.0.0.1:9', env: { [name]: value } });
+		await expect(start).rejects.toThrow(new RegExp(`${name}=`));
+	});
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { Redactor } from '../../../src/lib/server/secrets/redactor';
+import { createLog } from '../../../src/lib/server/telemetry/log-formatter';
+
+const redactor = new Redactor(['s3cr3t-token-value', 'abc']);
+
+function capture(format: 'text' | 'json', scope = {}) {
+	const out: string[] = [];
+	const err: string[] = [];
+	const log = createLog({
+		format,
+		instance: 'i-1',
+		redact: (text) => redactor.redact(text),
+		scope: () => scope,
+		out: (t) => out.push(t),
+		err: (t) => err.push(t)
+	});
+	return { log, out, err };
+}
+
+describe('createLog', () => {
+	it('json: one object a line with the instance and the scope, errors on stderr with their stack', () => {
+		const { log, out, err } = capture('json', { run: 'r', conversation: 'c', trace_id: 't', span_id: 's' });
+		log('Run r started');
+		log('Run r failed', Object.assign(new Error('boom'), { code: 'MODEL_UNREACHABLE' }));
+		const line = JSON.parse(out[0]!);
+		expect(line).toMatchObject({ level: 'info', message: 'Run r started', instance: 'i-1', run: 'r', conversation: 'c', trace_id: 't', span_id: 's' });
+		expect(Date.parse(line.time)).not.toBeNaN();
+		const failed = JSON.parse(err[0]!);
+		expect(failed).toMatchObject({ level: 'error', error: { name: 'Error', message: 'boom', code: 'MODEL_UNREACHABLE' } });
+		expect(failed.error.stack).toContain('boom');
+	});
+
+	it('text stays as it was; a secret is hidden in either format, a value too short to be one is not looked for', () => {
+		for (const format of ['text', 'json'] as const) {
+			const { log, out, err } = capture(format);
+			log('connecting with s3cr3t-token-value to abc');
+			log('failed', new Error('refused s3cr3t-token-value'));
+			expect([...out, ...err].join('\n')).not.toContain('s3cr3t-token-value');
+			expect(out[0]).toContain('connecting with [redacted] to abc');
+			expect(err[0]).toContain('refused [redacted]');
+		}
+		const { log, out } = capture('text');
+		log('plain line');
+		expect(out).toEqual(['plain line']);
+	});
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { AlwaysOnSampler, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
+import { MetricsRegistry } from '../../../src/lib/server/telemetry/metrics-registry';
+import { RunTracer } from '../../../src/lib/server/telemetry/run-tracer';
+import { attemptIds } from '../../../src/lib/server/telemetry/run-ids';
+import { Telemetry } from '../../../src/lib/server/telemetry/telemetry';
+import { attemptStart } from '../../../src/lib/server/runs/attempt-start';
+
+const sources = { activeRuns: () => 0, waitingRuns: async () => 0, queuedMessages: async () => 0, mcpServers: () => [] };
+
+function telemetry() {
+	// Keeps what it was sent past shutdown (the SDK's in-memory exporter forgets it then).
+	const finished: ReadableSpan[] = [];
+	const exporter: SpanExporter & { finished: ReadableSpan[] } = {
+		finished,
+		export: (spans, done) => {
+			finished.push(...spans);
+			done({ code: 0 });
+		},
+		shutdown: async () => {}
+	};
+	const tracer = new RunTracer({ exporter, sampler: new AlwaysOnSampler(), batchDelayMs: 0, serviceName: 'sophos', instance: 'i' });
+	const metrics = new MetricsRegistry(sources, { leases: true });
+	return { t: new Telemetry(metrics, tracer, false), exporter, metrics, tracer };
+}
+
+const run = (id: string, trigger: string) => ({ id, trigger, status: 'running', input: null, error: null, startedAt: '', finishedAt: null }) as never;
+
+describe('Telemetry', () => {
+	it('a run is counted once, by whoever recorded it; an attempt whose outcome was not recorded counts a fenced write instead', async () => {
+		const { t, metrics } = telemetry();
+		t.attempt({ runId: 'a', conversationId: 'c', trigger: 'message', continues: null }).end({ status: 'completed', recorded: true });
+		t.attempt({ runId: 'b', conversationId: 'c', trigger: 'message', continues: null }).end({ status: 'interrupted', recorded: false, fenced: true });
+		t.recovered('interrupted', 'message');
+		const text = await metrics.exposition();
+		expect(text).toContain('sophos_runs_total{status="completed",trigger="message"} 1');
+		expect(text).toContain('sophos_runs_total{status="interrupted",trigger="message"} 1');
+		expect(text).toContain('sophos_fenced_writes_refused_total 1');
+		metrics.close();
+	});
+
+	it('an attempt that continues a run links to its span, whose ids come from the run id alone', async () => {
+		const { t, exporter, tracer } = telemetry();
+		const runs = [run('r2', 'auto-resume'), run('r1', 'message')];
+		expect(attemptStart('r2', 'c', runs)).toEqual({ runId: 'r2', conversationId: 'c', trigger: 'auto-resume', continues: 'r1' });
+		expect(attemptStart('r1', 'c', runs).continues).toBeNull();
+		const attempt = t.attempt(attemptStart('r2', 'c', runs));
+		t.tool('r2', { tool: 'm__peek', callId: 'k', server: 'm', transport: 'stdio', args: { secret: 'x' } }).end('reused');
+		attempt.end({ status: 'completed', recorded: true });
+		await tracer.close();
+		const spans = exporter.finished;
+		const agent = spans.find((s) => s.name === 'invoke_agent sophos')!;
+		expect(agent.spanContext()).toMatchObject(attemptIds('r2'));
+		expect(agent.links.map((l) => l.context)).toEqual([expect.objectContaining(attemptIds('r1'))]);
+		const tool = spans.find((s) => s.name === 'execute_tool m__peek')!;
+		expect(tool.parentSpanContext?.spanId).toBe(agent.spanContext().spanId);
+		expect(tool.attributes).toMatchObject({ 'sophos.tool.outcome': 'reused', 'network.transport': 'pipe' });
+		expect(JSON.stringify(tool.attributes)).not.toContain('secret');
+	});
+});
