@@ -105,8 +105,31 @@ export class Toolbox {
 		};
 	}
 
-	/** Calls a resolved tool; failures of the call itself come back as an error outcome for the model. */
+	/**
+	 * Calls a resolved tool; failures of the call itself come back as an error outcome for the model.
+	 * A write waits its turn behind the server's other writes (server-supervisor.ts takeTurn), and the
+	 * turn covers `beforeSend` (run when the request is about to go out) and `afterAnswer` (run with
+	 * the outcome): the next write starts only once this one's outcome is recorded, so a process that
+	 * dies then has recorded no later call as sent.
+	 */
 	async call(
+		target: ResolvedTool,
+		args: Record<string, unknown>,
+		options: {
+			signal?: AbortSignal;
+			idempotencyKey: string;
+			beforeSend?: () => Promise<void>;
+			afterAnswer?: (outcome: ToolOutcome) => Promise<void>;
+		}
+	): Promise<ToolOutcome> {
+		return target.server.takeTurn(!target.readOnly, async () => {
+			const outcome = await this.callOnce(target, args, options);
+			await options.afterAnswer?.(outcome);
+			return outcome;
+		});
+	}
+
+	private async callOnce(
 		target: ResolvedTool,
 		args: Record<string, unknown>,
 		options: { signal?: AbortSignal; idempotencyKey: string; beforeSend?: () => Promise<void> }
@@ -117,7 +140,6 @@ export class Toolbox {
 				signal: options.signal,
 				timeoutMs: toolTimeoutMs,
 				meta: { idempotencyKey: options.idempotencyKey },
-				write: !target.readOnly,
 				beforeSend: options.beforeSend
 			});
 			return toToolOutcome(result, maxResultChars);
