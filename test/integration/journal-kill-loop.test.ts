@@ -17,7 +17,7 @@ import {
 
 // Issue 21, item 5: the journal recorded a call's intent before it waited its turn behind the memory
 // server's other writes, so a crash reported calls still in the queue as "interrupted … not repeated"
-// (56 of 160 here before the fix). A call is now recorded as sent when it is sent.
+// (the issue counted 56 of 160; with the intent recorded in the call's turn but the turn passed on before the outcome, 10 of 26). A call is now recorded as sent when it is sent.
 describe('kill loop: calls reported unknown that never reached the memory server', () => {
 	let ollama: ScriptedOllama;
 	beforeAll(async () => {
