@@ -35,7 +35,7 @@ export function killLoopScript(): Script {
 }
 
 /** The service's crash point for kill `round`: after a few writes reached the server, never the same count twice in a row. */
-export const crashAt = (round: number) => `after-tool-side-effect:${3 + (round % 5)}`;
+export const crashAt = (round: number) => `after-tool-side-effect:${4 + (round % 4)}`;
 
 type Detail = {
 	conversation: { status: string };

@@ -75,8 +75,8 @@ export class ServerSupervisor {
 	/**
 	 * Calls a tool on the running server. Aborting `signal` or passing `timeoutMs` makes the SDK
 	 * send `notifications/cancelled` and reject; a server that is down rejects at once, before
-	 * `beforeSend`. `beforeSend` runs when the request is about to go out, after the call's turn
-	 * came (write-turns.ts): what it records is that the call was sent, not that it was queued.
+	 * `beforeSend`. `beforeSend` runs when the request is about to go out: inside the call's turn
+	 * (takeTurn), what it records is that the call was sent, not that it was queued.
 	 */
 	async callTool(
 		tool: string,
@@ -85,23 +85,26 @@ export class ServerSupervisor {
 			signal?: AbortSignal;
 			timeoutMs: number;
 			meta: Record<string, unknown>;
-			/** Whether the call may change the server's state (not read-only by trusted annotations). */
-			write: boolean;
 			beforeSend?: () => Promise<void>;
 		}
 	): Promise<CallToolResult> {
-		const call = async () => {
-			if (this.state !== 'up' || !this.sdk) throw new ToolServerDown(`MCP server "${this.name}" is not connected`);
-			await options.beforeSend?.();
-			// The server may have gone while the call was recorded.
-			if (this.state !== 'up' || !this.sdk) throw new ToolServerDown(`MCP server "${this.name}" is not connected`);
-			return (await this.sdk.callTool({ name: tool, arguments: args, _meta: options.meta }, undefined, {
-				signal: options.signal,
-				timeout: options.timeoutMs
-			})) as CallToolResult;
-		};
-		// Concurrent runs share the child: the writes of a server that needs it take turns, reads never wait.
-		return options.write && writesTakeTurns(this.config) ? this.writes.run(call) : call();
+		if (this.state !== 'up' || !this.sdk) throw new ToolServerDown(`MCP server "${this.name}" is not connected`);
+		await options.beforeSend?.();
+		// The server may have gone while the call was recorded.
+		if (this.state !== 'up' || !this.sdk) throw new ToolServerDown(`MCP server "${this.name}" is not connected`);
+		return (await this.sdk.callTool({ name: tool, arguments: args, _meta: options.meta }, undefined, {
+			signal: options.signal,
+			timeout: options.timeoutMs
+		})) as CallToolResult;
+	}
+
+	/**
+	 * Runs `work` (a call and what its caller records of it) in its turn when it is a write and the
+	 * server needs its writes to take turns (mcp.json `writeTurns`); at once otherwise. Concurrent runs
+	 * share the child, and reads never wait.
+	 */
+	takeTurn<T>(write: boolean, work: () => Promise<T>): Promise<T> {
+		return write && writesTakeTurns(this.config) ? this.writes.run(work) : work();
 	}
 
 	/** Called when a tool call found the connection gone; the next use starts the server again. */

@@ -106,8 +106,32 @@ export class Toolbox {
 		};
 	}
 
-	/** Calls a resolved tool (`trace`: `traceparent`/`tracestate` for `params._meta`); failures of the call itself come back as an error outcome for the model. */
+	/**
+	 * Calls a resolved tool; failures of the call itself come back as an error outcome for the model.
+	 * A write waits its turn behind the server's other writes (server-supervisor.ts takeTurn), and the
+	 * turn covers `beforeSend` (run when the request is about to go out) and `afterAnswer` (run with
+	 * the outcome): the next write starts only once this one's outcome is recorded, so a process that
+	 * dies then has recorded no later call as sent. `trace`: `traceparent`/`tracestate` for `params._meta`.
+	 */
 	async call(
+		target: ResolvedTool,
+		args: Record<string, unknown>,
+		options: {
+			signal?: AbortSignal;
+			idempotencyKey: string;
+			beforeSend?: () => Promise<void>;
+			afterAnswer?: (outcome: ToolOutcome) => Promise<void>;
+			trace?: Record<string, string>;
+		}
+	): Promise<ToolOutcome> {
+		return target.server.takeTurn(!target.readOnly, async () => {
+			const outcome = await this.callOnce(target, args, options);
+			await options.afterAnswer?.(outcome);
+			return outcome;
+		});
+	}
+
+	private async callOnce(
 		target: ResolvedTool,
 		args: Record<string, unknown>,
 		options: { signal?: AbortSignal; idempotencyKey: string; beforeSend?: () => Promise<void>; trace?: Record<string, string> }
@@ -120,7 +144,6 @@ export class Toolbox {
 				timeoutMs: toolTimeoutMs,
 				// Trace context beside the key, as the MCP semantic conventions place it.
 				meta: { ...options.trace, idempotencyKey: options.idempotencyKey },
-				write: !target.readOnly,
 				beforeSend: options.beforeSend
 			});
 			return toToolOutcome(result, maxResultChars);

@@ -189,6 +189,7 @@ async function runCall(call: ToolCall, plan: ReadyPlan, at: At, parts: ToolStepP
 	const target = toolbox.resolve(call.name);
 	const idempotencyKey = `${at.threadId}:${call.key}`;
 	let sent = false;
+	let answered = false;
 	const intent = async () => {
 		sent = true;
 		await journal.recordIntent(
@@ -220,25 +221,29 @@ async function runCall(call: ToolCall, plan: ReadyPlan, at: At, parts: ToolStepP
 		await intent();
 		return record({ status: 'error', text: `The tool ${call.name} is not available.` });
 	}
-	let outcome: ToolOutcome;
 	try {
-		// The intent is recorded when the request goes out, after its turn behind the server's other
-		// writes: a call still waiting when the process dies was never sent, and is made on resume.
-		outcome = await toolbox.call(target, plan.args, {
+		// The intent is recorded when the request goes out, in the call's turn behind the server's other
+		// writes, and the outcome before the turn passes on: a call still waiting when the process dies
+		// was never sent, and is made on resume.
+		return await toolbox.call(target, plan.args, {
 			signal: at.signal,
 			idempotencyKey,
 			trace,
 			beforeSend: async () => {
 				await intent();
 				parts.crash('before-tool-call');
+			},
+			afterAnswer: async (outcome) => {
+				answered = true;
+				// Not sent (its server was down): recorded with its outcome, so a resumed step does not wonder.
+				if (!sent) await intent();
+				parts.crash('after-tool-side-effect');
+				await record(outcome);
 			}
 		});
 	} catch (e) {
-		await journal.recordOutcome(at.threadId, call.key, at.runId, { outcome: 'cancelled', result: CANCELLED }, now());
+		// A failure to record the answer is not a cancelled call.
+		if (!answered) await journal.recordOutcome(at.threadId, call.key, at.runId, { outcome: 'cancelled', result: CANCELLED }, now());
 		throw e;
 	}
-	// Not sent (its server was down): recorded with its outcome, so a resumed step does not wonder.
-	if (!sent) await intent();
-	parts.crash('after-tool-side-effect');
-	return record(outcome);
 }
