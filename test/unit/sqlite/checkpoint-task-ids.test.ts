@@ -38,7 +38,7 @@ describe('task ids of pending writes', () => {
 	it('reads back what was written, and packs the ids stored before so a retried write finds its own', async () => {
 		const db = new Database(join(dir, 'upgrade.sqlite'));
 		const packing = MIGRATIONS.findIndex((m) => m.name.includes('name their task by its 16 bytes'));
-		expect(packing).toBe(MIGRATIONS.length - 1);
+		expect(packing).toBeGreaterThan(0);
 		// The store as the migration before left it: task ids stored as text.
 		for (const migration of MIGRATIONS.slice(0, packing)) {
 			if (typeof migration.up === 'string') db.exec(migration.up);
