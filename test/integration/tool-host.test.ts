@@ -325,7 +325,7 @@ describe('the shared tool host', () => {
 
 	it.each([
 		['off loopback without a token', { TOOL_HOST_HOST: '0.0.0.0', MEMORY_FILE_PATH: '/tmp/m.jsonl' }, 'TOOL_HOST_TOKEN is required when TOOL_HOST_HOST="0.0.0.0" is not a loopback address'],
-		["Sophos's mcp.json as its config", { TOOL_HOST_CONFIG: 'config/mcp.json', MEMORY_FILE_PATH: '/tmp/m.jsonl' }, 'memory: Unrecognized key: "approval"'],
+		["Sophos's mcp.json as its config", { TOOL_HOST_CONFIG: 'config/mcp.json', MEMORY_FILE_PATH: '/tmp/m.jsonl' }, 'memory: Unrecognized keys: "trusted", "private", "approval"'],
 		['no MEMORY_FILE_PATH for the shipped config', {}, 'memory.env.MEMORY_FILE_PATH uses ${MEMORY_FILE_PATH}, which is not set']
 	])('refuses to start %s, saying why', (_name, env, message) => {
 		const started = spawnSync(process.execPath, ['build/servers/tool-host.mjs'], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
