@@ -6,6 +6,7 @@ import { runDataTool } from '../support/data-tools';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { currentTurn } from '../support/scripts';
 import { Service, tempDir } from '../support/service';
+import { MIGRATIONS } from '../../src/lib/server/sqlite/migrations';
 import { followRun } from '../support/sse';
 
 const ENTITY = { name: 'Ada', entityType: 'person', observations: ['likes tea'] };
@@ -46,7 +47,7 @@ describe('backup and restore (SQLite)', () => {
 		expect(backup.stderr).toBe('');
 		expect(backup.code).toBe(0);
 		const manifest = JSON.parse(fs.readFileSync(path.join(backupDir, 'manifest.json'), 'utf8'));
-		expect(manifest).toMatchObject({ format: 'sophos-backup', formatVersion: 1, schemaVersion: 8, counts: { conversations: 2, runs: 2 } });
+		expect(manifest).toMatchObject({ format: 'sophos-backup', formatVersion: 1, schemaVersion: MIGRATIONS.length, counts: { conversations: 2, runs: 2 } });
 		expect(manifest.memory.name).toBe('memory.jsonl');
 		expect(fs.readdirSync(backupDir).sort()).toEqual(['manifest.json', 'memory.jsonl', 'sophos.db']);
 
