@@ -28,7 +28,8 @@ describe('slow SSE readers', () => {
 		);
 		service = await Service.start({
 			ollamaUrl: ollama.url,
-			env: { SSE_READER_BACKLOG_BYTES: '16384', SSE_BUFFER_EVENTS: '100' }
+			// The answer is longer than MAX_ANSWER_CHARS lets one step keep by default.
+			env: { SSE_READER_BACKLOG_BYTES: '16384', SSE_BUFFER_EVENTS: '100', MAX_ANSWER_CHARS: '10000000' }
 		});
 	});
 	afterAll(async () => {
