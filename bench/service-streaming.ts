@@ -65,7 +65,7 @@ async function startService(provider: Provider, name: string): Promise<{ service
 	const service = await Service.start({
 		dataDir: path.join(dir, name),
 		// Every run at once is the load this bench measures, past the default cap of 32.
-		env: { ...provider.server.serviceEnv(), NODE_OPTIONS: `--import ${loopLag}`, BENCH_LOOP_LAG_FILE: lagFile, MAX_CONCURRENT_RUNS: String(RUNS) }
+		env: { ...provider.server.serviceEnv(), NODE_OPTIONS: `--import ${loopLag}`, BENCH_LOOP_LAG_FILE: lagFile, MAX_CONCURRENT_RUNS: String(RUNS), MAX_ANSWER_CHARS: '10000000' }
 	});
 	return { service, lagFile };
 }
