@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testMcpServerCommand } from '../support/mcp-test-server-command';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { ScriptedOpenAI } from '../support/scripted-openai';
 import { answerScript } from '../support/scripts';
@@ -195,12 +196,12 @@ describe('the settings error that refuses the start', () => {
 });
 
 describe('a pasted mcp.json that hands Sophos secrets to a server', () => {
-	const server = { command: 'node', args: ['--import', 'tsx', 'test/support/mcp-test-server.ts'] };
+	const server = testMcpServerCommand();
 	const mcp = (entry: Record<string, unknown>) => ({ mcpServers: { helper: { ...server, ...entry } } });
 
 	it.each([
 		['OPENAI_API_KEY in env', { env: { TEST_MCP_LOG: '/dev/null', X: '${OPENAI_API_KEY}' } }, 'helper.env.X uses ${OPENAI_API_KEY}'],
-		['SOPHOS_TOKEN in args', { args: [...server.args, '--token=${SOPHOS_TOKEN:-none}'] }, 'helper.args.3 uses ${SOPHOS_TOKEN}'],
+		['SOPHOS_TOKEN in args', { args: [...server.args, '--token=${SOPHOS_TOKEN:-none}'] }, `helper.args.${server.args.length} uses ` + '${SOPHOS_TOKEN}'],
 		['a models.json key in env', { env: { TEST_MCP_LOG: '/dev/null', K: 'Bearer ${HOSTED_API_KEY}' } }, 'helper.env.K uses ${HOSTED_API_KEY}']
 	])('%s: refused at start, saying how to allow it', async (_, entry, why) => {
 		const configDir = configWith({

@@ -7,6 +7,7 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_pr
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { testMcpServerCommand } from '../support/mcp-test-server-command';
 import type { Script } from '../support/model-script';
 import { rawRequest } from '../support/raw-http';
 import { ScriptedOllama } from '../support/scripted-ollama';
@@ -86,7 +87,7 @@ type HostOptions = { port: number; config: string; memoryFile: string; log: stri
 async function startHost(env: Record<string, string> = {}, extra: Record<string, unknown> = {}): Promise<HostProcess> {
 	const dir = tempDir('sophos-tool-host-');
 	const shipped = JSON.parse(fs.readFileSync(path.join(ROOT, 'config/tool-host.json'), 'utf8'));
-	const test = { command: 'node', args: ['--import', 'tsx', 'test/support/mcp-test-server.ts'], env: { TEST_MCP_LOG: '${TEST_MCP_LOG}' } };
+	const test = { ...testMcpServerCommand(), env: { TEST_MCP_LOG: '${TEST_MCP_LOG}' } };
 	const config = path.join(dir, 'tool-host.json');
 	fs.writeFileSync(config, JSON.stringify({ ...shipped, test, ...extra }));
 	return HostProcess.start({ port: await freePort(), config, memoryFile: path.join(dir, 'memory.jsonl'), log: path.join(dir, 'calls.log'), env });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach } from 'vitest';
 import { startRuntime, type Runtime } from '../../src/lib/server/runtime';
 import { parseSettings } from '../../src/lib/server/settings';
+import { testMcpServerCommand } from './mcp-test-server-command';
 import { ScriptedOllama, type Script } from './scripted-ollama';
 import { ROOT, tempDir } from './service';
 
@@ -23,8 +24,7 @@ export async function startInProcess(options: {
 	const log = path.join(dataDir, 'calls.log');
 	fs.mkdirSync(configDir, { recursive: true });
 	const test = {
-		command: 'node',
-		args: ['--import', 'tsx', path.join(ROOT, 'test/support/mcp-test-server.ts')],
+		...testMcpServerCommand(),
 		env: { TEST_MCP_LOG: log },
 		// Ours: its annotations are believed (mcp.json `trusted`).
 		trusted: true,

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { testMcpServerCommand } from './mcp-test-server-command';
 import { ROOT, tempDir } from './service';
 
 /**
@@ -16,8 +17,7 @@ export function testMcpConfig(options: { approval?: 'auto' | 'ask' } = { approva
 	const log = path.join(configDir, 'calls.log');
 	const base = JSON.parse(fs.readFileSync(path.join(ROOT, 'config/mcp.json'), 'utf8'));
 	const test = {
-		command: 'node',
-		args: ['--import', 'tsx', 'test/support/mcp-test-server.ts'],
+		...testMcpServerCommand(),
 		env: { TEST_MCP_LOG: log },
 		// Ours: its annotations are believed (mcp.json `trusted`).
 		trusted: true,
