@@ -46,8 +46,15 @@ export default defineConfig({
 				test: {
 					name: 'integration-postgres',
 					include: ['test/integration/**/*.test.ts'],
-					// The SQLite file itself: its modes, WAL and upgrades from earlier layouts.
-					exclude: ['test/integration/data-at-rest.test.ts', 'test/integration/upgrade.test.ts', 'test/integration/backup-restore.test.ts', 'test/integration/migrate.test.ts'],
+					// The SQLite file itself: its modes, WAL and upgrades from earlier layouts; and telemetry,
+					// which is not about storage (its PostgreSQL part, takeovers, is in test/instances).
+					exclude: [
+						'test/integration/data-at-rest.test.ts',
+						'test/integration/upgrade.test.ts',
+						'test/integration/backup-restore.test.ts',
+						'test/integration/migrate.test.ts',
+						'test/integration/telemetry.test.ts'
+					],
 					globalSetup: ['test/support/postgres-global-setup.ts'],
 					env: { SOPHOS_TEST_ENGINE: 'postgres' },
 					testTimeout: 120_000,
