@@ -9,6 +9,7 @@ import { ScriptedOllama } from '../support/scripted-ollama';
 import { freePort, Service } from '../support/service';
 import { followRun, tokensOf } from '../support/sse';
 import { createTestDatabase, startPostgres, type PostgresServer, type TestDatabase } from '../support/postgres';
+import { samples } from '../support/prometheus';
 
 const PASSWORD = 'S3cret-pa55word';
 
@@ -148,6 +149,13 @@ describe('PostgreSQL stopped under a running service, then started again', () =>
 		]);
 		// The heartbeat fails, says so, and goes on.
 		await service.waitForOutput(/Lease heartbeat failed, the database cannot be reached \(connect ECONNREFUSED [^)]+\); retrying/);
+		// Its metrics are still scraped: the failed heartbeats counted, the database's own figures not known.
+		const metrics = await service.fetch('/api/metrics');
+		expect(metrics.status).toBe(200);
+		const text = await metrics.text();
+		expect(samples(text, 'sophos_lease_renewals_failed_total')['sophos_lease_renewals_failed_total']).toBeGreaterThanOrEqual(1);
+		expect(samples(text, 'sophos_waiting_runs')).toEqual({ sophos_waiting_runs: NaN });
+		expect(samples(text, 'sophos_queued_messages')).toEqual({ sophos_queued_messages: NaN });
 
 		// Its step cannot be kept, nor its outcome: the stream says so, since the database cannot.
 		ollama.release('during');

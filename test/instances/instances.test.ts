@@ -10,6 +10,7 @@ import { ScriptedOllama } from '../support/scripted-ollama';
 import { callsScript } from '../support/scripts';
 import { Service } from '../support/service';
 import { openServiceDb } from '../support/service-db';
+import { samples } from '../support/prometheus';
 import { followRun, readEvents, sseMessages, tokensOf, type SseEvent } from '../support/sse';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { testMcpConfig } from '../support/test-config';
@@ -52,6 +53,23 @@ const json = async (res: Response) => ({ status: res.status, body: await res.jso
 const runsOf = async (s: Service, conversation: string) =>
 	(await (await s.fetch(`/api/conversations/${conversation}/runs`)).json()).runs as { id: string; status: string; trigger: string; error?: { code: string } }[];
 const detail = async (s: Service, conversation: string) => (await s.fetch(`/api/conversations/${conversation}`)).json();
+
+/** The instance's figures for the run outcomes and the lease counters, from its /api/metrics. */
+async function countsOf(s: Service) {
+	const text = await (await s.fetch('/api/metrics')).text();
+	return {
+		runs: samples(text, 'sophos_runs_total'),
+		takenOver: samples(text, 'sophos_runs_taken_over_total')['sophos_runs_taken_over_total'],
+		fenced: samples(text, 'sophos_fenced_writes_refused_total')['sophos_fenced_writes_refused_total']
+	};
+}
+/** A killed owner's run as the instance that took it over counts it: recorded interrupted, then resumed there. */
+const takenOverCounts = {
+	runs: { 'sophos_runs_total{status="interrupted",trigger="message"}': 1, 'sophos_runs_total{status="completed",trigger="auto-resume"}': 1 },
+	takenOver: 1,
+	fenced: 0
+};
+const settled = { timeout: 30_000, interval: 50 };
 
 /** Waits until the conversation's runs, newest first, have these triggers and statuses. */
 const runsBecome = (s: Service, conversation: string, expected: [string, string][]) =>
@@ -138,6 +156,8 @@ describe('several instances on one PostgreSQL database', () => {
 		]);
 		expect((await runsOf(b, conversation))[1]!.error?.code).toBe('PROCESS_EXITED');
 		await b.waitForOutput(/Takeover: 1 run\(s\) whose owner's lease ended/);
+		// One run, two attempts: counted once, by B, which recorded the killed attempt and ran the resume.
+		await vi.waitFor(async () => expect(await countsOf(b)).toEqual(takenOverCounts), settled);
 		const after = await detail(b, conversation);
 		expect(after.messages.map((m: { role: string; content: string }) => [m.role, m.content])).toEqual([
 			['user', 'go'],
@@ -211,6 +231,10 @@ describe('several instances on one PostgreSQL database', () => {
 			await a.waitForOutput(/was taken over by another instance/);
 			await followRun(a.url, conversation);
 			expect(await snapshot()).toEqual(before);
+			// The old owner counts its refused outcome as a fenced write, not as a run: across the
+			// two instances the run is counted once, by B.
+			await vi.waitFor(async () => expect(await countsOf(a)).toEqual({ runs: {}, takenOver: 0, fenced: 1 }), settled);
+			expect(await countsOf(b)).toEqual(takenOverCounts);
 		} finally {
 			await db.close();
 		}

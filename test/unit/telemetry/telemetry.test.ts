@@ -57,4 +57,15 @@ describe('Telemetry', () => {
 		expect(tool.attributes).toMatchObject({ 'sophos.tool.outcome': 'reused', 'network.transport': 'pipe' });
 		expect(JSON.stringify(tool.attributes)).not.toContain('secret');
 	});
+
+	it('a database figure that cannot be read is NaN in a scrape that still carries every other figure', async () => {
+		const down = () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+		const metrics = new MetricsRegistry({ ...sources, waitingRuns: down, queuedMessages: async () => 3 }, { leases: true });
+		metrics.leaseRenewalsFailed.inc();
+		const text = await metrics.exposition();
+		expect(text).toMatch(/^sophos_waiting_runs Nan$/m);
+		expect(text).toMatch(/^sophos_queued_messages 3$/m);
+		expect(text).toMatch(/^sophos_lease_renewals_failed_total 1$/m);
+		metrics.close();
+	});
 });
