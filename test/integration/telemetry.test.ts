@@ -30,7 +30,7 @@ describe('telemetry', () => {
 		prometheus = service = ollama = receiver = undefined;
 	});
 
-	it('a tool-calling run is one invoke_agent span holding its chat and execute_tool spans, over http/protobuf (the default); its MCP call carries the traceparent; no content or secret is exported', async () => {
+	it('a tool-calling run is one invoke_agent span holding its chat and execute_tool spans, over http/protobuf (the default); its MCP call carries the traceparent; no content or secret is exported; a failed model call marks its span and its JSON log line names the span', async () => {
 		receiver = await OtlpReceiver.start();
 		const config = testMcpConfig();
 		ollama = await ScriptedOllama.start(callsScript([{ name: 'test__peek', arguments: {} }]));
@@ -41,7 +41,8 @@ describe('telemetry', () => {
 				OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
 				OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${COLLECTOR_KEY}`,
 				OTEL_BSP_SCHEDULE_DELAY: '50',
-				OPENAI_API_KEY: API_KEY
+				OPENAI_API_KEY: API_KEY,
+				LOG_FORMAT: 'json'
 			}
 		});
 		const { conversation, run } = await (await service.post('/api/chat', { message: CONTENT })).json();
@@ -92,6 +93,36 @@ describe('telemetry', () => {
 		const exported = receiver.bodies.map((b) => b.body.toString()).join('\n');
 		for (const secret of [CONTENT, 'all quiet', 'Finished.', API_KEY, COLLECTOR_KEY]) expect(exported).not.toContain(secret);
 		expect(receiver.bodies[0]!.headers.authorization).toBe(`Bearer ${COLLECTOR_KEY}`);
+
+		// A run whose model call fails: its chat span has the error's type, and the line the service
+		// logs of it (LOG_FORMAT=json) names the run, the conversation and the attempt's span.
+		ollama.script = () => ({ httpError: { status: 400, error: 'the model refuses' } });
+		const failed = (await (await service.post('/api/chat', { conversation, message: 'and now fail' })).json()).run;
+		const ended = (await followRun(service.url, conversation)).at(-1)!;
+		expect(ended.event).toBe('chat-error');
+		const code = (ended.data as { code: string }).code;
+		await receiver.until(() => receiver!.spans.some((s) => s.attributes['sophos.run.id'] === failed));
+		const failedAgent = receiver.spans.find((s) => s.attributes['sophos.run.id'] === failed)!;
+		const failedChat = receiver.spans.find((s) => s.name === 'chat qwen3' && s.parentSpanId === failedAgent.spanId)!;
+		expect(failedChat.attributes['error.type']).toBe(code);
+		expect(failedChat.status?.code).toBe(2); // ERROR
+		expect(failedAgent.attributes).toMatchObject({ 'sophos.run.status': 'failed', 'error.type': code });
+		await service.waitForOutput(new RegExp(`"message":"Run ${failed} failed"`));
+		// Sophos's own lines; the adapter's `Listening on` and the MCP children's stderr pass through as written.
+		const records = service.output
+			.split('\n')
+			.filter((l) => l.startsWith('{'))
+			.map((l) => JSON.parse(l) as Record<string, unknown>);
+		expect(records.some((r) => String(r.message).startsWith('MCP: connected to "test"'))).toBe(true);
+		expect(records.every((r) => typeof r.time === 'string' && typeof r.level === 'string' && typeof r.instance === 'string')).toBe(true);
+		expect(records.find((r) => r.message === `Run ${failed} failed`)).toMatchObject({
+			level: 'error',
+			run: failed,
+			conversation,
+			trace_id: failedAgent.traceId,
+			span_id: failedAgent.spanId
+		});
+		for (const secret of [API_KEY, COLLECTOR_KEY]) expect(service.output).not.toContain(secret);
 	});
 
 	it('the resume after a SIGKILL is a new invoke_agent span linked to the attempt the kill cut short, over http/json; the run is counted once, its resumed step not again; content is exported when asked for', async () => {
