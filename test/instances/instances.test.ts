@@ -10,7 +10,7 @@ import { ScriptedOllama } from '../support/scripted-ollama';
 import { callsScript } from '../support/scripts';
 import { Service } from '../support/service';
 import { openServiceDb } from '../support/service-db';
-import { samples } from '../support/prometheus';
+import { promtoolCheck, samples } from '../support/prometheus';
 import { followRun, readEvents, sseMessages, tokensOf, type SseEvent } from '../support/sse';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { testMcpConfig } from '../support/test-config';
@@ -158,6 +158,8 @@ describe('several instances on one PostgreSQL database', () => {
 		await b.waitForOutput(/Takeover: 1 run\(s\) whose owner's lease ended/);
 		// One run, two attempts: counted once, by B, which recorded the killed attempt and ran the resume.
 		await vi.waitFor(async () => expect(await countsOf(b)).toEqual(takenOverCounts), settled);
+		// With the lease counters PostgreSQL adds, the exposition is still one promtool accepts.
+		expect(promtoolCheck(await (await b.fetch('/api/metrics')).text())).toEqual({ status: 0, output: '' });
 		const after = await detail(b, conversation);
 		expect(after.messages.map((m: { role: string; content: string }) => [m.role, m.content])).toEqual([
 			['user', 'go'],
