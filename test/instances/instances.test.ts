@@ -6,6 +6,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { inject } from 'vitest';
 import type { ScriptRequest } from '../support/model-script';
+import { attemptIds } from '../../src/lib/server/telemetry/run-ids';
+import { OtlpReceiver } from '../support/otlp-receiver';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { callsScript } from '../support/scripts';
 import { Service } from '../support/service';
@@ -25,11 +27,13 @@ beforeAll(async () => {
 	ollama = await ScriptedOllama.start(() => ({ content: 'Hello.' }));
 });
 afterAll(() => ollama.close());
+const receivers: OtlpReceiver[] = [];
 afterEach(async () => {
 	for (const s of started.splice(0)) {
 		s.child.kill('SIGCONT');
 		await s.stop();
 	}
+	for (const r of receivers.splice(0)) await r.close();
 	await database?.drop();
 });
 
@@ -146,8 +150,10 @@ describe('several instances on one PostgreSQL database', () => {
 
 	it('SIGKILL of the owner mid-run: another instance takes the run over once its lease ends and resumes it (how long it takes is measured by bench/failover.ts)', async () => {
 		ollama.script = firstHeld('cut');
-		const [a, b] = await instances({ AUTO_RESUME: 'true' });
-		const { conversation } = (await json(await a.post('/api/chat', { message: 'go' }))).body;
+		const receiver = await OtlpReceiver.start();
+		receivers.push(receiver);
+		const [a, b] = await instances({ AUTO_RESUME: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '50' });
+		const { conversation, run: dead } = (await json(await a.post('/api/chat', { message: 'go' }))).body;
 		await ollama.held('cut');
 		await a.kill();
 		await runsBecome(b, conversation, [
@@ -165,6 +171,14 @@ describe('several instances on one PostgreSQL database', () => {
 			['user', 'go'],
 			['assistant', 'All of it, as the instance that took over.']
 		]);
+		// B's attempt is a span of its own, linked to the one A began and never ended.
+		const resumed = (await runsOf(b, conversation))[0]!.id;
+		await receiver.until(() => receiver.spans.some((s) => s.attributes['sophos.run.id'] === resumed));
+		const span = receiver.spans.find((s) => s.attributes['sophos.run.id'] === resumed)!;
+		expect(span.attributes).toMatchObject({ 'sophos.run.trigger': 'auto-resume', 'sophos.run.status': 'completed' });
+		expect(span.resource['service.instance.id']).toBe('instance-1');
+		expect(span.links).toEqual([attemptIds(dead)]);
+		expect(receiver.spans.some((s) => s.attributes['sophos.run.id'] === dead)).toBe(false);
 	});
 
 	it('a client on B follows a run executing on A, and keeps following on the same stream when A dies and B resumes it', async () => {
