@@ -134,6 +134,7 @@ describe('telemetry', () => {
 			OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
 			OTEL_BSP_SCHEDULE_DELAY: '50',
 			OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
+			OTEL_SERVICE_NAME: 'sophos-resumed',
 			OPENAI_API_KEY: API_KEY
 		};
 		const crashing = await Service.start({ ollamaUrl: ollama.url, configDir: config.configDir, dataDir: tempDir(), env: { ...env, SOPHOS_CRASH_AT: 'before-tool-call' } });
@@ -148,6 +149,7 @@ describe('telemetry', () => {
 		const attempt = receiver.spans.find((s) => s.attributes['sophos.run.id'] === resumed)!;
 		expect(attempt.attributes).toMatchObject({ 'sophos.run.trigger': 'resume', 'sophos.run.status': 'completed' });
 		expect(attempt.links).toEqual([attemptIds(first)]);
+		expect(attempt.resource['service.name']).toBe('sophos-resumed');
 		// The killed attempt's span never ended, so it was never exported: only the link names it.
 		expect(receiver.spans.some((s) => s.attributes['sophos.run.id'] === first)).toBe(false);
 
