@@ -179,6 +179,9 @@ describe('several instances on one PostgreSQL database', () => {
 		expect(span.resource['service.instance.id']).toBe('instance-1');
 		expect(span.links).toEqual([attemptIds(dead)]);
 		expect(receiver.spans.some((s) => s.attributes['sophos.run.id'] === dead)).toBe(false);
+		// Nor is DATABASE_URL in a span or a metric.
+		const exported = [...receiver.bodies.map((r) => r.body.toString()), await (await b.fetch('/api/metrics')).text()];
+		for (const text of exported) expect(text).not.toContain(database.url);
 	});
 
 	it('a client on B follows a run executing on A, and keeps following on the same stream when A dies and B resumes it', async () => {
