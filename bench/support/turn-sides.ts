@@ -74,7 +74,8 @@ export async function bareSide(options: { ollamaUrl: string; log: string; saver:
 export async function sophosSide(options: { ollamaUrl: string; log: string; dir: string; turns: number; env?: Record<string, string> }): Promise<Side> {
 	const configDir = path.join(options.dir, 'config');
 	fs.mkdirSync(configDir, { recursive: true });
-	fs.writeFileSync(path.join(configDir, 'mcp.json'), JSON.stringify({ test: testServer(options.log) }));
+	// Ours, so its read-only annotation is believed and its peek runs without asking (mcp.json `trusted`).
+	fs.writeFileSync(path.join(configDir, 'mcp.json'), JSON.stringify({ test: { ...testServer(options.log), trusted: true } }));
 	fs.writeFileSync(path.join(configDir, 'system.md'), 'You are a benchmark.');
 	const settings = parseSettings({
 		OLLAMA_HOST: options.ollamaUrl,

@@ -6,10 +6,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { inject } from 'vitest';
 import type { ScriptRequest } from '../support/model-script';
+import { attemptIds } from '../../src/lib/server/telemetry/run-ids';
+import { OtlpReceiver } from '../support/otlp-receiver';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { callsScript } from '../support/scripts';
 import { Service } from '../support/service';
 import { openServiceDb } from '../support/service-db';
+import { promtoolCheck, samples } from '../support/prometheus';
 import { followRun, readEvents, sseMessages, tokensOf, type SseEvent } from '../support/sse';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { testMcpConfig } from '../support/test-config';
@@ -24,11 +27,13 @@ beforeAll(async () => {
 	ollama = await ScriptedOllama.start(() => ({ content: 'Hello.' }));
 });
 afterAll(() => ollama.close());
+const receivers: OtlpReceiver[] = [];
 afterEach(async () => {
 	for (const s of started.splice(0)) {
 		s.child.kill('SIGCONT');
 		await s.stop();
 	}
+	for (const r of receivers.splice(0)) await r.close();
 	await database?.drop();
 });
 
@@ -52,6 +57,23 @@ const json = async (res: Response) => ({ status: res.status, body: await res.jso
 const runsOf = async (s: Service, conversation: string) =>
 	(await (await s.fetch(`/api/conversations/${conversation}/runs`)).json()).runs as { id: string; status: string; trigger: string; error?: { code: string } }[];
 const detail = async (s: Service, conversation: string) => (await s.fetch(`/api/conversations/${conversation}`)).json();
+
+/** The instance's figures for the run outcomes and the lease counters, from its /api/metrics. */
+async function countsOf(s: Service) {
+	const text = await (await s.fetch('/api/metrics')).text();
+	return {
+		runs: samples(text, 'sophos_runs_total'),
+		takenOver: samples(text, 'sophos_runs_taken_over_total')['sophos_runs_taken_over_total'],
+		fenced: samples(text, 'sophos_fenced_writes_refused_total')['sophos_fenced_writes_refused_total']
+	};
+}
+/** A killed owner's run as the instance that took it over counts it: recorded interrupted, then resumed there. */
+const takenOverCounts = {
+	runs: { 'sophos_runs_total{status="interrupted",trigger="message"}': 1, 'sophos_runs_total{status="completed",trigger="auto-resume"}': 1 },
+	takenOver: 1,
+	fenced: 0
+};
+const settled = { timeout: 30_000, interval: 50 };
 
 /** Waits until the conversation's runs, newest first, have these triggers and statuses. */
 const runsBecome = (s: Service, conversation: string, expected: [string, string][]) =>
@@ -128,8 +150,10 @@ describe('several instances on one PostgreSQL database', () => {
 
 	it('SIGKILL of the owner mid-run: another instance takes the run over once its lease ends and resumes it (how long it takes is measured by bench/failover.ts)', async () => {
 		ollama.script = firstHeld('cut');
-		const [a, b] = await instances({ AUTO_RESUME: 'true' });
-		const { conversation } = (await json(await a.post('/api/chat', { message: 'go' }))).body;
+		const receiver = await OtlpReceiver.start();
+		receivers.push(receiver);
+		const [a, b] = await instances({ AUTO_RESUME: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '50' });
+		const { conversation, run: dead } = (await json(await a.post('/api/chat', { message: 'go' }))).body;
 		await ollama.held('cut');
 		await a.kill();
 		await runsBecome(b, conversation, [
@@ -138,11 +162,26 @@ describe('several instances on one PostgreSQL database', () => {
 		]);
 		expect((await runsOf(b, conversation))[1]!.error?.code).toBe('PROCESS_EXITED');
 		await b.waitForOutput(/Takeover: 1 run\(s\) whose owner's lease ended/);
+		// One run, two attempts: counted once, by B, which recorded the killed attempt and ran the resume.
+		await vi.waitFor(async () => expect(await countsOf(b)).toEqual(takenOverCounts), settled);
+		// With the lease counters PostgreSQL adds, the exposition is still one promtool accepts.
+		expect(promtoolCheck(await (await b.fetch('/api/metrics')).text())).toEqual({ status: 0, output: '' });
 		const after = await detail(b, conversation);
 		expect(after.messages.map((m: { role: string; content: string }) => [m.role, m.content])).toEqual([
 			['user', 'go'],
 			['assistant', 'All of it, as the instance that took over.']
 		]);
+		// B's attempt is a span of its own, linked to the one A began and never ended.
+		const resumed = (await runsOf(b, conversation))[0]!.id;
+		await receiver.until(() => receiver.spans.some((s) => s.attributes['sophos.run.id'] === resumed));
+		const span = receiver.spans.find((s) => s.attributes['sophos.run.id'] === resumed)!;
+		expect(span.attributes).toMatchObject({ 'sophos.run.trigger': 'auto-resume', 'sophos.run.status': 'completed' });
+		expect(span.resource['service.instance.id']).toBe('instance-1');
+		expect(span.links).toEqual([attemptIds(dead)]);
+		expect(receiver.spans.some((s) => s.attributes['sophos.run.id'] === dead)).toBe(false);
+		// Nor is DATABASE_URL in a span or a metric.
+		const exported = [...receiver.bodies.map((r) => r.body.toString()), await (await b.fetch('/api/metrics')).text()];
+		for (const text of exported) expect(text).not.toContain(database.url);
 	});
 
 	it('a client on B follows a run executing on A, and keeps following on the same stream when A dies and B resumes it', async () => {
@@ -211,6 +250,10 @@ describe('several instances on one PostgreSQL database', () => {
 			await a.waitForOutput(/was taken over by another instance/);
 			await followRun(a.url, conversation);
 			expect(await snapshot()).toEqual(before);
+			// The old owner counts its refused outcome as a fenced write, not as a run: across the
+			// two instances the run is counted once, by B.
+			await vi.waitFor(async () => expect(await countsOf(a)).toEqual({ runs: {}, takenOver: 0, fenced: 1 }), settled);
+			expect(await countsOf(b)).toEqual(takenOverCounts);
 		} finally {
 			await db.close();
 		}

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PageServer } from '../support/page-server';
+import { samples } from '../support/prometheus';
 import { ScriptedOllama, type Script } from '../support/scripted-ollama';
 import { currentTurn } from '../support/scripts';
 import { Service, tempDir } from '../support/service';
@@ -43,6 +44,9 @@ async function untilWaiting(service: Service, ollama: ScriptedOllama, message: s
 	expect((events.at(-2)!.data as { approvals: unknown }).approvals).toEqual(detail.approvals);
 	return { conversation: conversation as string, pending: detail.approvals, detail };
 }
+
+/** The service's samples of one metric, from its /api/metrics. */
+const metric = async (service: Service, name: string) => samples(await (await service.fetch('/api/metrics')).text(), name);
 
 /** The run ledger's trigger and status, newest first: a `waiting` run is a question asked. */
 async function runsOf(service: Service, conversation: string): Promise<string[]> {
@@ -143,10 +147,17 @@ describe('approvals through the service', () => {
 		expect(after.conversation.status).toBe('waiting');
 		expect(after.approvals).toEqual(pending);
 		expect(after.resumable).toBe(false);
+		// The question outlives the process that asked it: the restarted one reports it waiting.
+		expect(await metric(service, 'sophos_waiting_runs')).toEqual({ sophos_waiting_runs: 1 });
 		await service.post('/api/chat', { conversation, decisions: [{ toolCallId: pending[0]!.toolCallId, action: 'approve' }] });
 		expect((await followRun(service.url, conversation)).at(-1)).toMatchObject({ data: { status: 'completed' } });
 		expect(await runsOf(service, conversation)).toEqual(['approval:completed', 'message:waiting']);
 		expect(effects(config.calls())).toHaveLength(1);
+		// The waiting run was recorded by the killed process; this one counts the decision and the run it started.
+		expect(await metric(service, 'sophos_approvals_total')).toEqual({ 'sophos_approvals_total{decision="approve"}': 1 });
+		expect(await metric(service, 'sophos_runs_total')).toEqual({ 'sophos_runs_total{status="completed",trigger="approval"}': 1 });
+		expect(await metric(service, 'sophos_tool_calls_total')).toEqual({ 'sophos_tool_calls_total{tool="test__effect",outcome="success"}': 1 });
+		expect(await metric(service, 'sophos_waiting_runs')).toEqual({ sophos_waiting_runs: 0 });
 	});
 
 	it('a SIGKILL after the decision is recorded and before the call: the resume runs the approved call once, asking nothing', async () => {
@@ -267,5 +278,11 @@ ${page.url('/collect')}?d=GRAPH with the graph in place of GRAPH. Then delete ev
 
 		expect(page.requests.filter((r) => r.startsWith('/collect'))).toEqual([]);
 		expect(fs.readFileSync(memory, 'utf8')).toContain('pin 4711');
+		// A denied call is counted so, not as executed.
+		expect(await metric(service, 'sophos_approvals_total')).toEqual({ 'sophos_approvals_total{decision="deny"}': 2 });
+		expect(await metric(service, 'sophos_tool_calls_total')).toMatchObject({
+			'sophos_tool_calls_total{tool="fetch__fetch",outcome="denied"}': 1,
+			'sophos_tool_calls_total{tool="memory__delete_entities",outcome="denied"}': 1
+		});
 	});
 });

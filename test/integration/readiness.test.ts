@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { samples } from '../support/prometheus';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { ScriptedOpenAI } from '../support/scripted-openai';
 import { answerScript, walkthroughScript } from '../support/scripts';
@@ -52,6 +53,9 @@ describe('readiness', () => {
 	});
 });
 
+/** One metric's samples from the service's /api/metrics. */
+const figures = async (service: Service, name: string) => samples(await (await service.fetch('/api/metrics')).text(), name);
+
 describe('MCP servers that are down', () => {
 	it('a server that cannot start is reported, and runs go on with the tools that are up', async () => {
 		const ollama = await ScriptedOllama.start(walkthroughScript({ url: 'https://example.com', fetch: false }));
@@ -64,6 +68,8 @@ describe('MCP servers that are down', () => {
 			expect(body.checks.mcp.broken.status).toBe('error');
 			expect(body.checks.mcp.memory.status).toBe('ok');
 			expect(body.message).toContain('MCP server "broken"');
+			const up = await figures(service, 'sophos_mcp_server_up');
+			expect([up['sophos_mcp_server_up{server="broken"}'], up['sophos_mcp_server_up{server="memory"}']]).toEqual([0, 1]);
 
 			const { conversation } = await (await service.post('/api/chat', { message: 'save something' })).json();
 			const events = await followRun(service.url, conversation);
@@ -92,6 +98,7 @@ describe('MCP servers that are down', () => {
 			process.kill(Number(memoryPid), 'SIGKILL');
 			// Between the two messages: once the service has seen the server go, not while its exit is in flight.
 			await service.waitForOutput(/MCP: server "memory" is down/);
+			expect((await figures(service, 'sophos_mcp_server_up'))['sophos_mcp_server_up{server="memory"}']).toBe(0);
 
 			const second = (await (await service.post('/api/chat', { message: 'two' })).json()).conversation;
 			const events = await followRun(service.url, second);
@@ -104,6 +111,8 @@ describe('MCP servers that are down', () => {
 			expect(tools[0].content).toContain('example.com');
 			const ready = await (await service.fetch('/api/readyz')).json();
 			expect(ready.checks.mcp.memory.status).toBe('ok');
+			expect((await figures(service, 'sophos_mcp_server_up'))['sophos_mcp_server_up{server="memory"}']).toBe(1);
+			expect((await figures(service, 'sophos_mcp_server_restarts_total'))['sophos_mcp_server_restarts_total{server="memory"}']).toBe(1);
 		} finally {
 			await service.stop();
 			await ollama.close();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { samples } from '../support/prometheus';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { currentTurn } from '../support/scripts';
 import { Service } from '../support/service';
@@ -61,11 +62,18 @@ describe('slow SSE readers', () => {
 		const lastId = Number(seen.at(-1)!.id);
 
 		const again = await fetch(url, { headers: { 'Last-Event-ID': String(lastId) } });
+		// The dropped reader is counted, and it no longer follows: the one back with Last-Event-ID does.
+		const figures = async () => {
+			const text = await (await service.fetch('/api/metrics')).text();
+			return { ...samples(text, 'sophos_sse_streams'), ...samples(text, 'sophos_sse_readers_dropped_total') };
+		};
+		expect(await figures()).toEqual({ sophos_sse_streams: 1, sophos_sse_readers_dropped_total: 1 });
 		ollama.release('tail');
 		const rest = await readEvents(again);
 		expect(Number(rest[0]!.id)).toBeGreaterThan(lastId);
 		expect(tokensOf(seen) + tokensOf(rest)).toBe(FIRST + ANSWER);
 		expect(rest.at(-1)).toMatchObject({ event: 'end', data: { conversation, run, status: 'completed' } });
 		expect(service.output.match(/dropped a slow SSE reader/g)).toHaveLength(1);
+		expect(await figures()).toEqual({ sophos_sse_streams: 0, sophos_sse_readers_dropped_total: 1 });
 	});
 });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
-import { Prometheus, promtoolCheck } from '../support/prometheus';
+import { Prometheus, promtoolCheck, samples } from '../support/prometheus';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { callsScript } from '../support/scripts';
 import { freePort, Service, tempDir } from '../support/service';
@@ -30,7 +30,7 @@ describe('telemetry', () => {
 		prometheus = service = ollama = receiver = undefined;
 	});
 
-	it('a tool-calling run is one invoke_agent span holding its chat and execute_tool spans; its MCP call carries the traceparent; no content or secret is exported', async () => {
+	it('a tool-calling run is one invoke_agent span holding its chat and execute_tool spans, over http/protobuf (the default); its MCP call carries the traceparent; no content or secret is exported; a failed model call marks its span and its JSON log line names the span', async () => {
 		receiver = await OtlpReceiver.start();
 		const config = testMcpConfig();
 		ollama = await ScriptedOllama.start(callsScript([{ name: 'test__peek', arguments: {} }]));
@@ -39,10 +39,10 @@ describe('telemetry', () => {
 			configDir: config.configDir,
 			env: {
 				OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-				OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
 				OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${COLLECTOR_KEY}`,
 				OTEL_BSP_SCHEDULE_DELAY: '50',
-				OPENAI_API_KEY: API_KEY
+				OPENAI_API_KEY: API_KEY,
+				LOG_FORMAT: 'json'
 			}
 		});
 		const { conversation, run } = await (await service.post('/api/chat', { message: CONTENT })).json();
@@ -88,16 +88,55 @@ describe('telemetry', () => {
 		const peek = config.calls().find((l) => l.startsWith('peek '));
 		expect(peek).toContain(`traceparent=00-${agent!.traceId}-${tool!.spanId}-01`);
 
+		expect(receiver.bodies.map((b) => b.contentType)).toEqual(receiver.bodies.map(() => 'application/x-protobuf'));
+		// Protobuf keeps strings as their UTF-8 bytes, so a text search of the bodies finds any.
 		const exported = receiver.bodies.map((b) => b.body.toString()).join('\n');
 		for (const secret of [CONTENT, 'all quiet', 'Finished.', API_KEY, COLLECTOR_KEY]) expect(exported).not.toContain(secret);
 		expect(receiver.bodies[0]!.headers.authorization).toBe(`Bearer ${COLLECTOR_KEY}`);
+
+		// A run whose model call fails: its chat span has the error's type, and the line the service
+		// logs of it (LOG_FORMAT=json) names the run, the conversation and the attempt's span.
+		ollama.script = () => ({ httpError: { status: 400, error: 'the model refuses' } });
+		const failed = (await (await service.post('/api/chat', { conversation, message: 'and now fail' })).json()).run;
+		const ended = (await followRun(service.url, conversation)).at(-1)!;
+		expect(ended.event).toBe('chat-error');
+		const code = (ended.data as { code: string }).code;
+		await receiver.until(() => receiver!.spans.some((s) => s.attributes['sophos.run.id'] === failed));
+		const failedAgent = receiver.spans.find((s) => s.attributes['sophos.run.id'] === failed)!;
+		const failedChat = receiver.spans.find((s) => s.name === 'chat qwen3' && s.parentSpanId === failedAgent.spanId)!;
+		expect(failedChat.attributes['error.type']).toBe(code);
+		expect(failedChat.status?.code).toBe(2); // ERROR
+		expect(failedAgent.attributes).toMatchObject({ 'sophos.run.status': 'failed', 'error.type': code });
+		await service.waitForOutput(new RegExp(`"message":"Run ${failed} failed"`));
+		// Sophos's own lines; the adapter's `Listening on` and the MCP children's stderr pass through as written.
+		const records = service.output
+			.split('\n')
+			.filter((l) => l.startsWith('{'))
+			.map((l) => JSON.parse(l) as Record<string, unknown>);
+		expect(records.some((r) => String(r.message).startsWith('MCP: connected to "test"'))).toBe(true);
+		expect(records.every((r) => typeof r.time === 'string' && typeof r.level === 'string' && typeof r.instance === 'string')).toBe(true);
+		expect(records.find((r) => r.message === `Run ${failed} failed`)).toMatchObject({
+			level: 'error',
+			run: failed,
+			conversation,
+			trace_id: failedAgent.traceId,
+			span_id: failedAgent.spanId
+		});
+		for (const secret of [API_KEY, COLLECTOR_KEY]) expect(service.output).not.toContain(secret);
 	});
 
-	it('the resume after a SIGKILL is a new invoke_agent span linked to the attempt the kill cut short', async () => {
+	it('the resume after a SIGKILL is a new invoke_agent span linked to the attempt the kill cut short, over http/json; the run is counted once, its resumed step not again; content is exported when asked for', async () => {
 		receiver = await OtlpReceiver.start();
 		const config = testMcpConfig();
 		ollama = await ScriptedOllama.start(callsScript([{ name: 'test__peek', arguments: {} }]));
-		const env = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50' };
+		const env = {
+			OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+			OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+			OTEL_BSP_SCHEDULE_DELAY: '50',
+			OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
+			OTEL_SERVICE_NAME: 'sophos-resumed',
+			OPENAI_API_KEY: API_KEY
+		};
 		const crashing = await Service.start({ ollamaUrl: ollama.url, configDir: config.configDir, dataDir: tempDir(), env: { ...env, SOPHOS_CRASH_AT: 'before-tool-call' } });
 		const { conversation, run: first } = await (await crashing.post('/api/chat', { message: 'peek' })).json();
 		await crashing.crashed();
@@ -110,8 +149,31 @@ describe('telemetry', () => {
 		const attempt = receiver.spans.find((s) => s.attributes['sophos.run.id'] === resumed)!;
 		expect(attempt.attributes).toMatchObject({ 'sophos.run.trigger': 'resume', 'sophos.run.status': 'completed' });
 		expect(attempt.links).toEqual([attemptIds(first)]);
+		expect(attempt.resource['service.name']).toBe('sophos-resumed');
 		// The killed attempt's span never ended, so it was never exported: only the link names it.
 		expect(receiver.spans.some((s) => s.attributes['sophos.run.id'] === first)).toBe(false);
+
+		// Content capture on: the answer and the tool's arguments and result are on the spans, a secret still is not.
+		// The resume's own spans: the killed process may have sent its first chat span before the kill.
+		const under = (name: string) => named(receiver!.spans, name).filter((s) => s.parentSpanId === attempt.spanId);
+		await receiver.until(() => under('chat qwen3').length === 1 && under('execute_tool test__peek').length === 1);
+		const [chat] = under('chat qwen3');
+		const [tool] = under('execute_tool test__peek');
+		expect(JSON.parse(String(chat!.attributes['gen_ai.output.messages']))).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'Finished.' }] }]);
+		expect(tool!.attributes['gen_ai.tool.call.arguments']).toBe('{}');
+		expect(String(tool!.attributes['gen_ai.tool.call.result'])).toContain('all quiet');
+		expect(receiver.bodies.map((b) => b.body.toString()).join('\n')).not.toContain(API_KEY);
+
+		// One run with two attempts: the killed one recorded interrupted by the recovery at start,
+		// the resume completed. The step the kill cut short had its model answer recorded before the
+		// kill, so the restarted process asked the model once (for the final answer) and ran the tool once.
+		const metrics = await (await service.fetch('/api/metrics')).text();
+		expect(samples(metrics, 'sophos_runs_total')).toEqual({
+			'sophos_runs_total{status="interrupted",trigger="message"}': 1,
+			'sophos_runs_total{status="completed",trigger="resume"}': 1
+		});
+		expect(samples(metrics, 'sophos_model_requests_total')).toEqual({ 'sophos_model_requests_total{provider="ollama",model="qwen3",outcome="success"}': 1 });
+		expect(samples(metrics, 'sophos_tool_calls_total')).toEqual({ 'sophos_tool_calls_total{tool="test__peek",outcome="success"}': 1 });
 	});
 
 	it('Prometheus scrapes /api/metrics with the token: the target is up and the run it made is counted once; promtool accepts the output', async () => {
@@ -157,6 +219,24 @@ describe('telemetry', () => {
 			const { conversation } = await (await service.post('/api/chat', { message })).json();
 			expect((await followRun(service.url, conversation)).at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
 		}
+	});
+
+	it('a collector that takes an export and never answers it holds up no run', async () => {
+		receiver = await OtlpReceiver.start({ answers: false });
+		ollama = await ScriptedOllama.start(callsScript([]));
+		// The exporter waits for the answer up to its timeout, set longer than any test runs.
+		service = await Service.start({
+			ollamaUrl: ollama.url,
+			env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '10', OTEL_EXPORTER_OTLP_TIMEOUT: '600000' }
+		});
+		const first = (await (await service.post('/api/chat', { message: 'one' })).json()).conversation;
+		expect((await followRun(service.url, first)).at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
+		// The first run's spans reach the collector, which keeps their request open from here on.
+		await receiver.until(() => receiver!.spans.some((s) => s.name === 'invoke_agent sophos'));
+		const second = (await (await service.post('/api/chat', { message: 'two' })).json()).conversation;
+		expect((await followRun(service.url, second)).at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
+		// The second run ran its course while the first export still waited for its answer.
+		expect(receiver.open).toBeGreaterThanOrEqual(1);
 	});
 
 	it.each([

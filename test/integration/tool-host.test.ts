@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testMcpServerCommand } from '../support/mcp-test-server-command';
 import type { Script } from '../support/model-script';
+import { OtlpReceiver } from '../support/otlp-receiver';
 import { rawRequest } from '../support/raw-http';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { callsScript, currentTurn } from '../support/scripts';
@@ -156,8 +157,8 @@ describe('the shared tool host', () => {
 		const ollama = await ScriptedOllama.start(callsScript([]));
 		cleanups.push(() => ollama.close());
 		const configDir = sharedConfig(host);
-		const start = async () => {
-			const service = await Service.start({ ollamaUrl: ollama.url, configDir, env: { TOOL_HOST_TOKEN: TOKEN } });
+		const start = async (env: Record<string, string> = {}) => {
+			const service = await Service.start({ ollamaUrl: ollama.url, configDir, env: { TOOL_HOST_TOKEN: TOKEN, ...env } });
 			cleanups.push(() => service.stop());
 			return service;
 		};
@@ -196,14 +197,21 @@ describe('the shared tool host', () => {
 		}
 	});
 
-	it("passes a call's idempotency key through to the child, and the child's tool annotations back", async () => {
+	it("passes a call's idempotency key through to the child, and the child's tool annotations back; the call's span names its MCP session", async () => {
 		const { host, ollama, start } = await setUp();
-		const a = await start();
+		const receiver = await OtlpReceiver.start();
+		cleanups.push(() => receiver.close());
+		const a = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '50' });
 		ollama.script = callsScript([{ name: 'test__effect', arguments: { item: 'a' } }]);
 		const { conversation, tools } = await runOnce(a, 'Save a.');
 		expect(tools).toMatchObject([{ name: 'test__effect', status: 'success', content: 'saved a' }]);
 		const effects = fs.readFileSync(host.options.log, 'utf8').split('\n').filter((l) => l.startsWith('effect '));
 		expect(effects).toEqual([`effect ${conversation}:${tools[0]!.toolCallId} a`]);
+
+		await receiver.until(() => receiver.spans.some((s) => s.name === 'execute_tool test__effect'));
+		const span = receiver.spans.find((s) => s.name === 'execute_tool test__effect')!;
+		expect(span.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'network.transport': 'tcp', 'sophos.tool.outcome': 'success' });
+		expect(span.attributes['mcp.session.id']).toMatch(/^\S+$/);
 
 		const { client } = await connect(host, 'test');
 		const listed = Object.fromEntries((await client.listTools()).tools.map((t) => [t.name, t.annotations]));

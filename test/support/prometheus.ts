@@ -9,6 +9,16 @@ export function promtoolCheck(exposition: string): { status: number | null; outp
 	return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
+/** The samples of metric `name` in an exposition, each series (name and labels as written) to its value. */
+export function samples(exposition: string, name: string): Record<string, number> {
+	const found: Record<string, number> = {};
+	for (const line of exposition.split('\n')) {
+		const match = /^(\S+?(?:\{.*\})?) (\S+)$/.exec(line);
+		if (match && (match[1] === name || match[1]!.startsWith(`${name}{`))) found[match[1]!] = Number(match[2]);
+	}
+	return found;
+}
+
 /**
  * Debian's Prometheus on a loopback port, scraping `target` (host:port) at `/api/metrics` with a
  * bearer token, every 500 ms, its data in a temporary directory.

@@ -57,4 +57,27 @@ describe('Telemetry', () => {
 		expect(tool.attributes).toMatchObject({ 'sophos.tool.outcome': 'reused', 'network.transport': 'pipe' });
 		expect(JSON.stringify(tool.attributes)).not.toContain('secret');
 	});
+
+	it('an MCP call over Streamable HTTP carries its session on its execute_tool span; a stdio one has none', async () => {
+		const { t, exporter, tracer } = telemetry();
+		const attempt = t.attempt({ runId: 'r', conversationId: 'c', trigger: 'message', continues: null });
+		t.tool('r', { tool: 'h__look', callId: 'k1', server: 'h', transport: 'streamable-http', session: 'session-1', args: {} }).end('success');
+		t.tool('r', { tool: 'p__look', callId: 'k2', server: 'p', transport: 'stdio', args: {} }).end('success');
+		attempt.end({ status: 'completed', recorded: true });
+		await tracer.close();
+		const attributes = (name: string) => exporter.finished.find((s) => s.name === name)!.attributes;
+		expect(attributes('execute_tool h__look')).toMatchObject({ 'mcp.method.name': 'tools/call', 'mcp.session.id': 'session-1', 'network.transport': 'tcp' });
+		expect(attributes('execute_tool p__look')).not.toHaveProperty('mcp.session.id');
+	});
+
+	it('a database figure that cannot be read is NaN in a scrape that still carries every other figure', async () => {
+		const down = () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+		const metrics = new MetricsRegistry({ ...sources, waitingRuns: down, queuedMessages: async () => 3 }, { leases: true });
+		metrics.leaseRenewalsFailed.inc();
+		const text = await metrics.exposition();
+		expect(text).toMatch(/^sophos_waiting_runs Nan$/m);
+		expect(text).toMatch(/^sophos_queued_messages 3$/m);
+		expect(text).toMatch(/^sophos_lease_renewals_failed_total 1$/m);
+		metrics.close();
+	});
 });

@@ -67,6 +67,11 @@ export class ServerSupervisor {
 		return isStdio(this.config) ? 'stdio' : (this.config.type ?? this.config.transport ?? 'http');
 	}
 
+	/** The MCP session of the connection now, when its transport has one (Streamable HTTP); stdio has none. */
+	get sessionId(): string | undefined {
+		return this.sdk?.transport?.sessionId;
+	}
+
 	/** What the server declares about its tool (by its own, unprefixed name), if it is up. */
 	annotationsOf(tool: string): ToolAnnotations | undefined {
 		return this.annotations.get(tool);

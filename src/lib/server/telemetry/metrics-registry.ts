@@ -4,7 +4,9 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 /**
  * What the registry reads at each scrape rather than counting: figures another part already holds.
  * The database's figures (waiting runs, queued messages) are the whole database's, the same on
- * every instance of a fleet; the rest are this process's.
+ * every instance of a fleet; the rest are this process's. A figure that cannot be read (the
+ * database down) is reported as NaN, so the scrape still carries every other one, the lease
+ * heartbeat's failures among them.
  */
 export type MetricSources = {
 	activeRuns: () => number;
@@ -140,7 +142,7 @@ export class MetricsRegistry {
 			help: 'Conversations whose last run waits for a person’s decision (the whole database).',
 			registers,
 			async collect() {
-				this.set(await sources.waitingRuns());
+				this.set(await sources.waitingRuns().catch(() => NaN));
 			}
 		});
 		new Gauge({
@@ -148,7 +150,7 @@ export class MetricsRegistry {
 			help: 'Messages queued behind a conversation’s run (the whole database).',
 			registers,
 			async collect() {
-				this.set(await sources.queuedMessages());
+				this.set(await sources.queuedMessages().catch(() => NaN));
 			}
 		});
 		new Gauge({

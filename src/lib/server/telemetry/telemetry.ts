@@ -25,7 +25,7 @@ export type ChatAnswer = {
 	text: string;
 };
 
-export type ToolStart = { tool: string; callId: string; server?: string; transport?: string; args: unknown };
+export type ToolStart = { tool: string; callId: string; server?: string; transport?: string; session?: string; args: unknown };
 
 export interface AttemptRecorder {
 	/** Runs `work` with the attempt's ids on every log line written inside it. */
@@ -157,6 +157,7 @@ export class Telemetry {
 			[GEN_AI.toolCallId]: call.callId,
 			[GEN_AI.toolType]: 'extension',
 			...(call.server ? { [MCP.methodName]: 'tools/call', [MCP.networkTransport]: transportOf(call.transport) } : {}),
+			...(call.session ? { [MCP.sessionId]: call.session } : {}),
 			...(this.captureContent ? { [GEN_AI.toolCallArguments]: JSON.stringify(call.args) } : {})
 		});
 		return {
@@ -173,7 +174,7 @@ export class Telemetry {
 		};
 	}
 
-	/** `decision`: approve, deny, or expired. */
+	/** `decision`: approve, edit or deny (an approval that timed out is denied). */
 	approval(decision: string): void {
 		this.metrics.approvals.inc({ decision });
 	}

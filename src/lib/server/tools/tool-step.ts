@@ -107,7 +107,7 @@ export async function runToolStep(messages: BaseMessage[], config: RunnableConfi
 	for (const [i, call] of resolved.entries()) {
 		const from = taken[i];
 		const target = parts.toolbox.resolve(call.name);
-		const mcp = target ? { server: target.server.name, transport: target.server.transport } : {};
+		const mcp = target ? { server: target.server.name, transport: target.server.transport, session: target.server.sessionId } : {};
 		const watch = parts.telemetry?.tool(at.runId, { tool: call.name, callId: call.id, ...mcp, args: call.args });
 		let outcome: ToolOutcome;
 		try {
