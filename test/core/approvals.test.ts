@@ -63,9 +63,9 @@ describe('approvals, in process', () => {
 		expect((await runtime.storage.runs.get(decided.run))).toMatchObject({ trigger: 'approval', status: 'completed' });
 		expect(calls()).toEqual([expect.stringMatching(/^effect .* a$/)]);
 		expect(await toolMessages(runtime, first.conversation)).toMatchObject([{ status: 'success', content: 'saved a' }]);
-		await expect(
-			runtime.runService.start({ kind: 'decide', conversation: first.conversation, decisions: [{ toolCallId: pending!.toolCallId, action: 'approve' }] })
-		).rejects.toMatchObject({ code: 'NOT_WAITING' });
+		expect(
+			await runtime.runService.start({ kind: 'decide', conversation: first.conversation, decisions: [{ toolCallId: pending!.toolCallId, action: 'approve' }] })
+		).toEqual({ refused: 'not-waiting' });
 		expect(calls()).toHaveLength(1);
 	});
 

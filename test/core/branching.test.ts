@@ -136,7 +136,7 @@ describe('branching, in process', () => {
 		await ollama.held('first');
 		hold = null;
 		expect(await runtime.runService.start({ kind: 'edit', conversation, editOf: one!.id, message: 'uno' })).toEqual({ refused: 'busy' });
-		await expect(runtime.conversations.switchBranch(conversation, one!.id)).rejects.toMatchObject({ code: 'SESSION_IN_PROGRESS' });
+		expect(await runtime.conversations.switchBranch(conversation, one!.id)).toEqual({ refused: 'switch-while-running' });
 		const queued = await runtime.runService.start({ kind: 'edit', conversation, editOf: one!.id, message: 'uno', ifBusy: 'enqueue' });
 		expect(queued).toEqual({ conversation, queued: expect.any(String) });
 		expect((await detail(runtime, conversation)).queue).toEqual([
