@@ -120,7 +120,7 @@ describe('branching, in process', () => {
 		expect(continued.resumable).toBe(false);
 
 		expect(await switched(second.runtime, conversation, edit.run)).toEqual(['user: uno', 'assistant: Answer 2 to uno.']);
-		await expect(second.runtime.conversations.switchBranch(conversation, 'no-such-message')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+		expect(await second.runtime.conversations.switchBranch(conversation, 'no-such-message')).toEqual({ refused: 'message-not-in-any-branch' });
 	});
 
 	it('an edit or regenerate follows the busy rules: refused, queued, or interrupting; a switch waits for the run too', async () => {
