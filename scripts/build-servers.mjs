@@ -3,22 +3,13 @@
 // Runs after `vite build`, which empties build/.
 import { build } from 'esbuild';
 import { chmod } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-
-const root = fileURLToPath(new URL('..', import.meta.url));
+import { bundleOptions, root } from './esbuild-options.mjs';
 
 await build({
-	absWorkingDir: root,
+	...bundleOptions,
 	entryPoints: { fetch: 'servers/fetch/main.ts', 'tool-host': 'servers/tool-host/main.ts' },
 	outdir: 'build/servers',
-	outExtension: { '.js': '.mjs' },
-	platform: 'node',
-	format: 'esm',
-	target: 'node20',
-	bundle: true,
-	packages: 'external',
-	banner: { js: '#!/usr/bin/env node' },
-	logLevel: 'warning'
+	banner: { js: '#!/usr/bin/env node' }
 });
 
 // The banner makes it runnable as a command too.

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { StreamEvent } from '../../src/lib/protocol';
+import { runRefusalError, type Refusal } from '../../src/lib/server/http/run-refusal-error';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { startInProcess } from '../support/in-process';
 import { ScriptedOllama, type Script } from '../support/scripted-ollama';
@@ -63,9 +64,9 @@ describe('approvals, in process', () => {
 		expect((await runtime.storage.runs.get(decided.run))).toMatchObject({ trigger: 'approval', status: 'completed' });
 		expect(calls()).toEqual([expect.stringMatching(/^effect .* a$/)]);
 		expect(await toolMessages(runtime, first.conversation)).toMatchObject([{ status: 'success', content: 'saved a' }]);
-		await expect(
-			runtime.runService.start({ kind: 'decide', conversation: first.conversation, decisions: [{ toolCallId: pending!.toolCallId, action: 'approve' }] })
-		).rejects.toMatchObject({ code: 'NOT_WAITING' });
+		expect(
+			await runtime.runService.start({ kind: 'decide', conversation: first.conversation, decisions: [{ toolCallId: pending!.toolCallId, action: 'approve' }] })
+		).toEqual({ refused: 'not-waiting' });
 		expect(calls()).toHaveLength(1);
 	});
 
@@ -82,9 +83,8 @@ describe('approvals, in process', () => {
 			[{ toolCallId: a!.toolCallId, action: 'deny' as const, remember: true }, { toolCallId: b!.toolCallId, action: 'approve' as const }]
 		];
 		for (const decisions of bad) {
-			await expect(runtime.runService.start({ kind: 'decide', conversation: first.conversation, decisions })).rejects.toMatchObject({
-				code: 'BAD_REQUEST'
-			});
+			const refused = await runtime.runService.start({ kind: 'decide', conversation: first.conversation, decisions });
+			expect(runRefusalError(refused as Refusal)).toMatchObject({ code: 'BAD_REQUEST' });
 		}
 		expect((await runtime.storage.approvals.pending(first.conversation))).toHaveLength(2);
 		expect((await runtime.storage.runs.list(first.conversation))).toHaveLength(1);

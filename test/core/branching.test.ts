@@ -120,7 +120,7 @@ describe('branching, in process', () => {
 		expect(continued.resumable).toBe(false);
 
 		expect(await switched(second.runtime, conversation, edit.run)).toEqual(['user: uno', 'assistant: Answer 2 to uno.']);
-		await expect(second.runtime.conversations.switchBranch(conversation, 'no-such-message')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+		expect(await second.runtime.conversations.switchBranch(conversation, 'no-such-message')).toEqual({ refused: 'message-not-in-any-branch' });
 	});
 
 	it('an edit or regenerate follows the busy rules: refused, queued, or interrupting; a switch waits for the run too', async () => {
@@ -136,7 +136,7 @@ describe('branching, in process', () => {
 		await ollama.held('first');
 		hold = null;
 		expect(await runtime.runService.start({ kind: 'edit', conversation, editOf: one!.id, message: 'uno' })).toEqual({ refused: 'busy' });
-		await expect(runtime.conversations.switchBranch(conversation, one!.id)).rejects.toMatchObject({ code: 'SESSION_IN_PROGRESS' });
+		expect(await runtime.conversations.switchBranch(conversation, one!.id)).toEqual({ refused: 'switch-while-running' });
 		const queued = await runtime.runService.start({ kind: 'edit', conversation, editOf: one!.id, message: 'uno', ifBusy: 'enqueue' });
 		expect(queued).toEqual({ conversation, queued: expect.any(String) });
 		expect((await detail(runtime, conversation)).queue).toEqual([

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedOllama } from '../support/scripted-ollama';
-import { Service } from '../support/service';
+import { Service, TEST_ENGINE } from '../support/service';
 import { followRun } from '../support/sse';
 import {
 	CALLS_PER_RUN,
@@ -85,7 +85,7 @@ describe('kill loop: calls reported unknown that never reached the memory server
 		for (const c of conversations) await followRun(service.url, c);
 		const details = await Promise.all(conversations.map(async (c) => (await service.fetch(`/api/conversations/${c}`)).json()));
 		const count = countUnknown(details, memoryNames(path.join(service.options.dataDir, 'memory.jsonl')));
-		console.log(`\nKill loop (SQLite, ${kills} kills): ${JSON.stringify(count)}`);
+		console.log(`\nKill loop (${TEST_ENGINE === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${kills} kills): ${JSON.stringify(count)}`);
 		expect(count.unknownNeverReached).toBe(0);
 		expect(count.finished).toBe(CONVERSATIONS);
 		expect(count.calls).toBe(CONVERSATIONS * CALLS_PER_RUN);

@@ -8,9 +8,9 @@ import {
 	AllowedToolSchema,
 	ModelListSchema,
 	type AllowedTool,
+	type ChatBody,
 	type ConversationDetail,
 	type ConversationPage,
-	type Decision,
 	type ModelList,
 	type Readiness,
 	type RunRecord,
@@ -38,16 +38,8 @@ export type ChatApi = {
 	revokeAllowedTool(tool: string): Promise<ApiResult<null>>;
 };
 
-/**
- * POST /api/chat's bodies that start a run: a message, a resume, the decisions on waiting calls,
- * an edit of a user message, or a regenerate of an answer.
- */
-export type StartBody =
-	| { message: string; conversation: string | null; model?: string }
-	| { conversation: string; resume: true }
-	| { conversation: string; decisions: Decision[] }
-	| { conversation: string; message: string; editOf: string }
-	| { conversation: string; regenerate: string };
+/** POST /api/chat's bodies that start a run (the page cancels by run, POST /api/runs/:id/cancel). */
+export type StartBody = Exclude<ChatBody, { cancel: true }>;
 
 const AllowedListSchema = z.object({ allowed: z.array(AllowedToolSchema) });
 

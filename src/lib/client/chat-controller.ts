@@ -1,46 +1,27 @@
 /**
  * The chat page's state machine, free of any framework: conversations, the open conversation's
- * durable messages, the run being followed (applied event by event, by id), stop, resume, the
- * decisions on tool calls that wait for a person, branches (edit, regenerate, switching between
- * versions), and delete. It talks to the server only through
- * `ChatApi` and `OpenRunStream`, so tests drive it with fakes and no browser. Listeners get a
- * fresh immutable snapshot after every change.
+ * durable messages, and its branches and delete. The run being followed and stop are
+ * run-follower.ts's; the ways into a run (send, resume, decisions on waiting tool calls, edit,
+ * regenerate) run-starter.ts's. It talks to the server only through `ChatApi` and
+ * `OpenRunStream`, so tests drive it with fakes and no browser. Listeners get a fresh immutable
+ * snapshot after every change.
  *
  * Navigation (select, new chat) and every newly followed run bump an epoch; an answer that arrives
  * for an older epoch is dropped, so a slow response never paints one conversation's messages into
  * another, nor a finished run's reload over the next run's first message.
  */
-import type { ApiResult, ChatApi, StartBody } from './chat-api';
-import {
-	CANCELLED_MESSAGE,
-	CANCELLING_MESSAGE,
-	DECIDED_ELSEWHERE_MESSAGE,
-	DECIDING_ELSEWHERE_MESSAGE,
-	DETACHED_MESSAGE,
-	INITIAL_SNAPSHOT,
-	IN_PROGRESS_MESSAGE,
-	currentSummary,
-	type ChatSnapshot,
-	type StopResult
-} from './chat-snapshot';
+import type { ChatApi } from './chat-api';
+import type { ChatContext } from './chat-context';
+import { INITIAL_SNAPSHOT, currentSummary, type ChatSnapshot, type StopResult } from './chat-snapshot';
 import { isBusy, transition, type ChatStatus } from './chat-status';
-import { currentModel, modelToSend } from './model-choice';
-import { applyRunEvent, emptyLiveRun, settledLiveRun, type RunOutcome } from './live-run';
-import type { OpenRunStream, RunStreamHandle } from './run-stream';
+import { currentModel } from './model-choice';
+import { settledLiveRun } from './live-run';
+import { RunFollower } from './run-follower';
+import { RunStarter } from './run-starter';
+import type { OpenRunStream } from './run-stream';
 import { ConversationList } from './conversation-list';
 import { SnapshotStore } from './snapshot-store';
-import {
-	CancelResultSchema,
-	isTerminal,
-	type ConversationDetail,
-	type Decision,
-	type MessageDto,
-	type Readiness,
-	type StreamEvent,
-	type WireError
-} from '../protocol';
-
-const MODEL_CODES = new Set(['MODEL_UNREACHABLE', 'MODEL_UNAVAILABLE', 'MODEL_AUTH_FAILED', 'MODEL_RATE_LIMITED']);
+import type { ConversationDetail, Decision, Readiness, WireError } from '../protocol';
 
 export { LIST_PAGE } from './conversation-list';
 
@@ -49,14 +30,32 @@ function isReadiness(v: unknown): v is Readiness {
 }
 
 export class ChatController extends SnapshotStore<ChatSnapshot> {
-	private stream: RunStreamHandle | null = null;
 	private epoch = 0;
-	private localMessages = 0;
 	private readonly list: ConversationList;
+	private readonly follower: RunFollower;
+	private readonly starter: RunStarter;
 
 	constructor(private readonly deps: { api: ChatApi; openStream: OpenRunStream }) {
 		super(INITIAL_SNAPSHOT);
 		this.list = new ConversationList(deps.api, () => this.state, (patch) => this.set(patch));
+		const self = this;
+		const chat: ChatContext = {
+			api: deps.api,
+			get state() {
+				return self.state;
+			},
+			set: (patch) => this.set(patch),
+			to: (status) => this.to(status),
+			get epoch() {
+				return self.epoch;
+			},
+			nextEpoch: () => ++this.epoch,
+			refreshList: () => this.refreshList(),
+			checkReadiness: () => this.checkReadiness(),
+			loadDetail: (id, epoch, opts) => this.loadDetail(id, epoch, opts)
+		};
+		this.follower = new RunFollower(chat, deps.openStream);
+		this.starter = new RunStarter(chat, this.follower);
 	}
 
 	/** First load: the list and readiness, then `preferred` (from the URL) or the newest conversation. */
@@ -81,7 +80,7 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 		const detail = await this.loadDetail(id, epoch, { storedError: true });
 		if (epoch !== this.epoch) return;
 		this.set({ modelChoice: currentModel(detail?.conversation ?? null, this.state.models) });
-		if (detail?.conversation.status === 'running') this.attach(id);
+		if (detail?.conversation.status === 'running') this.follower.attach(id);
 		else this.to('idle');
 	}
 
@@ -97,88 +96,27 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 	}
 
 	/** Starts a run with `text`. False when nothing was sent: the caller gives the text back. */
-	async send(text: string): Promise<boolean> {
-		const message = text.trim();
-		if (!message || this.state.status !== 'idle') return false;
-		const epoch = this.epoch;
-		const conversation = this.state.conversationId;
-		const model = modelToSend(this.state.modelChoice, conversation ? currentSummary(this.state) : null, this.state.models);
-		this.set({ error: null, notice: null });
-		this.to('sending');
-		const res = await this.deps.api.startRun({ message, conversation, ...(model ? { model } : {}) });
-		if (epoch !== this.epoch) return res.ok;
-		if (!res.ok) {
-			if (res.error.code === 'SESSION_IN_PROGRESS' && conversation) {
-				this.attach(conversation);
-				this.set({ notice: { kind: 'info', message: IN_PROGRESS_MESSAGE } });
-			} else {
-				this.set({ error: res.error });
-				this.to('idle');
-			}
-			return false;
-		}
-		const mine: MessageDto = { id: `local-${++this.localMessages}`, role: 'user', content: message };
-		const base = res.value.conversation === conversation ? this.state.base : [];
-		this.set({ conversationId: res.value.conversation, runId: res.value.run, base: [...base, mine] });
-		this.attach(res.value.conversation);
-		void this.refreshList();
-		return true;
+	send(text: string): Promise<boolean> {
+		return this.starter.send(text);
 	}
 
-	async resume(): Promise<void> {
-		const id = this.state.conversationId;
-		if (!id || this.state.status !== 'idle' || !this.state.resumable || this.state.approvals.length > 0) return;
-		await this.startAndFollow(id, { conversation: id, resume: true }, async ({ error }, epoch) => {
-			this.set({ error, resumable: error.code === 'RUN_NOT_RESUMABLE' ? false : this.state.resumable });
-			// It paused for a person since the page loaded (a crash left a call's outcome unknown): show the card.
-			if (error.code === 'APPROVAL_REQUIRED') await this.loadDetail(id, epoch, { storedError: false });
-		});
+	resume(): Promise<void> {
+		return this.starter.resume();
 	}
 
-	/**
-	 * Decides every waiting call at once and follows the run that carries the decisions out. False
-	 * when no run started: the card keeps what the person chose. A refusal of the decisions (4xx)
-	 * means the calls changed since the page read them, most often because another tab or the
-	 * approval timeout decided first, so the conversation is read again.
-	 */
-	async decide(decisions: Decision[]): Promise<boolean> {
-		const id = this.state.conversationId;
-		if (!id || this.state.status !== 'idle' || this.state.approvals.length === 0) return false;
-		return this.startAndFollow(
-			id,
-			{ conversation: id, decisions },
-			async ({ status, error }, epoch) => {
-				this.set(error.code === 'NOT_WAITING' ? { notice: { kind: 'info', message: DECIDED_ELSEWHERE_MESSAGE } } : { error });
-				if (status < 400 || status >= 500) return;
-				const detail = await this.loadDetail(id, epoch, { storedError: false });
-				if (detail?.conversation.status === 'running' && epoch === this.epoch && this.state.status === 'idle') this.attach(id);
-			},
-			DECIDING_ELSEWHERE_MESSAGE
-		);
+	/** Decides every waiting call at once (run-starter.ts); false when no run started. */
+	decide(decisions: Decision[]): Promise<boolean> {
+		return this.starter.decide(decisions);
 	}
 
-	/**
-	 * Replaces an earlier user message of the open conversation with `text`: a new branch from just
-	 * before it, shown as the messages before it, the new text, and the new answer as it streams.
-	 * False when nothing was sent (the editor keeps the text).
-	 */
-	async edit(messageId: string, text: string): Promise<boolean> {
-		const message = text.trim();
-		const id = this.state.conversationId;
-		const at = this.state.base.findIndex((m) => m.id === messageId && m.role === 'user');
-		if (!message || !id || at < 0 || this.state.status !== 'idle') return false;
-		const mine: MessageDto = { id: `local-${++this.localMessages}`, role: 'user', content: message };
-		const shown = [...this.state.base.slice(0, at), mine];
-		return this.startAndFollow(id, { conversation: id, message, editOf: messageId }, async ({ error }) => this.set({ error }), IN_PROGRESS_MESSAGE, shown);
+	/** Replaces an earlier user message with `text`, a new branch (run-starter.ts); false when nothing was sent. */
+	edit(messageId: string, text: string): Promise<boolean> {
+		return this.starter.edit(messageId, text);
 	}
 
-	/** Runs again the step that produced an answer of the open conversation: a new branch, the old one kept. */
-	async regenerate(messageId: string): Promise<boolean> {
-		const id = this.state.conversationId;
-		const at = this.state.base.findIndex((m) => m.id === messageId && m.role === 'assistant');
-		if (!id || at < 0 || this.state.status !== 'idle') return false;
-		const shown = this.state.base.slice(0, at);
-		return this.startAndFollow(id, { conversation: id, regenerate: messageId }, async ({ error }) => this.set({ error }), IN_PROGRESS_MESSAGE, shown);
+	/** Runs again the step that produced an answer: a new branch, the old one kept. */
+	regenerate(messageId: string): Promise<boolean> {
+		return this.starter.regenerate(messageId);
 	}
 
 	/** Shows the branch holding `messageId` (one of a message's versions); the server remembers it. */
@@ -197,64 +135,14 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 		void this.refreshList();
 	}
 
-	/**
-	 * Stop: asks the server to cancel the run (POST /api/runs/:id/cancel) and waits for its
-	 * `cancelled` end. A server without that endpoint (404/405) cannot stop it, so the page detaches
-	 * instead: it closes its stream and says the run goes on. Any other refusal keeps following.
-	 */
-	async stop(): Promise<StopResult> {
-		const id = this.state.conversationId;
-		if (this.state.status !== 'streaming' || !id) return 'not-streaming';
-		const epoch = this.epoch;
-		const stream = this.stream;
-		this.to('stopping');
-		const stillStopping = () => epoch === this.epoch && this.stream === stream && this.state.status === 'stopping';
-		let runId = this.state.runId;
-		if (!runId) {
-			const runs = await this.deps.api.listRuns(id);
-			runId = runs.ok ? (runs.value.find((r) => r.status === 'running')?.id ?? null) : null;
-			if (!stillStopping()) return 'ended';
-		}
-		if (!runId) {
-			this.detach();
-			return 'detached';
-		}
-		let res = await this.deps.api.cancelRun(runId);
-		if (!stillStopping()) return 'ended';
-		const successor = res.ok ? await this.carriedOnBy(id, res.value) : null;
-		if (!stillStopping()) return 'ended';
-		if (successor) {
-			this.set({ runId: successor });
-			res = await this.deps.api.cancelRun(successor);
-			if (!stillStopping()) return 'ended';
-		}
-		if (res.ok) {
-			this.set({ notice: { kind: 'info', message: CANCELLING_MESSAGE } });
-			return 'cancelling';
-		}
-		if (res.status === 404 || res.status === 405) {
-			this.detach();
-			return 'detached';
-		}
-		this.set({ error: res.error });
-		this.to('streaming');
-		return 'failed';
-	}
-
-	/**
-	 * The run the stream went on with, when the cancelled one had been interrupted before it was
-	 * asked: its owner died, and the run that resumed it (AUTO_RESUME) carries on the same stream.
-	 */
-	private async carriedOnBy(id: string, answer: unknown): Promise<string | null> {
-		const cancelled = CancelResultSchema.safeParse(answer);
-		if (!cancelled.success || cancelled.data.status !== 'interrupted') return null;
-		const runs = await this.deps.api.listRuns(id);
-		return (runs.ok && runs.value.find((r) => r.status === 'running')?.id) || null;
+	/** Stop: cancels the followed run, or detaches where the server cannot (run-follower.ts). */
+	stop(): Promise<StopResult> {
+		return this.follower.stop();
 	}
 
 	/** Follows the open conversation's run again after a detach. */
 	follow(): void {
-		if (this.state.status === 'idle' && this.state.conversationId) this.attach(this.state.conversationId);
+		if (this.state.status === 'idle' && this.state.conversationId) this.follower.attach(this.state.conversationId);
 	}
 
 	/** Deletes a conversation; the server's error when it refuses (409 while a run is active). */
@@ -302,123 +190,16 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 		this.unsubscribeAll();
 	}
 
-	/**
-	 * Starts a run on the open conversation and follows it, showing `shown` as its transcript until
-	 * the run's events add to it (an edit or a regenerate replaces what follows the message). A run
-	 * already going on (409) is followed instead, with `busyNotice`; every other refusal goes to `refused`.
-	 */
-	private async startAndFollow(
-		id: string,
-		body: StartBody,
-		refused: (res: Extract<ApiResult<unknown>, { ok: false }>, epoch: number) => Promise<void>,
-		busyNotice?: string,
-		shown?: MessageDto[]
-	): Promise<boolean> {
-		const epoch = this.epoch;
-		this.set({ error: null, notice: null });
-		this.to('sending');
-		const res = await this.deps.api.startRun(body);
-		if (epoch !== this.epoch) return false;
-		if (res.ok) {
-			this.set({ runId: res.value.run, ...(shown ? { base: shown } : {}) });
-			this.attach(id);
-			void this.refreshList();
-			return true;
-		}
-		if (res.error.code === 'SESSION_IN_PROGRESS') {
-			this.attach(id);
-			if (busyNotice) this.set({ notice: { kind: 'info', message: busyNotice } });
-			return false;
-		}
-		this.to('idle');
-		await refused(res, epoch);
-		return false;
-	}
-
 	private to(status: ChatStatus): void {
 		this.set({ status: transition(this.state.status, status) });
 	}
 
 	/** Leaves the open conversation: closes its stream and forgets its state. */
 	private navigate(): number {
-		this.closeStream();
+		this.follower.close();
 		const forgotten = { live: null, runId: null, resumable: false, approvals: [], error: null, notice: null, connection: null };
 		this.set({ conversationId: null, base: [], ...forgotten, modelChoice: null, lastRunUsage: null });
 		return ++this.epoch;
-	}
-
-	private closeStream(): void {
-		this.stream?.close();
-		this.stream = null;
-	}
-
-	private detach(): void {
-		this.closeStream();
-		this.set({ connection: null, notice: { kind: 'detached', message: DETACHED_MESSAGE } });
-		this.to('idle');
-		void this.refreshList();
-	}
-
-	/** Follows the conversation's run from its first event: the replay rebuilds the partial answer. */
-	private attach(id: string): void {
-		this.closeStream();
-		this.epoch++;
-		this.set({ live: emptyLiveRun(), connection: 'connecting', resumable: false, approvals: [], notice: null, error: null, lastRunUsage: null });
-		if (this.state.status !== 'streaming') this.to('streaming');
-		const handle: RunStreamHandle = this.deps.openStream(id, {
-			onEvent: (e) => this.stream === handle && this.onEvent(id, e),
-			onOpen: () => this.stream === handle && this.set({ connection: 'open' }),
-			onReconnecting: () => this.stream === handle && this.set({ connection: 'reconnecting' }),
-			onFailed: () => {
-				if (this.stream !== handle) return;
-				this.closeStream();
-				this.set({ connection: null, error: { code: 'SSE_ERROR', message: 'Connection to the run stream failed.' } });
-				this.to('idle');
-			}
-		});
-		this.stream = handle;
-	}
-
-	private onEvent(id: string, e: StreamEvent): void {
-		// The card can show at once; the detail read after `end` is what stays.
-		if (e.event === 'approval' && e.data.conversation === id) this.set({ approvals: e.data.approvals });
-		const before = this.state.live ?? emptyLiveRun();
-		const live = applyRunEvent(before, e);
-		if (live === before) return;
-		if (!isTerminal(e) || !live.outcome) {
-			this.set({ live, connection: 'open' });
-			return;
-		}
-		this.closeStream();
-		this.set({ live, connection: null });
-		void this.finishRun(id, live.outcome);
-	}
-
-	/** After the terminal event: say how it ended, then replace the live transcript with the durable one. */
-	private async finishRun(id: string, outcome: RunOutcome): Promise<void> {
-		const epoch = this.epoch;
-		this.to('idle');
-		if (outcome.kind === 'error') {
-			this.set({ error: { code: outcome.code, message: outcome.message } });
-			if (MODEL_CODES.has(outcome.code)) void this.checkReadiness();
-		} else if (outcome.status === 'cancelled') {
-			this.set({ notice: { kind: 'cancelled', message: CANCELLED_MESSAGE } });
-		}
-		const storedError = outcome.kind === 'end' && outcome.status === 'failed';
-		this.set({ syncing: true });
-		try {
-			await Promise.all([this.loadDetail(id, epoch, { storedError }), this.refreshList(), this.loadRunUsage(id, epoch, outcome.run)]);
-		} finally {
-			this.set({ syncing: false });
-		}
-	}
-
-	/** The ended run's totals for the timeline (GET /api/conversations/:id/runs). */
-	private async loadRunUsage(id: string, epoch: number, runId: string | undefined): Promise<void> {
-		const res = await this.deps.api.listRuns(id);
-		if (epoch !== this.epoch || !res.ok) return;
-		const run = res.value.find((r) => r.id === (runId ?? this.state.runId)) ?? res.value[0];
-		this.set({ lastRunUsage: run?.usage ?? null });
 	}
 
 	private async loadDetail(id: string, epoch: number, opts: { storedError: boolean }): Promise<ConversationDetail | null> {

@@ -3,3 +3,6 @@ export * from './run-status';
 export * from './error-codes';
 export * from './events';
 export * from './dtos';
+export * from './chat-request';
+export * from './model-id';
+export * from './uuid';

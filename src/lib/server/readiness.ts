@@ -1,6 +1,6 @@
 import type { Check, ProviderCheck, Readiness } from '../protocol';
 import type { ServerStatus } from './mcp/server-supervisor';
-import { parseModelId } from './models/model-id';
+import { parseModelId } from '../protocol/model-id';
 import { redactor } from './secrets/redactor';
 
 /** Whether the database answers `ping`. */

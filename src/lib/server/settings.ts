@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { parseCrashAt } from './crash-points';
 import { isLoopbackListenAddress, parseHostEntry } from './http/host-allow-list';
 import { parseOrigin } from './http/origin-check';
-import { parseModelId } from './models/model-id';
+import { parseModelId } from '../protocol/model-id';
 import { parseCheckpointRetention } from './checkpoint/retention-plan';
 import { configuredSecrets, SECRET_SETTINGS, URL_SETTINGS } from './secrets/configured-secrets';
 import { displayUrl } from './secrets/display-url';

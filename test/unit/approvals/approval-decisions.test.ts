@@ -3,6 +3,7 @@ import type { PendingApproval } from '../../../src/lib/protocol';
 import { planCall, type GateInput } from '../../../src/lib/server/approvals/approval-gate';
 import { resolveApproval } from '../../../src/lib/server/mcp/approval-policy';
 import { checkDecisions } from '../../../src/lib/server/approvals/decision-check';
+import { unlessRefused } from '../../../src/lib/server/http/run-refusal-error';
 
 describe('resolveApproval', () => {
 	it.each([
@@ -75,7 +76,7 @@ describe('checkDecisions', () => {
 		expiresAt: '2026-01-02T00:00:00.000Z'
 	});
 	it('refuses when nothing waits, with its own code', () => {
-		expect(() => checkDecisions([], [{ toolCallId: 'a', action: 'approve' }])).toThrow(expect.objectContaining({ code: 'NOT_WAITING' }));
+		expect(() => unlessRefused(checkDecisions([], [{ toolCallId: 'a', action: 'approve' }]))).toThrow(expect.objectContaining({ code: 'NOT_WAITING' }));
 	});
 	it.each([
 		['an unknown id', [{ toolCallId: 'x', action: 'approve' }], /No call waits/],
@@ -85,7 +86,7 @@ describe('checkDecisions', () => {
 		['args without edit', [{ toolCallId: 'a', action: 'approve', args: {} }, { toolCallId: 'b', action: 'approve' }], /goes with "edit"/],
 		['remember on a denial', [{ toolCallId: 'a', action: 'deny', remember: true }, { toolCallId: 'b', action: 'approve' }], /"remember"/]
 	] as const)('refuses %s', (_name, decisions, message) => {
-		expect(() => checkDecisions([pending('a'), pending('b')], decisions as never)).toThrow(expect.objectContaining({ code: 'BAD_REQUEST', message: expect.stringMatching(message) }));
+		expect(() => unlessRefused(checkDecisions([pending('a'), pending('b')], decisions as never))).toThrow(expect.objectContaining({ code: 'BAD_REQUEST', message: expect.stringMatching(message) }));
 	});
 	it('accepts every call decided once', () => {
 		expect(

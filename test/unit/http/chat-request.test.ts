@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseChatRequest } from '../../../src/lib/server/http/chat-request';
-import { parseUuid } from '../../../src/lib/server/http/uuid';
+import { parseUuid } from '../../../src/lib/protocol/uuid';
 
 const ID = '0b6c7ae4-8a43-4b9e-9d7f-5c0f8f1e2a11';
 

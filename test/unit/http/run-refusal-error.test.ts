@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { runRefusalError, unlessRefused } from '../../../src/lib/server/http/run-refusal-error';
-import type { RunRefusal } from '../../../src/lib/server/runs/run-refusal';
+import type { Refusal } from '../../../src/lib/server/http/run-refusal-error';
 
 describe('runRefusalError', () => {
-	const cases: [RunRefusal, string, number][] = [
+	const cases: [Refusal, string, number][] = [
 		[{ refused: 'conversation-not-found' }, 'NOT_FOUND', 404],
 		[{ refused: 'run-not-found' }, 'NOT_FOUND', 404],
 		[{ refused: 'busy' }, 'SESSION_IN_PROGRESS', 409],
@@ -14,7 +14,17 @@ describe('runRefusalError', () => {
 		[{ refused: 'message-not-on-branch' }, 'NOT_FOUND', 404],
 		[{ refused: 'wrong-role', target: 'edit' }, 'BAD_REQUEST', 400],
 		[{ refused: 'branch-point-pruned' }, 'BRANCH_POINT_PRUNED', 409],
-		[{ refused: 'not-a-model-step' }, 'BAD_REQUEST', 400]
+		[{ refused: 'not-a-model-step' }, 'BAD_REQUEST', 400],
+		[{ refused: 'queue-full', maxQueuedMessages: 2 }, 'QUEUE_FULL', 429],
+		[{ refused: 'not-waiting' }, 'NOT_WAITING', 409],
+		[{ refused: 'decision-invalid', toolCallId: 'c', why: 'unknown-call' }, 'BAD_REQUEST', 400],
+		[{ refused: 'decisions-missing', missing: ['a'] }, 'BAD_REQUEST', 400],
+		[{ refused: 'delete-while-running' }, 'SESSION_IN_PROGRESS', 409],
+		[{ refused: 'switch-while-running' }, 'SESSION_IN_PROGRESS', 409],
+		[{ refused: 'switch-while-waiting' }, 'APPROVAL_REQUIRED', 409],
+		[{ refused: 'message-not-in-any-branch' }, 'NOT_FOUND', 404],
+		[{ refused: 'unknown-provider', model: 'x/y', provider: 'x', configured: 'ollama' }, 'BAD_REQUEST', 400],
+		[{ refused: 'model-not-served', model: 'ollama/y', provider: 'ollama', serves: 'qwen3' }, 'BAD_REQUEST', 400]
 	];
 	it.each(cases)('%o is %s (%i)', (refusal, code, status) => {
 		const error = runRefusalError(refusal);
@@ -25,6 +35,15 @@ describe('runRefusalError', () => {
 		expect(runRefusalError({ refused: 'full', maxConcurrentRuns: 3 }).message).toBe(
 			'3 runs are running (MAX_CONCURRENT_RUNS): try again when one ends, or send the message with ifBusy "enqueue" to queue it on its conversation'
 		);
+	});
+
+	it.each([
+		[{ refused: 'queue-full', maxQueuedMessages: 2 }, 'This conversation already has 2 queued messages (MAX_QUEUED_MESSAGES): wait until they have run'],
+		[{ refused: 'decision-invalid', toolCallId: 'c', why: 'remember-on-deny' }, '"remember" goes with "approve" or "edit" (call "c")'],
+		[{ refused: 'decisions-missing', missing: ['a', 'b'] }, 'Decide every waiting call at once; missing: a, b'],
+		[{ refused: 'unknown-provider', model: 'vllm/q', provider: 'vllm', configured: 'ollama' }, 'Unknown model "vllm/q": no provider "vllm" is configured (configured: ollama)']
+	] as [Refusal, string][])('words %o from its fields', (refusal, message) => {
+		expect(runRefusalError(refusal).message).toBe(message);
 	});
 
 	it('passes a result through and throws a refusal', () => {

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { RunFailure } from '../../../src/lib/server/errors';
 import { modelCallOf } from '../../../src/lib/server/models/model-call';
 import { ModelCatalog } from '../../../src/lib/server/models/model-catalog';
-import { parseModelId } from '../../../src/lib/server/models/model-id';
+import { parseModelId } from '../../../src/lib/protocol/model-id';
+import { runRefusalError } from '../../../src/lib/server/http/run-refusal-error';
 import type { ModelProvider } from '../../../src/lib/server/models/model-provider';
 
 /** A provider that answers from a list, or is down; enough to test the catalog's decisions. */
@@ -62,16 +63,16 @@ describe('ModelCatalog', () => {
 
 	it('checks a chosen model: unknown provider or model is BAD_REQUEST naming it; a provider that is down gets the doubt', async () => {
 		const c = catalog();
-		await expect(c.checkChoice('lmstudio/gemma-3')).resolves.toBeUndefined();
-		await expect(c.checkChoice('openai/gpt-4o')).rejects.toMatchObject({
+		await expect(c.checkChoice('lmstudio/gemma-3')).resolves.toBeNull();
+		expect(runRefusalError((await c.checkChoice('openai/gpt-4o'))!)).toMatchObject({
 			code: 'BAD_REQUEST',
 			message: 'Unknown model "openai/gpt-4o": no provider "openai" is configured (configured: ollama, lmstudio, vllm)'
 		});
-		await expect(c.checkChoice('lmstudio/llama3')).rejects.toMatchObject({
+		expect(runRefusalError((await c.checkChoice('lmstudio/llama3'))!)).toMatchObject({
 			code: 'BAD_REQUEST',
 			message: 'Unknown model "lmstudio/llama3": "lmstudio" serves qwen/qwen3-8b, gemma-3 (see GET /api/models)'
 		});
-		await expect(c.checkChoice('vllm/anything')).resolves.toBeUndefined();
+		await expect(c.checkChoice('vllm/anything')).resolves.toBeNull();
 	});
 
 	it('gives a new conversation without a choice the default, and leaves the rest to the conversation', async () => {
@@ -79,7 +80,7 @@ describe('ModelCatalog', () => {
 		expect(await c.choose({ kind: 'message', conversation: null, message: 'hi' })).toEqual({ kind: 'message', conversation: null, message: 'hi', model: 'ollama/qwen3' });
 		expect(await c.choose({ kind: 'message', conversation: 'c1', message: 'hi' })).toEqual({ kind: 'message', conversation: 'c1', message: 'hi' });
 		expect(await c.choose({ kind: 'resume', conversation: 'c1', model: 'lmstudio/gemma-3' })).toMatchObject({ model: 'lmstudio/gemma-3' });
-		await expect(c.choose({ kind: 'resume', conversation: 'c1', model: 'lmstudio/nope' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+		expect(await c.choose({ kind: 'resume', conversation: 'c1', model: 'lmstudio/nope' })).toMatchObject({ refused: 'model-not-served' });
 	});
 
 	it('reports the default model and every provider for readiness', async () => {

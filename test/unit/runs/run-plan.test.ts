@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { claimRefusal, onBusy, planRun, queuedFork, runInputOf } from '../../../src/lib/server/runs/run-plan';
-import type { IfBusy } from '../../../src/lib/server/runs/start-request';
+import type { IfBusy } from '../../../src/lib/protocol';
 
 describe('planRun', () => {
 	it('a message claims with its text and model, and queues as itself', () => {

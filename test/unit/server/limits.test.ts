@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/lib/server/sqlite/database';
 import { ConversationStore } from '../../../src/lib/server/sqlite/conversation-store';
 import { MessageQueue } from '../../../src/lib/server/sqlite/message-queue';
+import { runRefusalError } from '../../../src/lib/server/http/run-refusal-error';
 import { sharedCheck } from '../../../src/lib/server/readiness';
 import { EventLog } from '../../../src/lib/server/stream/event-log';
 import { liveEventResponse } from '../../../src/lib/server/stream/sse-response';
@@ -27,15 +28,17 @@ describe('MAX_QUEUED_MESSAGES', () => {
 		const queue = new MessageQueue(db, 2);
 		queue.add('a', 'a1', 'one', now);
 		queue.add('a', 'a2', 'two', now);
-		expect(() => queue.add('a', 'a3', 'three', now)).toThrow(
-			expect.objectContaining({ code: 'QUEUE_FULL', message: expect.stringMatching(/already has 2 queued messages \(MAX_QUEUED_MESSAGES\)/) })
-		);
+		const full = queue.add('a', 'a3', 'three', now);
+		expect(full !== 'queued' && runRefusalError(full)).toMatchObject({
+			code: 'QUEUE_FULL',
+			message: expect.stringMatching(/already has 2 queued messages \(MAX_QUEUED_MESSAGES\)/)
+		});
 		expect(queue.list('a').map((m) => m.message)).toEqual(['one', 'two']);
 		queue.add('b', 'b1', 'other', now);
 		queue.delete('a1');
 		queue.add('a', 'a3', 'three', now);
 		expect(queue.list('a').map((m) => m.message)).toEqual(['two', 'three']);
-		expect(() => new MessageQueue(db, 0).add('b', 'b2', 'x', now)).toThrow(expect.objectContaining({ code: 'QUEUE_FULL' }));
+		expect(new MessageQueue(db, 0).add('b', 'b2', 'x', now)).toMatchObject({ refused: 'queue-full' });
 		db.close();
 	});
 

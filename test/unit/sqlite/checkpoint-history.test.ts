@@ -8,6 +8,7 @@ import { DeltaSqliteSaver } from '../../../src/lib/server/sqlite/checkpoint';
 import { channelMapOf } from '../../../src/lib/server/checkpoint/row-encoding';
 import type { CheckpointRow } from '../../../src/lib/server/sqlite/checkpoint/store';
 import { openDatabase } from '../../../src/lib/server/sqlite/database';
+import { packUuid } from '../../../src/lib/server/checkpoint/packed-uuid';
 import { describeCheckpointHistory, type StoredCheckpoints } from '../../support/checkpoint-history-suite';
 import { tempDir } from '../../support/service';
 import { buildAgentGraph, humanTurn } from './checkpoint-agent-graph';
@@ -19,7 +20,7 @@ function storedCheckpoints(db: Database.Database): StoredCheckpoints {
 		async channelMap(threadId, checkpointId) {
 			const row = db
 				.prepare(`SELECT c.channels, c.encoding FROM ${THREAD} AND t.checkpoint_ns = '' AND c.checkpoint_id = ?`)
-				.get(threadId, checkpointId) as Pick<CheckpointRow, 'channels' | 'encoding'>;
+				.get(threadId, packUuid(checkpointId)) as Pick<CheckpointRow, 'channels' | 'encoding'>;
 			return channelMapOf(row);
 		},
 		async checkpointsPerNamespace(threadId) {

@@ -14,6 +14,7 @@ import { DeltaSqliteSaver, pruneThreadCheckpoints } from '../../../src/lib/serve
 import { ENCODING, encode } from '../../../src/lib/server/checkpoint/blob.js';
 import { MIGRATIONS, migrate } from '../../../src/lib/server/sqlite/migrations.js';
 import { collect, normalise, openStore } from './checkpoint-compare.js';
+import { unpackUuid } from '../../../src/lib/server/checkpoint/packed-uuid';
 
 let dir = '';
 beforeAll(() => {
@@ -85,7 +86,7 @@ describe('integer keys', () => {
 		for (const [step, id] of ids.entries()) {
 			config = await saver.put(config, checkpoint(id, step), { source: 'loop', step, parents: {} }, { step: step + 1 });
 		}
-		const known = () => db.prepare(`SELECT checkpoint_id FROM lg_checkpoints ORDER BY checkpoint_id`).pluck().all();
+		const known = () => (db.prepare(`SELECT checkpoint_id FROM lg_checkpoints ORDER BY checkpoint_id`).pluck().all() as (string | Buffer)[]).map(unpackUuid);
 		pruneThreadCheckpoints(db, 'chain', 3);
 		expect(known()).toEqual(['0-never-stored', ...ids]);
 		pruneThreadCheckpoints(db, 'chain', 2);

@@ -6,25 +6,16 @@
 // a write. Any other path is stored as TEXT, as it is. Since the two kinds do not sort as the paths
 // do, writes are put in order after reading (compareWrites), not by SQL.
 
+import { packUuid, unpackUuid } from './packed-uuid.js';
+
 const PULL = '~__pregel_pull, ';
 
-/** A canonical UUID in lowercase, as LangGraph names every task (uuid5 of the checkpoint and path). */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /**
- * A task id that is a canonical UUID is stored as its 16 bytes (a BLOB), which saves 20 bytes a
- * write; any other id as TEXT, as it is. One id maps to one key either way, so a write's primary
- * key (checkpoint, task_id, idx) still tells a retried write from a new one.
+ * A task id is stored as packed-uuid.ts keeps ids: one id maps to one key either way, so a write's
+ * primary key (checkpoint, task_id, idx) still tells a retried write from a new one.
  */
-export function packTaskId(taskId: string): string | Buffer {
-	return UUID.test(taskId) ? Buffer.from(taskId.replaceAll('-', ''), 'hex') : taskId;
-}
-
-export function unpackTaskId(stored: string | Uint8Array): string {
-	if (typeof stored === 'string') return stored;
-	const hex = Buffer.from(stored).toString('hex');
-	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+export const packTaskId: (taskId: string) => string | Buffer = packUuid;
+export const unpackTaskId: (stored: string | Uint8Array) => string = unpackUuid;
 
 export function packTaskPath(path: string): string | Buffer {
 	return path.startsWith(PULL) ? Buffer.from(path.slice(PULL.length), 'utf8') : path;

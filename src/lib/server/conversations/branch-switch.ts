@@ -1,6 +1,8 @@
-import { ApiError } from '../errors';
 import type { ApprovalStorage, BranchStorage, RunStorage } from '../storage/app-storage';
 import type { BranchReader } from '../branches/branch-reader';
+
+/** Why no switch: a run holds the conversation, tool calls wait for a decision, or no branch holds the message. */
+export type BranchSwitchRefusal = { refused: 'switch-while-running' } | { refused: 'switch-while-waiting' } | { refused: 'message-not-in-any-branch' };
 
 export type BranchSwitchParts = {
 	branchReader: BranchReader;
@@ -14,18 +16,17 @@ export type BranchSwitchParts = {
 /**
  * Makes the branch holding `messageId` the conversation's active one: the active branch itself if it
  * holds it, else the newest branch that does. Its message count and list position (the time its
- * head was written) become the conversation's. Refused while a run holds the conversation (409),
- * while tool calls of the active branch wait for a decision (409 APPROVAL_REQUIRED: decide first,
- * nothing is decided for the person), and for a message no branch holds (404). The choice is
- * stored, so it survives reloads and restarts.
+ * head was written) become the conversation's. Refused while a run holds the conversation, while
+ * tool calls of the active branch wait for a decision (decide first: nothing is decided for the
+ * person), and for a message no branch holds. The choice is stored, so it survives reloads and restarts.
  */
-export async function switchBranch(parts: BranchSwitchParts, conversationId: string, messageId: string): Promise<void> {
+export async function switchBranch(parts: BranchSwitchParts, conversationId: string, messageId: string): Promise<BranchSwitchRefusal | null> {
 	// Refused even when the branch is already active, as before any branch is read; switchTo checks again where it counts.
-	if (await parts.runs.hasRunning(conversationId)) refuse('busy');
-	if ((await parts.approvals.pending(conversationId)).length) refuse('waiting');
+	if (await parts.runs.hasRunning(conversationId)) return refusal('busy');
+	if ((await parts.approvals.pending(conversationId)).length) return refusal('waiting');
 	const loaded = await parts.branchReader.load(conversationId);
 	const holding = loaded?.tips.filter((t) => t.ids.includes(messageId)) ?? [];
-	if (!loaded || holding.length === 0) throw new ApiError('NOT_FOUND', 'Message Not Found in any branch of this conversation');
+	if (!loaded || holding.length === 0) return { refused: 'message-not-in-any-branch' };
 	const chosen = holding.find((t) => t.tip === loaded.head) ?? holding.at(-1)!;
 	const switched =
 		chosen.tip === loaded.head
@@ -34,10 +35,9 @@ export async function switchBranch(parts: BranchSwitchParts, conversationId: str
 					messageCount: chosen.ids.length,
 					updatedAt: await parts.writtenAt(conversationId, chosen.tip)
 				});
-	if (switched !== 'switched') refuse(switched);
+	return switched === 'switched' ? null : refusal(switched);
 }
 
-function refuse(why: 'busy' | 'waiting'): never {
-	if (why === 'busy') throw new ApiError('SESSION_IN_PROGRESS', 'A run is active on this conversation; switch branches when it ends');
-	throw new ApiError('APPROVAL_REQUIRED', 'Tool calls of this branch wait for a decision: decide them before switching');
+function refusal(why: 'busy' | 'waiting'): BranchSwitchRefusal {
+	return { refused: why === 'busy' ? 'switch-while-running' : 'switch-while-waiting' };
 }

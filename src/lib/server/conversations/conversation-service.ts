@@ -4,7 +4,8 @@ import type { BranchReader } from '../branches/branch-reader';
 import { NO_USAGE, usageByRun } from '../models/run-usage';
 import type { ThreadReader } from '../runs/thread-reader';
 import type { AppStorage } from '../storage/app-storage';
-import { switchBranch } from './branch-switch';
+import type { ConversationNotFound } from '../runs/run-refusal';
+import { switchBranch, type BranchSwitchRefusal } from './branch-switch';
 import { checkpointJsonl } from './checkpoint-jsonl';
 import { conversationDetail } from './conversation-detail';
 import { markdownTranscript } from './markdown-transcript';
@@ -16,6 +17,9 @@ export type ConversationServiceParts = {
 	/** Reads when a branch's head was written, for a branch switch. */
 	checkpointer: Pick<BaseCheckpointSaver, 'getTuple'>;
 };
+
+/** The expected ways a conversation's own requests are refused; the edge (http/run-refusal-error.ts) answers each. */
+export type ConversationRefusal = ConversationNotFound | { refused: 'delete-while-running' } | BranchSwitchRefusal;
 
 /** A conversation as the API shows it: its detail, its runs, its branch switch, its exports and its deletion. */
 export class ConversationService {
@@ -37,9 +41,9 @@ export class ConversationService {
 	}
 
 	/** Makes the branch holding the message active (branch-switch.ts), and answers with the conversation as it now reads. */
-	async switchBranch(conversationId: string, messageId: string): Promise<ConversationDetail> {
+	async switchBranch(conversationId: string, messageId: string): Promise<ConversationDetail | ConversationRefusal> {
 		const { branchReader, storage, checkpointer } = this.parts;
-		await switchBranch(
+		const refused = await switchBranch(
 			{
 				branchReader,
 				branches: storage.branches,
@@ -51,7 +55,7 @@ export class ConversationService {
 			conversationId,
 			messageId
 		);
-		return this.detail((await this.get(conversationId))!);
+		return refused ?? this.detail((await this.get(conversationId))!);
 	}
 
 	/** The active branch as a Markdown transcript. */
@@ -67,7 +71,9 @@ export class ConversationService {
 	}
 
 	/** Refused while a run holds the conversation (the storage checks in the same commit). */
-	delete(conversationId: string): Promise<void> {
-		return this.parts.storage.conversations.delete(conversationId);
+	async delete(conversationId: string): Promise<{ deleted: string } | ConversationRefusal> {
+		const deletion = await this.parts.storage.conversations.delete(conversationId);
+		if (deletion === 'not-found') return { refused: 'conversation-not-found' };
+		return deletion === 'running' ? { refused: 'delete-while-running' } : { deleted: conversationId };
 	}
 }

@@ -1,8 +1,6 @@
 import { z } from 'zod';
+import { MessageIdSchema } from '../../protocol';
 import { ApiError } from '../errors';
-
-/** A message id as the API gives it (user messages have UUIDs, others the model's or LangChain's ids). */
-export const MessageIdSchema = z.string().min(1).max(200);
 
 const BranchRequestSchema = z.strictObject({ messageId: MessageIdSchema });
 

@@ -1,7 +1,7 @@
 import type { ConversationSummary } from '../../protocol';
 import type { ConversationStorage } from '../storage/app-storage';
 import { ApiError } from '../errors';
-import { parseUuid } from './uuid';
+import { parseUuid } from '../../protocol/uuid';
 
 /** The `:conversationId` of a route: 400 when it is not a UUID, 404 when there is no such row. */
 export async function requireConversation(store: Pick<ConversationStorage, 'get'>, param: string | undefined): Promise<ConversationSummary> {

@@ -1,43 +1,67 @@
+import type { ApiErrorCode } from '../../protocol';
+import type { DecisionRefusal } from '../approvals/decision-check';
+import type { ConversationRefusal } from '../conversations/conversation-service';
 import { ApiError } from '../errors';
+import type { ModelRefusal } from '../models/model-catalog';
 import { isRefusal, type RunRefusal } from '../runs/run-refusal';
 
-/** The HTTP answer to each refusal of the run core: status by code, and the message a client reads. */
-export function runRefusalError(r: RunRefusal): ApiError {
-	switch (r.refused) {
-		case 'conversation-not-found':
-			return new ApiError('NOT_FOUND', 'Conversation Not Found');
-		case 'run-not-found':
-			return new ApiError('NOT_FOUND', 'Run Not Found');
-		case 'busy':
-			return new ApiError('SESSION_IN_PROGRESS', 'Previous request still in progress');
-		case 'full':
-			return new ApiError(
-				'TOO_MANY_RUNS',
-				`${r.maxConcurrentRuns} runs are running (MAX_CONCURRENT_RUNS): try again when one ends, ` +
-					'or send the message with ifBusy "enqueue" to queue it on its conversation'
-			);
-		case 'shutting-down':
-			return new ApiError('SHUTTING_DOWN', 'The service is shutting down; try again shortly.');
-		case 'nothing-to-resume':
-			return new ApiError('RUN_NOT_RESUMABLE', 'Nothing to resume: the last run finished');
-		case 'approval-required':
-			return new ApiError('APPROVAL_REQUIRED', 'This conversation waits for a decision on its tool calls: send "decisions"');
-		case 'message-not-on-branch':
-			return new ApiError('NOT_FOUND', 'Message Not Found on the active branch');
-		case 'wrong-role':
-			return new ApiError('BAD_REQUEST', r.target === 'edit' ? 'editOf must name a user message' : 'regenerate must name an assistant message');
-		case 'branch-point-pruned':
-			return new ApiError(
-				'BRANCH_POINT_PRUNED',
-				'The checkpoint before this message is no longer kept (CHECKPOINT_RETENTION), so no branch can start there'
-			);
-		case 'not-a-model-step':
-			return new ApiError('BAD_REQUEST', 'This message was not written by a model step, so it cannot be regenerated');
-	}
+/** Every expected refusal the runtime answers with a value: the run core's, a conversation's, a model choice's. */
+export type Refusal = RunRefusal | ConversationRefusal | ModelRefusal;
+
+type Answer<R> = readonly [ApiErrorCode, string | ((r: R) => string)];
+
+const DECISION_INVALID: Record<Extract<DecisionRefusal, { refused: 'decision-invalid' }>['why'], (id: string) => string> = {
+	'unknown-call': (id) => `No call waits with the id "${id}"`,
+	'decided-twice': (id) => `The call "${id}" is decided twice`,
+	'edit-without-args': (id) => `Editing "${id}" needs its new "args"`,
+	'args-without-edit': (id) => `"args" goes with "edit" only (call "${id}")`,
+	'remember-on-deny': (id) => `"remember" goes with "approve" or "edit" (call "${id}")`
+};
+
+/** The HTTP answer to each refusal: its code (which gives the status), and the message a client reads. */
+const ANSWERS: { [K in Refusal['refused']]: Answer<Extract<Refusal, { refused: K }>> } = {
+	'conversation-not-found': ['NOT_FOUND', 'Conversation Not Found'],
+	'run-not-found': ['NOT_FOUND', 'Run Not Found'],
+	busy: ['SESSION_IN_PROGRESS', 'Previous request still in progress'],
+	full: [
+		'TOO_MANY_RUNS',
+		(r) =>
+			`${r.maxConcurrentRuns} runs are running (MAX_CONCURRENT_RUNS): try again when one ends, ` +
+			'or send the message with ifBusy "enqueue" to queue it on its conversation'
+	],
+	'shutting-down': ['SHUTTING_DOWN', 'The service is shutting down; try again shortly.'],
+	'nothing-to-resume': ['RUN_NOT_RESUMABLE', 'Nothing to resume: the last run finished'],
+	'approval-required': ['APPROVAL_REQUIRED', 'This conversation waits for a decision on its tool calls: send "decisions"'],
+	'queue-full': [
+		'QUEUE_FULL',
+		(r) => `This conversation already has ${r.maxQueuedMessages} queued messages (MAX_QUEUED_MESSAGES): wait until they have run`
+	],
+	'not-waiting': ['NOT_WAITING', 'This conversation is not waiting for a decision'],
+	'decision-invalid': ['BAD_REQUEST', (r) => DECISION_INVALID[r.why](r.toolCallId)],
+	'decisions-missing': ['BAD_REQUEST', (r) => `Decide every waiting call at once; missing: ${r.missing.join(', ')}`],
+	'message-not-on-branch': ['NOT_FOUND', 'Message Not Found on the active branch'],
+	'wrong-role': ['BAD_REQUEST', (r) => (r.target === 'edit' ? 'editOf must name a user message' : 'regenerate must name an assistant message')],
+	'branch-point-pruned': [
+		'BRANCH_POINT_PRUNED',
+		'The checkpoint before this message is no longer kept (CHECKPOINT_RETENTION), so no branch can start there'
+	],
+	'not-a-model-step': ['BAD_REQUEST', 'This message was not written by a model step, so it cannot be regenerated'],
+	'delete-while-running': ['SESSION_IN_PROGRESS', 'A run is active on this conversation; wait for it to end'],
+	'switch-while-running': ['SESSION_IN_PROGRESS', 'A run is active on this conversation; switch branches when it ends'],
+	'switch-while-waiting': ['APPROVAL_REQUIRED', 'Tool calls of this branch wait for a decision: decide them before switching'],
+	'message-not-in-any-branch': ['NOT_FOUND', 'Message Not Found in any branch of this conversation'],
+	'unknown-provider': ['BAD_REQUEST', (r) => `Unknown model "${r.model}": no provider "${r.provider}" is configured (configured: ${r.configured})`],
+	'model-not-served': ['BAD_REQUEST', (r) => `Unknown model "${r.model}": "${r.provider}" serves ${r.serves} (see GET /api/models)`]
+};
+
+/** The HTTP answer to a refusal: status by code, and the message a client reads. */
+export function runRefusalError(r: Refusal): ApiError {
+	const [code, message] = ANSWERS[r.refused] as Answer<Refusal>;
+	return new ApiError(code, typeof message === 'string' ? message : message(r));
 }
 
 /** `result` itself, or its refusal thrown as the ApiError a route answers with. */
-export function unlessRefused<T extends object>(result: T | RunRefusal): T {
-	if (isRefusal(result)) throw runRefusalError(result);
+export function unlessRefused<T extends object>(result: T | Refusal): T {
+	if (isRefusal<T, Refusal>(result)) throw runRefusalError(result);
 	return result;
 }

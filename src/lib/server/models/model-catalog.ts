@@ -1,7 +1,7 @@
 import type { BaseMessage } from '@langchain/core/messages';
-import { ApiError, RunFailure } from '../errors';
+import { RunFailure } from '../errors';
 import { recordModelCall } from './model-call';
-import { modelId, parseModelId } from './model-id';
+import { modelId, parseModelId } from '../../protocol/model-id';
 import type { ModelList, ProviderCheck, ProviderKind } from '../../protocol';
 import type { ModelProvider } from './model-provider';
 import type { ModelStep } from './model-step';
@@ -13,6 +13,11 @@ export type ModelCheck = { status: 'ok' | 'error'; message?: string };
 
 /** What choosing a model reads of a run request (runs/run-service.ts StartRequest). */
 type ModelChoice = { kind: string; conversation?: string | null; model?: string };
+
+/** A chosen model this service cannot run: no such provider, or one that does not list the model (`serves`: names quoted). */
+export type ModelRefusal =
+	| { refused: 'unknown-provider'; model: string; provider: string; configured: string }
+	| { refused: 'model-not-served'; model: string; provider: string; serves: string };
 
 type Listing = { provider: ModelProvider; names: string[] } | { provider: ModelProvider; error: RunFailure };
 
@@ -106,30 +111,25 @@ export class ModelCatalog {
 	 * Checks the model a start request chose (see checkChoice); a new conversation that chose none
 	 * gets the default, and keeps it even if DEFAULT_MODEL changes later.
 	 */
-	async choose<R extends ModelChoice>(request: R): Promise<R> {
+	async choose<R extends ModelChoice>(request: R): Promise<R | ModelRefusal> {
 		if (request.kind === 'decide') return request;
-		if (request.model !== undefined) {
-			await this.checkChoice(request.model);
-			return request;
-		}
+		if (request.model !== undefined) return (await this.checkChoice(request.model)) ?? request;
 		return request.kind === 'message' && request.conversation === null ? { ...request, model: this.defaultModel } : request;
 	}
 
 	/**
-	 * A model a request chose: BAD_REQUEST, naming the choice, unless its provider is configured
-	 * and lists it. A provider that cannot be asked now gets the benefit of the doubt: the run then
+	 * A model a request chose: refused, naming the choice, unless its provider is configured and
+	 * lists it. A provider that cannot be asked now gets the benefit of the doubt: the run then
 	 * fails with MODEL_UNREACHABLE, which says what to do, and can be resumed.
 	 */
-	async checkChoice(id: string): Promise<void> {
+	async checkChoice(id: string): Promise<ModelRefusal | null> {
 		const ref = parseModelId(id);
 		const provider = ref && this.providers.get(ref.provider);
-		if (!ref || !provider) {
-			throw new ApiError('BAD_REQUEST', `Unknown model "${id}": no provider "${ref?.provider ?? id}" is configured (configured: ${this.names()})`);
-		}
+		if (!ref || !provider) return { refused: 'unknown-provider', model: id, provider: ref?.provider ?? id, configured: this.names() };
 		const listing = await this.listOne(provider);
-		if ('error' in listing || provider.serves(listing.names, ref.model)) return;
+		if ('error' in listing || provider.serves(listing.names, ref.model)) return null;
 		const names = listing.names.slice(0, NAMES_QUOTED).join(', ') + (listing.names.length > NAMES_QUOTED ? ', …' : '');
-		throw new ApiError('BAD_REQUEST', `Unknown model "${id}": "${provider.name}" serves ${names || 'no models'} (see GET /api/models)`);
+		return { refused: 'model-not-served', model: id, provider: provider.name, serves: names || 'no models' };
 	}
 
 	/** The default model's check (is its provider up, does it serve the model) and each provider's. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { expandReferences, readJsonConfig, unsetMessage } from '../config-file';
-import { PROVIDER_NAME } from './model-id';
+import { PROVIDER_NAME } from '../../protocol/model-id';
 
 /** An OpenAI-compatible server: LM Studio, llama.cpp's server, vLLM or a hosted API. */
 export type OpenAIEndpoint = {

@@ -1,10 +1,10 @@
 /** Pure. What a request to start a run means: the claim it makes, and what becomes of it when the conversation is busy. */
-import type { RunTrigger } from '../../protocol';
+import type { IfBusy, RunTrigger } from '../../protocol';
 import type { Claim } from '../storage/app-storage';
 import type { RunInput } from './active-run';
 import type { ForkTarget } from './fork-point';
 import type { RunRefusal } from './run-refusal';
-import type { ClaimRequest, IfBusy } from './start-request';
+import type { ClaimRequest } from './start-request';
 
 export type RunPlan = {
 	conversation: string;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Decision, StartResult } from '../../protocol';
-import { checkDecisions } from '../approvals/decision-check';
+import { checkDecisions, type DecisionRefusal } from '../approvals/decision-check';
 import type { Claim } from '../storage/app-storage';
 import type { LiveResponseOptions } from '../stream/sse-response';
 import type { UserInput } from './active-run';
@@ -28,6 +28,13 @@ export type RunServiceParts = Omit<RunLauncherParts, 'ended'> & {
 };
 
 const SHUTTING_DOWN = { refused: 'shutting-down' } as const;
+
+/** Thrown inside the decisions' commit to undo its claim; caught at once and answered as its refusal. */
+class DecisionsRefused extends Error {
+	constructor(readonly refusal: DecisionRefusal) {
+		super(refusal.refused);
+	}
+}
 
 /**
  * The live run's owner: where a run starts (a message, a resume, decisions, an edit, a regenerate),
@@ -124,8 +131,8 @@ export class RunService {
 		if (next === 'queue') {
 			// Behind the conversation's run, or behind the cap: startWaiting starts it when there is room.
 			const queued = randomUUID();
-			await storage.queue.add(plan.conversation, queued, plan.input ?? '', now, { ...plan.queued, model: plan.claimModel });
-			return { conversation: plan.conversation, queued };
+			const added = await storage.queue.add(plan.conversation, queued, plan.input ?? '', now, { ...plan.queued, model: plan.claimModel });
+			return added === 'queued' ? { conversation: plan.conversation, queued } : added;
 		}
 		return next === 'interrupt' ? this.interrupt(plan, request) : next;
 	}
@@ -165,7 +172,17 @@ export class RunService {
 	private async decide(conversation: string, decisions: Decision[]): Promise<StartOutcome> {
 		const runId = randomUUID();
 		const now = this.parts.now();
-		const claim = await this.parts.storage.approvals.decideWithRun(conversation, runId, now, (pending) => checkDecisions(pending, decisions));
+		let claim: Claim;
+		try {
+			claim = await this.parts.storage.approvals.decideWithRun(conversation, runId, now, (pending) => {
+				const checked = checkDecisions(pending, decisions);
+				if (isRefusal(checked)) throw new DecisionsRefused(checked);
+				return checked;
+			});
+		} catch (e) {
+			if (e instanceof DecisionsRefused) return e.refusal;
+			throw e;
+		}
 		if (claim !== 'claimed') return claimRefusal(claim, this.parts.maxConcurrentRuns);
 		for (const d of decisions) this.parts.telemetry?.approval(d.action);
 		this.parts.crash('after-decision');

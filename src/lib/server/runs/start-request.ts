@@ -1,8 +1,5 @@
-import type { Decision, RunTrigger } from '../../protocol';
+import type { Decision, IfBusy, RunTrigger } from '../../protocol';
 import type { RecoveredRun } from './run-recovery';
-
-/** What a request does when its conversation already has a run (or the service is full). */
-export type IfBusy = 'reject' | 'enqueue' | 'interrupt';
 
 /** `model`: the `<provider>/<model>` the conversation answers with from this run on, checked by the caller. */
 export type StartRequest =

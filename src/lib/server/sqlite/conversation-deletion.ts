@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { ApiError } from '../errors';
+import type { ConversationDeletion } from '../storage/app-storage';
 import type { ConversationStore } from './conversation-store';
 import { checkpointAfterDeletion } from './database';
 import { commitDurably } from './durable-commit';
@@ -23,14 +23,14 @@ export function deleteConversation(
 		log: (line: string) => void;
 	},
 	conversationId: string
-): void {
-	commitDurably(parts.db, () => {
-		if (!parts.conversations.exists(conversationId)) throw new ApiError('NOT_FOUND', 'Conversation Not Found');
-		if (parts.runs.hasRunning(conversationId)) {
-			throw new ApiError('SESSION_IN_PROGRESS', 'A run is active on this conversation; wait for it to end');
-		}
+): ConversationDeletion {
+	const deletion = commitDurably(parts.db, (): ConversationDeletion => {
+		if (!parts.conversations.exists(conversationId)) return 'not-found';
+		if (parts.runs.hasRunning(conversationId)) return 'running';
 		parts.conversations.delete(conversationId);
 		parts.saver.deleteThreadSync(conversationId);
+		return 'deleted';
 	});
-	checkpointAfterDeletion(parts.db, parts.log);
+	if (deletion === 'deleted') checkpointAfterDeletion(parts.db, parts.log);
+	return deletion;
 }

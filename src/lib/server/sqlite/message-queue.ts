@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { toQueuedMessage, type QueuedRow } from '../storage/queue-records';
 import type { QueuedMessage } from '../../protocol';
-import { ApiError } from '../errors';
+import type { QueueFull } from '../storage/app-storage';
 
 /**
  * Messages waiting for a conversation's active run to end, or for room under MAX_CONCURRENT_RUNS
@@ -43,14 +43,10 @@ export class MessageQueue {
 		message: string,
 		now: string,
 		queued: { editOf?: string; regenerate?: string; model?: string } = {}
-	): void {
-		if (this.count.get(conversationId)!.n >= this.maxPerConversation) {
-			throw new ApiError(
-				'QUEUE_FULL',
-				`This conversation already has ${this.maxPerConversation} queued messages (MAX_QUEUED_MESSAGES): wait until they have run`
-			);
-		}
+	): 'queued' | QueueFull {
+		if (this.count.get(conversationId)!.n >= this.maxPerConversation) return { refused: 'queue-full', maxQueuedMessages: this.maxPerConversation };
 		this.insert.run(id, conversationId, message, now, queued.editOf ?? null, queued.regenerate ?? null, queued.model ?? null);
+		return 'queued';
 	}
 
 	list(conversationId: string): QueuedMessage[] {

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { createCheckpointStore } from './checkpoint/migrations/create-store';
 import { useIntegerKeys } from './checkpoint/migrations/integer-keys';
 import { PACK_TASK_IDS } from './checkpoint/migrations/binary-task-ids';
+import { PACK_CHECKPOINT_IDS } from './checkpoint/migrations/binary-checkpoint-ids';
 import { importStockTables } from './checkpoint/stock-import';
 
 /**
@@ -213,7 +214,8 @@ export const MIGRATIONS: readonly Migration[] = [
 		expires_at TEXT NOT NULL
 	);
 	CREATE INDEX sessions_by_expiry ON sessions (expires_at);`
-	}
+	},
+	{ name: 'checkpoint store: checkpoint ids as their 16 bytes', up: PACK_CHECKPOINT_IDS }
 ];
 
 export type MigrationReport = {

@@ -33,6 +33,11 @@ export interface AppStorageLimits {
  */
 export type Claim = 'claimed' | 'busy' | 'full';
 
+export type ConversationDeletion = 'deleted' | 'not-found' | 'running';
+
+/** MAX_QUEUED_MESSAGES already wait on the conversation. */
+export type QueueFull = { refused: 'queue-full'; maxQueuedMessages: number };
+
 export interface ConversationStorage {
 	get(id: string): Promise<ConversationSummary | undefined>;
 	exists(id: string): Promise<boolean>;
@@ -50,10 +55,10 @@ export interface ConversationStorage {
 	setModel(id: string, model: string): Promise<void>;
 	/**
 	 * Removes the conversation with its runs, queued messages, journal entries and checkpoints, in one
-	 * transaction committed durably (a power cut cannot bring it back). Throws ApiError NOT_FOUND for
-	 * an unknown conversation and SESSION_IN_PROGRESS while a run holds it, changing nothing.
+	 * transaction committed durably (a power cut cannot bring it back). 'not-found' for an unknown
+	 * conversation and 'running' while a run holds it, changing nothing.
 	 */
-	delete(id: string): Promise<void>;
+	delete(id: string): Promise<ConversationDeletion>;
 }
 
 /**
@@ -101,8 +106,8 @@ export interface RunStorage {
 export interface QueueStorage {
 	/**
 	 * An edit carries the message it replaces, a regenerate the answer it replaces (and no text);
-	 * `model`: the one it was sent with, chosen when it starts. Throws ApiError QUEUE_FULL, changing
-	 * nothing, when maxQueuedMessages already wait on the conversation.
+	 * `model`: the one it was sent with, chosen when it starts. Refused, changing nothing, when
+	 * maxQueuedMessages already wait on the conversation.
 	 */
 	add(
 		conversationId: string,
@@ -110,7 +115,7 @@ export interface QueueStorage {
 		message: string,
 		now: string,
 		queued?: { editOf?: string; regenerate?: string; model?: string }
-	): Promise<void>;
+	): Promise<'queued' | QueueFull>;
 	list(conversationId: string): Promise<QueuedMessage[]>;
 	/** Drops a queued message that can no longer start (its branch point is gone). */
 	delete(id: string): Promise<void>;
@@ -165,7 +170,7 @@ export interface ApprovalStorage {
 	/**
 	 * Claims the approval run that carries out a person's decisions and, once claimed, records them
 	 * with the tools to allow from now on, in one durable transaction: `check` turns the calls
-	 * waiting then into the decisions to record, or throws to refuse them, and then nothing changes.
+	 * waiting then into the decisions to record, or throws to refuse them (the claim is then undone).
 	 * Unless 'claimed', nothing is recorded and `check` is not called.
 	 */
 	decideWithRun(

@@ -5,7 +5,7 @@ import { errorResponse, jsonResponse, toApiError } from '$lib/server/http/api-er
 import { readJsonBody } from '$lib/server/http/request-body';
 import { parseChatRequest } from '$lib/server/http/chat-request';
 import { runRefusalError, unlessRefused } from '$lib/server/http/run-refusal-error';
-import { parseUuid } from '$lib/server/http/uuid';
+import { parseUuid } from '$lib/protocol/uuid';
 import { parseLastEventId, singleEventResponse } from '$lib/server/stream/sse-response';
 
 type ChatPort = Pick<Runtime, 'settings' | 'runService' | 'models' | 'log' | 'telemetry'>;
@@ -15,7 +15,7 @@ export const POST: RequestHandler = async ({ request }) => {
 		const rt: ChatPort = runtime();
 		const parsed = parseChatRequest(await readJsonBody(request), rt.settings.MAX_MESSAGE_CHARS);
 		if (parsed.kind === 'cancel') return jsonResponse(unlessRefused(await rt.runService.cancelConversation(parsed.conversation)));
-		const started = unlessRefused(await rt.runService.start(await rt.models.choose(parsed)));
+		const started = unlessRefused(await rt.runService.start(unlessRefused(await rt.models.choose(parsed))));
 		return jsonResponse(started, 'queued' in started ? 202 : 200);
 	} catch (e) {
 		return errorResponse(e);

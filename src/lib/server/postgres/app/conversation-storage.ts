@@ -2,8 +2,7 @@
 // of each thread. Messages live in the checkpoints.
 
 import type pg from 'pg';
-import { ApiError } from '../../errors';
-import type { ConversationStorage } from '../../storage/app-storage';
+import type { ConversationDeletion, ConversationStorage } from '../../storage/app-storage';
 import { checkpointSql } from '../checkpoint/store.js';
 import { inTransaction } from '../transaction.js';
 import { isoText } from './iso-text.js';
@@ -68,17 +67,18 @@ export function postgresConversationStorage(pool: pg.Pool, rules: ClaimRules): C
 		},
 
 		async delete(id) {
-			await inTransaction(
+			return inTransaction(
 				pool,
-				async (client) => {
+				async (client): Promise<ConversationDeletion> => {
 					// Locked first: a claim's key check on the row waits for this transaction, so no run
 					// can start between the check and the delete.
 					const { rowCount } = await client.query(`SELECT 1 FROM conversations WHERE id = $1 FOR UPDATE`, [id]);
-					if (!rowCount) throw new ApiError('NOT_FOUND', 'Conversation Not Found');
+					if (!rowCount) return 'not-found';
 					const running = await client.query(`SELECT 1 FROM runs WHERE conversation_id = $1 AND status = 'running'`, [id]);
-					if (running.rowCount) throw new ApiError('SESSION_IN_PROGRESS', 'A run is active on this conversation; wait for it to end');
+					if (running.rowCount) return 'running';
 					await checkpointSql.deleteThread(client, id);
 					await client.query(`DELETE FROM conversations WHERE id = $1`, [id]);
+					return 'deleted';
 				},
 				{ durable: true }
 			);

@@ -1,8 +1,7 @@
 // The message queue (storage/app-storage.ts QueueStorage) on PostgreSQL.
 
 import type pg from 'pg';
-import { ApiError } from '../../errors';
-import type { AppStorageLimits, QueueStorage } from '../../storage/app-storage';
+import type { AppStorageLimits, QueueFull, QueueStorage } from '../../storage/app-storage';
 import { inTransaction } from '../transaction.js';
 import { isoText } from './iso-text.js';
 import { claimRun, type ClaimRules } from './run-storage.js';
@@ -11,7 +10,7 @@ import { toQueuedMessage, type QueuedRow } from '../../storage/queue-records';
 export function postgresQueueStorage(pool: pg.Pool, limits: AppStorageLimits, rules: ClaimRules): QueueStorage {
 	return {
 		async add(conversationId, id, message, now, queued = {}) {
-			await inTransaction(pool, async (client) => {
+			return inTransaction(pool, async (client): Promise<'queued' | QueueFull> => {
 				// Adds to one conversation take turns on its row, so two instances cannot both take the last place.
 				await client.query(`SELECT 1 FROM conversations WHERE id = $1 FOR NO KEY UPDATE`, [conversationId]);
 				const { rowCount } = await client.query(
@@ -19,12 +18,7 @@ export function postgresQueueStorage(pool: pg.Pool, limits: AppStorageLimits, ru
 					 SELECT $1, $2, $3, $4, $6, $7, $8 WHERE (SELECT count(*) FROM queued_messages WHERE conversation_id = $2) < $5`,
 					[id, conversationId, message, now, limits.maxQueuedMessages, queued.editOf ?? null, queued.regenerate ?? null, queued.model ?? null]
 				);
-				if (!rowCount) {
-					throw new ApiError(
-						'QUEUE_FULL',
-						`This conversation already has ${limits.maxQueuedMessages} queued messages (MAX_QUEUED_MESSAGES): wait until they have run`
-					);
-				}
+				return rowCount ? 'queued' : { refused: 'queue-full', maxQueuedMessages: limits.maxQueuedMessages };
 			});
 		},
 

@@ -8,8 +8,10 @@ import { logReach, planPrune } from '../../checkpoint/retention-plan.js';
 import { channelMapOf } from '../../checkpoint/row-encoding.js';
 import { CheckpointStore, type CheckpointRow } from './store.js';
 import { LINK, linkTarget } from '../../checkpoint/link-encoding.js';
+import { packUuid, unpackUuid } from '../../checkpoint/packed-uuid.js';
 
-type Row = Pick<CheckpointRow, 'checkpoint_id' | 'parent_checkpoint_id' | 'channels' | 'encoding'>;
+/** Ids as stored: packed (checkpoint/packed-uuid.ts). */
+type Row = Pick<CheckpointRow, 'channels' | 'encoding'> & { checkpoint_id: string | Buffer; parent_checkpoint_id: string | Buffer | null };
 
 /**
  * Keep the newest `keepLast` checkpoints of each namespace of a thread (never fewer than one, so
@@ -62,8 +64,13 @@ function pruneNamespace(
 			 WHERE c.thread = ? AND c.type IS NOT NULL ORDER BY c.checkpoint_id DESC`
 		)
 		.all(thread) as Row[];
-	const encodings = new Map(rows.map((row) => [row.checkpoint_id, row.encoding]));
-	const candidates = rows.map((row) => ({ id: row.checkpoint_id, parent: row.parent_checkpoint_id, map: channelMapOf(row) }));
+	const ids = rows.map((row) => unpackUuid(row.checkpoint_id));
+	const encodings = new Map(rows.map((row, i) => [ids[i]!, row.encoding]));
+	const candidates = rows.map((row, i) => ({
+		id: ids[i]!,
+		parent: row.parent_checkpoint_id === null ? null : unpackUuid(row.parent_checkpoint_id),
+		map: channelMapOf(row)
+	}));
 	const plan = planPrune(candidates, keepLast, branches?.heads);
 	if (plan === undefined) return;
 	for (const change of plan.changes) {
@@ -78,16 +85,17 @@ function pruneNamespace(
 	const deleteWrites = db.prepare(`DELETE FROM lg_writes WHERE checkpoint = ?`);
 	const deleteCheckpoint = db.prepare(`DELETE FROM lg_checkpoints WHERE id = ?`);
 	for (const id of plan.dropped) {
-		const key = keyOf.get(thread, id);
+		const key = keyOf.get(thread, packUuid(id));
 		result.deletedWrites += deleteWrites.run(key).changes;
 		result.deletedCheckpoints += deleteCheckpoint.run(key).changes;
 	}
 	const stubs = `SELECT id FROM lg_checkpoints WHERE thread = ? AND checkpoint_id < ? AND type IS NULL`;
-	result.deletedWrites += db.prepare(`DELETE FROM lg_writes WHERE checkpoint IN (${stubs})`).run(thread, plan.oldestKept).changes;
+	const oldestKept = packUuid(plan.oldestKept);
+	result.deletedWrites += db.prepare(`DELETE FROM lg_writes WHERE checkpoint IN (${stubs})`).run(thread, oldestKept).changes;
 	db.prepare(
 		`DELETE FROM lg_checkpoints WHERE id IN (${stubs})
 		 AND id NOT IN (SELECT parent FROM lg_checkpoints WHERE thread = ? AND parent IS NOT NULL)`
-	).run(thread, plan.oldestKept, thread);
+	).run(thread, oldestKept, thread);
 }
 
 /**
@@ -99,7 +107,7 @@ function collectLogs(db: Database.Database, threadId: string): number {
 	const threads = `SELECT id FROM lg_threads WHERE thread_id = ?`;
 	const rows = db
 		.prepare(`SELECT channels, encoding FROM lg_checkpoints WHERE type IS NOT NULL AND thread IN (${threads})`)
-		.all(threadId) as Row[];
+		.all(threadId) as Pick<Row, 'channels' | 'encoding'>[];
 	const links = db
 		.prepare(
 			`SELECT value, encoding FROM lg_writes WHERE encoding IN (?, ?)

@@ -41,6 +41,10 @@ interface Imported {
 	texts: Record<string, string>;
 }
 
+/** A stock write's checkpoint id as the store keeps it (checkpoint/packed-uuid.ts packUuid, in SQL). */
+const CANONICAL_UUID = [8, 4, 4, 4, 12].map((n) => '[0-9a-f]'.repeat(n)).join('-');
+const PACKED_ID = `CASE WHEN w.checkpoint_id GLOB '${CANONICAL_UUID}' THEN unhex(replace(w.checkpoint_id, '-', '')) ELSE w.checkpoint_id END`;
+
 const STOCK_COLUMNS = {
 	checkpoints: ['thread_id', 'checkpoint_ns', 'checkpoint_id', 'parent_checkpoint_id', 'type', 'checkpoint', 'metadata'],
 	writes: ['thread_id', 'checkpoint_ns', 'checkpoint_id', 'task_id', 'idx', 'channel', 'type', 'value']
@@ -68,12 +72,12 @@ export function importStockTables(db: Database.Database): StockImportResult {
 	db.exec(`
 		INSERT OR IGNORE INTO lg_threads (thread_id, checkpoint_ns) SELECT DISTINCT thread_id, checkpoint_ns FROM writes;
 		INSERT OR IGNORE INTO lg_checkpoints (thread, checkpoint_id)
-		SELECT DISTINCT t.id, w.checkpoint_id FROM writes w
+		SELECT DISTINCT t.id, ${PACKED_ID} FROM writes w
 		JOIN lg_threads t ON t.thread_id = w.thread_id AND t.checkpoint_ns = w.checkpoint_ns;
 		INSERT OR IGNORE INTO lg_writes (checkpoint, task_id, idx, channel, type, value, task_path)
 		SELECT c.id, w.task_id, w.idx, w.channel, COALESCE(w.type, 'json'), w.value, '' FROM writes w
 		JOIN lg_threads t ON t.thread_id = w.thread_id AND t.checkpoint_ns = w.checkpoint_ns
-		JOIN lg_checkpoints c ON c.thread = t.id AND c.checkpoint_id = w.checkpoint_id;
+		JOIN lg_checkpoints c ON c.thread = t.id AND c.checkpoint_id = ${PACKED_ID};
 		DROP TABLE checkpoints;
 		DROP TABLE writes;
 	`);

@@ -1,12 +1,15 @@
 // SQL access to the lg_* tables (layout: migrations/integer-keys.ts), shared by the saver, the stock
 // import and retention. Callers name threads and checkpoints by their ids; the integer keys the
 // tables use for them stay in here. Synchronous (better-sqlite3): callers group calls into a
-// transaction where they must be atomic.
+// transaction where they must be atomic. Checkpoint ids are stored packed (checkpoint/packed-uuid.ts):
+// ids go in through packUuid and come out through unpackUuid, here and nowhere else but retention.ts,
+// lineage.ts and the stock import.
 
 import type Database from 'better-sqlite3';
 import { encode, unpack, type Encoding } from '../../checkpoint/blob.js';
 import type { ChannelMap } from '../../checkpoint/channel-map.js';
 import { channelMapOf } from '../../checkpoint/row-encoding.js';
+import { packUuid, unpackUuid } from '../../checkpoint/packed-uuid.js';
 import { compareWrites, packTaskId, packTaskPath, unpackTaskId, unpackTaskPath } from '../../checkpoint/task-path.js';
 
 export interface CheckpointRow {
@@ -68,6 +71,16 @@ const ONE_ROW = `${ROWS} AND t.thread_id = ? AND t.checkpoint_ns = ?`;
 const KEY = `(SELECT c.id FROM lg_checkpoints c JOIN lg_threads t ON t.id = c.thread
 	WHERE t.thread_id = ? AND t.checkpoint_ns = ? AND c.checkpoint_id = ?)`;
 
+type StoredRow = Omit<CheckpointRow, 'checkpoint_id' | 'parent_checkpoint_id'> & {
+	checkpoint_id: string | Buffer;
+	parent_checkpoint_id: string | Buffer | null;
+};
+
+function fromStored(row: StoredRow): CheckpointRow {
+	const parent = row.parent_checkpoint_id;
+	return { ...row, checkpoint_id: unpackUuid(row.checkpoint_id), parent_checkpoint_id: parent === null ? null : unpackUuid(parent) };
+}
+
 export class CheckpointStore {
 	private readonly statements = new Map<string, Database.Statement>();
 
@@ -88,11 +101,13 @@ export class CheckpointStore {
 	}
 
 	row(threadId: string, ns: string, checkpointId: string): CheckpointRow | undefined {
-		return this.sql(`${ONE_ROW} AND c.checkpoint_id = ?`).get(threadId, ns, checkpointId) as CheckpointRow | undefined;
+		const row = this.sql(`${ONE_ROW} AND c.checkpoint_id = ?`).get(threadId, ns, packUuid(checkpointId)) as StoredRow | undefined;
+		return row && fromStored(row);
 	}
 
 	latestRow(threadId: string, ns: string): CheckpointRow | undefined {
-		return this.sql(`${ONE_ROW} ORDER BY c.checkpoint_id DESC LIMIT 1`).get(threadId, ns) as CheckpointRow | undefined;
+		const row = this.sql(`${ONE_ROW} ORDER BY c.checkpoint_id DESC LIMIT 1`).get(threadId, ns) as StoredRow | undefined;
+		return row && fromStored(row);
 	}
 
 	list(query: ListQuery): CheckpointRow[] {
@@ -104,7 +119,7 @@ export class CheckpointStore {
 		};
 		if (query.threadId !== undefined) add('t.thread_id = ?', query.threadId);
 		if (query.ns !== undefined) add('t.checkpoint_ns = ?', query.ns);
-		if (query.before !== undefined) add('c.checkpoint_id < ?', query.before);
+		if (query.before !== undefined) add('c.checkpoint_id < ?', packUuid(query.before));
 		for (const [key, value] of Object.entries(query.filter ?? {})) {
 			if (value !== undefined) add('(lg_metadata(c.metadata, c.encoding) -> ?) = ?', `$.${key}`, JSON.stringify(value));
 		}
@@ -113,19 +128,19 @@ export class CheckpointStore {
 		source += ' ORDER BY c.checkpoint_id DESC';
 		// Like the stock saver, a limit of 0 means no limit.
 		if (query.limit) source += ` LIMIT ${Math.trunc(query.limit)}`;
-		return this.db.prepare(source).all(...args) as CheckpointRow[];
+		return (this.db.prepare(source).all(...args) as StoredRow[]).map(fromStored);
 	}
 
 	/** Newest first; for the rare scans that look for a channel version anywhere in a thread. */
 	rowsOfThread(threadId: string, ns: string): CheckpointRow[] {
-		return this.sql(`${ONE_ROW} ORDER BY c.checkpoint_id DESC`).all(threadId, ns) as CheckpointRow[];
+		return (this.sql(`${ONE_ROW} ORDER BY c.checkpoint_id DESC`).all(threadId, ns) as StoredRow[]).map(fromStored);
 	}
 
 	channelMap(threadId: string, ns: string, checkpointId: string): ChannelMap | undefined {
 		const row = this.sql(`SELECT channels, encoding FROM lg_checkpoints WHERE type IS NOT NULL AND id = ${KEY}`).get(
 			threadId,
 			ns,
-			checkpointId
+			packUuid(checkpointId)
 		) as Pick<CheckpointRow, 'channels' | 'encoding'> | undefined;
 		return row === undefined ? undefined : channelMapOf(row);
 	}
@@ -143,18 +158,18 @@ export class CheckpointStore {
 			 ON CONFLICT (thread, checkpoint_id) DO UPDATE SET parent = excluded.parent, type = excluded.type,
 			   checkpoint = excluded.checkpoint, metadata = excluded.metadata, channels = excluded.channels,
 			   encoding = excluded.encoding`
-		).run(thread, row.checkpoint_id, parent, row.type, row.checkpoint, row.metadata, row.channels, row.encoding);
+		).run(thread, packUuid(row.checkpoint_id), parent, row.type, row.checkpoint, row.metadata, row.channels, row.encoding);
 	}
 
 	/** Rewrite a row's channel map; the skeleton stays as stored, so the map keeps the row's encoding. */
 	updateChannels(threadId: string, ns: string, checkpointId: string, map: ChannelMap, encoding: Encoding): void {
 		const channels = encode(Buffer.from(JSON.stringify(map)), encoding);
-		this.sql(`UPDATE lg_checkpoints SET channels = ? WHERE id = ${KEY}`).run(channels, threadId, ns, checkpointId);
+		this.sql(`UPDATE lg_checkpoints SET channels = ? WHERE id = ${KEY}`).run(channels, threadId, ns, packUuid(checkpointId));
 	}
 
 	/** A root: the checkpoint keeps its data and loses its parent (retention, once the parent is deleted). */
 	detachParent(threadId: string, ns: string, checkpointId: string): void {
-		this.sql(`UPDATE lg_checkpoints SET parent = NULL WHERE id = ${KEY}`).run(threadId, ns, checkpointId);
+		this.sql(`UPDATE lg_checkpoints SET parent = NULL WHERE id = ${KEY}`).run(threadId, ns, packUuid(checkpointId));
 	}
 
 	createLog(threadId: string, ns: string): number {
@@ -193,7 +208,7 @@ export class CheckpointStore {
 	writes(threadId: string, ns: string, checkpointId: string): WriteRow[] {
 		const rows = this.sql(
 			`SELECT task_id, idx, channel, type, value, encoding, task_path FROM lg_writes WHERE checkpoint = ${KEY}`
-		).all(threadId, ns, checkpointId) as (Omit<WriteRow, 'task_id' | 'task_path'> & { task_id: string | Buffer; task_path: string | Buffer })[];
+		).all(threadId, ns, packUuid(checkpointId)) as (Omit<WriteRow, 'task_id' | 'task_path'> & { task_id: string | Buffer; task_path: string | Buffer })[];
 		return rows
 			.map((row) => ({ ...row, task_id: unpackTaskId(row.task_id), task_path: unpackTaskPath(row.task_path) }))
 			.sort(compareWrites);
@@ -221,7 +236,7 @@ export class CheckpointStore {
 			encoding,
 			threadId,
 			ns,
-			checkpointId,
+			packUuid(checkpointId),
 			packTaskId(write.task_id),
 			write.idx
 		);
@@ -251,11 +266,10 @@ export class CheckpointStore {
 
 	/** The key of a checkpoint id of the thread, recording the id (without data) if it is new. */
 	private checkpointKey(thread: number, checkpointId: string): number {
-		const known = this.sql(`SELECT id FROM lg_checkpoints WHERE thread = ? AND checkpoint_id = ?`)
-			.pluck()
-			.get(thread, checkpointId);
+		const stored = packUuid(checkpointId);
+		const known = this.sql(`SELECT id FROM lg_checkpoints WHERE thread = ? AND checkpoint_id = ?`).pluck().get(thread, stored);
 		if (known !== undefined) return known as number;
 		const insert = this.sql(`INSERT INTO lg_checkpoints (thread, checkpoint_id) VALUES (?, ?)`);
-		return Number(insert.run(thread, checkpointId).lastInsertRowid);
+		return Number(insert.run(thread, stored).lastInsertRowid);
 	}
 }

@@ -2,6 +2,7 @@ import type { RequestHandler } from './$types';
 import { runtime } from '$lib/server/runtime-instance';
 import { errorResponse, jsonResponse } from '$lib/server/http/api-error';
 import { requireConversation } from '$lib/server/http/conversation-param';
+import { unlessRefused } from '$lib/server/http/run-refusal-error';
 
 export const GET: RequestHandler = async ({ params }) => {
 	try {
@@ -15,7 +16,7 @@ export const GET: RequestHandler = async ({ params }) => {
 export const DELETE: RequestHandler = async ({ params }) => {
 	try {
 		const { conversations } = runtime();
-		await conversations.delete((await requireConversation(conversations, params.conversationId)).id);
+		unlessRefused(await conversations.delete((await requireConversation(conversations, params.conversationId)).id));
 		return new Response(null, { status: 204 });
 	} catch (e) {
 		return errorResponse(e);
