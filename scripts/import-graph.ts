@@ -24,6 +24,7 @@ export const LAYERS: readonly (readonly string[])[] = [
 	['agent', 'approvals', 'branches', 'tools'],
 	['runs'],
 	['conversations', 'readiness'],
+	['agent-protocol'],
 	['http'],
 	['settings'],
 	['runtime', 'runtime-instance', 'shutdown']
