@@ -10,7 +10,8 @@ export type ProtocolMetadata = Record<string, unknown>;
 export type ProtocolCheckpoint = {
 	thread_id: string;
 	checkpoint_ns: '';
-	checkpoint_id: string;
+	/** null: a thread with no checkpoint yet (made, never run). */
+	checkpoint_id: string | null;
 	checkpoint_map: null;
 };
 
@@ -127,6 +128,6 @@ export type Assistant = {
 	description: string | null;
 };
 
-export function checkpointOf(threadId: string, checkpointId: string): ProtocolCheckpoint {
+export function checkpointOf(threadId: string, checkpointId: string | null): ProtocolCheckpoint {
 	return { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId, checkpoint_map: null };
 }

@@ -78,7 +78,7 @@ export function messageDictOfMessage(message: BaseMessage): MessageDict | null {
  * and new ones wait, so a resume that names an interrupt is known to answer the current question
  * or a stale one.
  */
-export function interruptIdOf(approvals: readonly PendingApproval[]): string {
+export function interruptIdOf(approvals: readonly Pick<PendingApproval, 'toolCallId'>[]): string {
 	const hash = createHash('sha256');
 	for (const a of approvals) hash.update(a.toolCallId).update('\0');
 	return hash.digest('hex').slice(0, 32);

@@ -213,6 +213,13 @@ export const MIGRATIONS: readonly Migration[] = [
 		expires_at TEXT NOT NULL
 	);
 	CREATE INDEX sessions_by_expiry ON sessions (expires_at);`
+	},
+	{
+		name: 'the metadata of each thread',
+		up: `-- What a client of the LangGraph Agent Server protocol stores with a thread (agent-protocol/):
+	-- JSON text with every object's keys sorted (canonical-json.ts), so a search compares values as text.
+	-- Text in PostgreSQL too, so a migration between the engines copies it as it copies any column.
+	ALTER TABLE conversations ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';`
 	}
 ];
 
