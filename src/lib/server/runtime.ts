@@ -24,6 +24,7 @@ import { LeaseKeeper } from './runs/lease-keeper';
 import { readThreadWork } from './runs/read-thread-work';
 import { RunRegistry } from './runs/run-registry';
 import { RunService } from './runs/run-service';
+import { ProtocolRuns } from './agent-protocol/protocol-runs';
 import { endRecoveredRuns, orphansAtStart, recoverRuns, type RecoveredRun } from './runs/run-recovery';
 import { createThreadPruner } from './runs/thread-pruner';
 import type { ThreadWork } from './runs/thread-work';
@@ -45,6 +46,8 @@ export type Runtime = {
 	threads: ThreadReader;
 	/** The live run: starting, following and cancelling runs (runs/run-service.ts). */
 	runService: RunService;
+	/** Runs of the LangGraph Agent Server protocol, over runService (agent-protocol/protocol-runs.ts). */
+	protocolRuns: ProtocolRuns;
 	/** Detail, runs, branch switch, exports and deletion of a conversation (conversations/conversation-service.ts). */
 	conversations: ConversationService;
 	toolbox: Toolbox;
@@ -223,6 +226,24 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		storage,
 		threads,
 		runService,
+		protocolRuns: new ProtocolRuns({
+			runService,
+			storage,
+			threads,
+			branchReader,
+			models,
+			maxMessageChars: settings.MAX_MESSAGE_CHARS,
+			streamOptions: (runId) => ({
+				maxFollowers: settings.MAX_STREAMS_PER_RUN,
+				backlogLimitBytes: settings.SSE_READER_BACKLOG_BYTES,
+				onDrop: (e) => {
+					observed.metrics.sseDropped.inc();
+					logLine(`Run ${runId}: dropped a slow SSE reader (${e.message}); it may reconnect with Last-Event-ID`);
+				},
+				opened: () => observed.sseStreamOpened()
+			}),
+			log: logLine
+		}),
 		conversations: new ConversationService({ threads, storage, branchReader, checkpointer }),
 		toolbox,
 		models,

@@ -226,7 +226,7 @@ export class ProtocolRuns {
 	 * failed; for a pending run, `metadata` alone (the client asks again, as the SDK does, while the
 	 * run's status is pending).
 	 */
-	async stream(threadId: string, runId: string, modes: RunOptions['streamModes'], after: number, signal: AbortSignal, onClosed?: () => void): Promise<Response> {
+	async stream(threadId: string, runId: string, modes: RunOptions['streamModes'], after: number, signal: AbortSignal): Promise<Response> {
 		const headers = runPaths(threadId, runId);
 		const run = await this.get(threadId, runId);
 		const { chain, live } = await this.liveMember(threadId, runId);
@@ -236,9 +236,8 @@ export class ProtocolRuns {
 			// From Sophos's first event, whatever the client saw: the translator needs to know which answer the tokens after `after` belong to.
 			const sophos = await this.parts.runService.follow(threadId, 0, signal, this.parts.streamOptions);
 			if (modes.includes('updates')) translator.knowFrom(await values());
-			if (sophos instanceof Response) return protocolStreamResponse(sophos, translator, headers, { closed: onClosed });
+			if (sophos instanceof Response) return protocolStreamResponse(sophos, translator, headers);
 		}
-		onClosed?.();
 		if (run.status === 'pending') return settledStreamResponse(translator, [], headers);
 		return settledStreamResponse(translator, await this.finalFrames(threadId, chain, modes), headers);
 	}
@@ -301,6 +300,26 @@ export class ProtocolRuns {
 		const shown = await this.parts.branchReader.shownIdsAt(threadId, checkpointId);
 		const switched = await this.parts.storage.branches.switchTo(threadId, checkpointId, { messageCount: shown.length, updatedAt: undefined });
 		if (switched !== 'switched') throw new ApiError('SESSION_IN_PROGRESS', 'The thread could not be rolled back: a run holds it');
+	}
+
+	/**
+	 * POST …/runs/stream: starts the run and streams it from its first event. With on_disconnect
+	 * "cancel", the run is cancelled once this reader has gone and no other one follows it.
+	 */
+	async createAndStream(threadId: string | null, body: RunCreate, signal: AbortSignal): Promise<Response> {
+		const created = await this.create(threadId, body);
+		const { run, options } = created;
+		if (options.onDisconnect === 'cancel') {
+			signal.addEventListener('abort', () => this.cancelIfUnread(created.threadId, run.run_id), { once: true });
+		}
+		return this.stream(created.threadId, run.run_id, options.streamModes, 0, signal);
+	}
+
+	/** POST …/runs/wait: starts the run and answers once it has ended, with the thread's values (or its error). */
+	async createAndWait(threadId: string | null, body: RunCreate, signal: AbortSignal): Promise<{ result: unknown; headers: Record<string, string> }> {
+		const created = await this.create(threadId, body);
+		const result = await this.join(created.threadId, created.run.run_id, signal);
+		return { result, headers: { 'Content-Location': runPaths(created.threadId, created.run.run_id)['Content-Location'] } };
 	}
 
 	/** on_disconnect "cancel": once the last reader of the run has left, the run is cancelled. */

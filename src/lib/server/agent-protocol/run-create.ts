@@ -9,7 +9,7 @@ import { ApiError } from '../errors';
 import type { IfBusy } from '../runs/start-request';
 import { HumanContentSchema, humanText } from './human-content';
 import { isAssistantId } from './assistant';
-import { CheckpointRefSchema, MetadataSchema } from './request-schemas';
+import { CheckpointRefSchema, MetadataSchema, parseProtocolBody } from './request-schemas';
 
 /** The protocol's stream modes Sophos streams; the others are refused by name. */
 export const STREAM_MODES = ['values', 'messages-tuple', 'updates', 'custom'] as const;
@@ -70,6 +70,7 @@ export const RunCreateSchema = z.strictObject({
 	checkpoint: CheckpointRefSchema.nullish(),
 	checkpoint_id: z.string().min(1).max(200).nullish(),
 	checkpoint_during: z.boolean().nullish(),
+	strict_resume: z.boolean().nullish(),
 	durability: z.enum(['sync', 'async', 'exit']).nullish(),
 	stream_mode: z.union([z.enum(STREAM_MODES), z.array(z.enum(STREAM_MODES)).max(STREAM_MODES.length)]).nullish(),
 	stream_subgraphs: z.boolean().nullish(),
@@ -89,6 +90,45 @@ export type RunCreate = z.infer<typeof RunCreateSchema>;
 
 /** Present and not null, any of these answers 501: Sophos pauses only for approvals, and has no webhooks or delays. */
 export const UNSUPPORTED_RUN_FIELDS = ['interrupt_before', 'interrupt_after', 'webhook', 'after_seconds'] as const;
+
+/** A run body checked: 422 naming the field the schema refuses, 501 naming an option Sophos does not do. */
+export function parseRunCreate(body: unknown): RunCreate {
+	const parsed = parseProtocolBody(RunCreateSchema, body);
+	const unsupported = UNSUPPORTED_RUN_FIELDS.find((f) => parsed[f] !== undefined && parsed[f] !== null);
+	if (unsupported) throw new ApiError('NOT_IMPLEMENTED', `"${unsupported}" is not supported by Sophos: it pauses only for approvals, and has no webhooks or delayed runs`);
+	return parsed;
+}
+
+/** GET /threads/{id}/runs's query. */
+export const RunListQuerySchema = z.strictObject({
+	limit: z.coerce.number().int().min(1).max(1000).default(10),
+	offset: z.coerce.number().int().min(0).default(0),
+	status: z.enum(['pending', 'running', 'success', 'error', 'interrupted']).optional(),
+	select: z.string().optional()
+});
+
+/** POST …/cancel's query: `wait` as the SDK sends it ("0"/"1"), or a boolean word. */
+export const CancelQuerySchema = z.strictObject({
+	wait: z.enum(['0', '1', 'true', 'false']).default('0').transform((w) => w === '1' || w === 'true'),
+	action: z.enum(['interrupt', 'rollback']).default('interrupt'),
+	reason: z.string().max(200).optional()
+});
+
+/** GET …/stream's query. */
+export const JoinStreamQuerySchema = z.strictObject({
+	cancel_on_disconnect: z.enum(['0', '1', 'true', 'false']).default('0').transform((w) => w === '1' || w === 'true'),
+	stream_mode: z.union([z.enum(STREAM_MODES), z.array(z.enum(STREAM_MODES))]).optional(),
+	/** Sophos has one namespace, the root graph's; `checkpoint_id` is accepted as the JS server does and means nothing more. */
+	namespace: z.string().optional(),
+	checkpoint_id: z.string().optional()
+});
+
+/** The run id in a path: a uuid; 422 naming `run_id` otherwise. */
+export function parseRunId(param: string | undefined): string {
+	const parsed = z.uuid().safeParse(param);
+	if (!parsed.success) throw new ApiError('VALIDATION_FAILED', 'Invalid field "run_id": expected a UUID');
+	return parsed.data.toLowerCase();
+}
 
 /** What a run body asks for, before the thread is read. */
 export type RunIntent =
@@ -180,4 +220,11 @@ export function readRunCreate(body: RunCreate, maxMessageChars: number): { inten
 			createThread: body.if_not_exists === 'create'
 		}
 	};
+}
+
+/** The thread id in a path: a uuid; 422 naming `thread_id` otherwise. */
+export function parseThreadId(param: string | undefined): string {
+	const parsed = z.uuid().safeParse(param);
+	if (!parsed.success) throw new ApiError('VALIDATION_FAILED', 'Invalid field "thread_id": expected a UUID');
+	return parsed.data.toLowerCase();
 }

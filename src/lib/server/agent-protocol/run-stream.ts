@@ -160,11 +160,6 @@ function runEventOf(message: EventSourceMessage): RunEvent | null {
 
 const idOf = (message: EventSourceMessage): number | null => (message.id && /^\d+$/.test(message.id) ? Number(message.id) : null);
 
-export type ProtocolStreamOptions = {
-	/** Told once the response ends, however it ends. */
-	closed?: () => void;
-};
-
 /**
  * The protocol's stream of a run, from Sophos's stream of it (`sophos`, an SSE response). The
  * TransformStream keeps backpressure: a client that stops reading stops the reads of Sophos's
@@ -173,15 +168,8 @@ export type ProtocolStreamOptions = {
 export function protocolStreamResponse(
 	sophos: Response,
 	translator: RunStreamTranslator,
-	headers: Record<string, string>,
-	options: ProtocolStreamOptions = {}
+	headers: Record<string, string>
 ): Response {
-	let closed = false;
-	const close = () => {
-		if (closed) return;
-		closed = true;
-		options.closed?.();
-	};
 	const translate = new TransformStream<EventSourceMessage, Uint8Array>({
 		start(controller) {
 			controller.enqueue(encoder.encode(translator.metadata()));
@@ -193,13 +181,8 @@ export function protocolStreamResponse(
 			if (!event) return;
 			const text = await translator.translate(event, idOf(message));
 			if (text) controller.enqueue(encoder.encode(text));
-			if (translator.isEnded) {
-				controller.terminate();
-				close();
-			}
-		},
-		flush: close,
-		cancel: close
+			if (translator.isEnded) controller.terminate();
+		}
 	});
 	const body = sophos
 		.body!.pipeThrough(new TextDecoderStream())
