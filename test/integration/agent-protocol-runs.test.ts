@@ -61,7 +61,6 @@ describe('Agent Server protocol: runs', () => {
 		client = new Client({ apiUrl: service.url });
 	});
 	afterAll(async () => {
-		ollama.releaseAll();
 		await service?.stop();
 		await ollama?.close();
 	});
@@ -147,7 +146,7 @@ describe('Agent Server protocol: runs', () => {
 		// A reader is attached to the run's log before its response's first byte (metadata) is sent.
 		await Promise.all(attached);
 		ollama.release('join');
-		const [a, b] = await Promise.all(readers);
+		const [a, b] = (await Promise.all(readers)) as [{ first: unknown; text: string }, { first: unknown; text: string }];
 		expect(a.first).toMatchObject({ event: 'metadata', data: { run_id: run.run_id } });
 		expect(a.text).toBe(LONG);
 		expect(b.text).toBe(LONG);
@@ -262,7 +261,7 @@ describe('Agent Server protocol: runs', () => {
 		const thread = await threadWith('first words');
 		const lines = (await (await service.fetch(`/api/conversations/${thread}/export?format=jsonl`)).text()).trim().split('\n').map((l) => JSON.parse(l));
 		const before = lines.find((l) => l.message_count === 0 && l.next.includes('__start__')) ?? lines.find((l) => l.message_count === 0);
-		const edited = (await client.runs.wait(thread, 'agent', { input: human('second words'), checkpoint: { checkpoint_id: before.checkpoint_id } })) as Values;
+		const edited = (await client.runs.wait(thread, 'agent', { input: human('second words'), checkpoint: { checkpoint_id: before.checkpoint_id, checkpoint_ns: '', checkpoint_map: null } })) as Values;
 		expect(texts(edited)).toEqual(['human:second words', 'ai:You said: second words']);
 		const detail = await (await service.fetch(`/api/conversations/${thread}`)).json();
 		expect(detail.messages[0].versions).toMatchObject({ count: 2, index: 1 });

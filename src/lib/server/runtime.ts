@@ -25,6 +25,7 @@ import { readThreadWork } from './runs/read-thread-work';
 import { RunRegistry } from './runs/run-registry';
 import { RunService } from './runs/run-service';
 import { ProtocolRuns } from './agent-protocol/protocol-runs';
+import { runRefusalError } from './http/run-refusal-error';
 import { endRecoveredRuns, orphansAtStart, recoverRuns, type RecoveredRun } from './runs/run-recovery';
 import { createThreadPruner } from './runs/thread-pruner';
 import type { ThreadWork } from './runs/thread-work';
@@ -242,7 +243,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				},
 				opened: () => observed.sseStreamOpened()
 			}),
-			log: logLine
+			log: logLine,
+			refusalError: runRefusalError
 		}),
 		conversations: new ConversationService({ threads, storage, branchReader, checkpointer }),
 		toolbox,

@@ -9,8 +9,8 @@ import type { Decision, RunRecord } from '../../protocol';
 import { toMessageDtos, isShownMessage } from '../agent/messages';
 import type { BranchReader } from '../branches/branch-reader';
 import { ApiError } from '../errors';
-import { unlessRefused } from '../http/run-refusal-error';
 import type { ModelCatalog } from '../models/model-catalog';
+import { isRefusal, type RunRefusal } from '../runs/run-refusal';
 import type { RunService } from '../runs/run-service';
 import type { StartRequest } from '../runs/start-request';
 import type { ThreadReader } from '../runs/thread-reader';
@@ -38,6 +38,8 @@ export type ProtocolRunsParts = {
 	/** Sophos's own stream options for a run (MAX_STREAMS_PER_RUN, the reader backlog, the metrics). */
 	streamOptions: (runId: string) => LiveResponseOptions;
 	log: (line: string, error?: unknown) => void;
+	/** The error a refusal of the run core answers with, as Sophos's own API gives it (http/run-refusal-error.ts). */
+	refusalError: (refusal: RunRefusal) => Error;
 };
 
 /**
@@ -95,7 +97,9 @@ export class ProtocolRuns {
 		}
 		const request = threadId === null ? null : await this.requestOf(threadId, intent, options, runId);
 		const start: StartRequest = request ?? { kind: 'message', conversation: null, message: (intent as { text: string }).text };
-		const started = unlessRefused(await this.parts.runService.start(await this.parts.models.choose(start)));
+		const outcome = await this.parts.runService.start(await this.parts.models.choose(start));
+		if (isRefusal(outcome)) throw this.parts.refusalError(outcome);
+		const started = outcome;
 		const conversation = started.conversation;
 		const id = 'run' in started ? started.run : started.queued;
 		const run = (await this.find(conversation, id)) ?? pendingRunOf(conversation, { id, createdAt: new Date().toISOString() });

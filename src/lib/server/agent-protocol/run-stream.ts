@@ -52,6 +52,8 @@ function chunkOf(messageId: string, content: string, reasoning: string | null) {
  */
 export class RunStreamTranslator {
 	private answer: { id: string; step: number; node: string } | null = null;
+	/** The step in progress: its node, and for an agent step its answer's id. */
+	private step: { node: string; messageId: string | null } | null = null;
 	/** Ids of the messages the client has been shown in `values` or `updates`. */
 	private shown = new Set<string>();
 	private previousId = 0;
@@ -91,6 +93,7 @@ export class RunStreamTranslator {
 		if (event.event === 'trace' && event.data.event === 'enter') {
 			const messageId = event.data.data?.messageId;
 			this.answer = typeof messageId === 'string' ? { id: messageId, step: event.data.step, node: event.data.node } : null;
+			this.step = { node: event.data.node, messageId: typeof messageId === 'string' ? messageId : null };
 		}
 	}
 
@@ -105,7 +108,7 @@ export class RunStreamTranslator {
 			case 'trace': {
 				this.note(event);
 				if (event.data.event !== 'leave') return [];
-				return this.stepEnded(event.data.node);
+				return this.stepEnded();
 			}
 			case 'warning':
 				return this.wants('custom') ? [{ event: 'custom', data: { type: 'warning', code: event.data.code, message: event.data.message } }] : [];
@@ -125,15 +128,22 @@ export class RunStreamTranslator {
 		}
 	}
 
-	/** A step's end: what it added (`updates`) and the whole state (`values`), read once for both. */
-	private async stepEnded(node: string): Promise<Frame[]> {
+	/**
+	 * A step's end: what it wrote (`updates`) and the whole state (`values`), read once for both.
+	 * The read may find a later step done too (the run goes on meanwhile), so a step's update holds
+	 * only its own kind of message: an agent step its answer, a tools step its results.
+	 */
+	private async stepEnded(): Promise<Frame[]> {
+		const step = this.step;
 		this.answer = null;
-		if (!this.wants('values') && !this.wants('updates')) return [];
+		this.step = null;
+		if (!step || (!this.wants('values') && !this.wants('updates'))) return [];
 		const values = await this.context.values();
-		const added: MessageDict[] = values.messages.filter((m) => !this.shown.has(m.id));
-		for (const m of values.messages) this.shown.add(m.id);
+		const own = (m: MessageDict) => (step.messageId !== null ? m.id === step.messageId : m.type === 'tool');
+		const added = values.messages.filter((m) => !this.shown.has(m.id) && own(m));
+		for (const m of added) this.shown.add(m.id);
 		const frames: Frame[] = [];
-		if (this.wants('updates') && added.length) frames.push({ event: 'updates', data: { [node]: { messages: added } } });
+		if (this.wants('updates') && added.length) frames.push({ event: 'updates', data: { [step.node]: { messages: added } } });
 		if (this.wants('values')) frames.push({ event: 'values', data: values });
 		return frames;
 	}
