@@ -11,6 +11,7 @@ import { EventLoopShare } from './event-loop-share';
 import { BranchReader } from './branches/branch-reader';
 import { findForkPoint } from './runs/fork-point';
 import { ConversationService } from './conversations/conversation-service';
+import { createAgentProtocol, type AgentProtocol } from './agent-protocol/agent-protocol';
 import { fetchProtectedHosts } from './mcp/fetch-protected-hosts';
 import { loadMcpConfig } from './mcp/mcp-config';
 import { configuredProviders } from './models/configured-providers';
@@ -51,6 +52,8 @@ export type Runtime = {
 	protocolRuns: ProtocolRuns;
 	/** Detail, runs, branch switch, exports and deletion of a conversation (conversations/conversation-service.ts). */
 	conversations: ConversationService;
+	/** Assistants, threads and their states for LangGraph's SDK (agent-protocol/agent-protocol.ts). */
+	agentProtocol: AgentProtocol;
 	toolbox: Toolbox;
 	models: ModelCatalog;
 	/** What is left to do on the conversation's thread (runs/thread-work.ts). */
@@ -247,6 +250,15 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			refusalError: runRefusalError
 		}),
 		conversations: new ConversationService({ threads, storage, branchReader, checkpointer }),
+		agentProtocol: createAgentProtocol({
+			graph,
+			threads,
+			branches: branchReader,
+			approvals: storage.approvals,
+			history: engine.history,
+			storage,
+			now
+		}),
 		toolbox,
 		models,
 		threadWork: (id) => readThreadWork({ threads, storage }, id),

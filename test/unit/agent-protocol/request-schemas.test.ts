@@ -3,9 +3,9 @@ import { humanText, HumanContentSchema } from '../../../src/lib/server/agent-pro
 import {
 	parseProtocolBody,
 	ThreadCreateSchema,
-	ThreadSearchSchema,
-	unsupportedFields
+	ThreadSearchSchema
 } from '../../../src/lib/server/agent-protocol/request-schemas';
+import { parseThreadId, refuseUnsupported, requireAssistant } from '../../../src/lib/server/agent-protocol/protocol-request';
 import { ApiError } from '../../../src/lib/server/errors';
 
 function refusal(fn: () => unknown): ApiError {
@@ -37,8 +37,19 @@ describe('protocol bodies', () => {
 		});
 	});
 
-	it('names the fields Sophos does not do that a body sets', () => {
-		expect(unsupportedFields({ ttl: 5, supersteps: null, metadata: {} }, ['ttl', 'supersteps'])).toEqual(['ttl']);
+	it('refuses with 501 a field Sophos does not do that a body sets, not one left null', () => {
+		const e = refusal(() => refuseUnsupported({ ttl: 5, supersteps: null, metadata: {} }, ['supersteps', 'ttl'], 'POST /threads'));
+		expect(e.code).toBe('NOT_IMPLEMENTED');
+		expect(e.status).toBe(501);
+		expect(e.message).toContain('"ttl" in POST /threads');
+		expect(() => refuseUnsupported({ supersteps: null }, ['supersteps'], 'POST /threads')).not.toThrow();
+	});
+
+	it('takes a thread id in any case and the assistant by its uuid or graph id, refusing others', () => {
+		expect(parseThreadId('0B8F4B1E-3F7A-4C3B-9D2E-1A2B3C4D5E6F')).toBe('0b8f4b1e-3f7a-4c3b-9d2e-1a2b3c4d5e6f');
+		expect(refusal(() => parseThreadId('nope')).message).toContain('"thread_id"');
+		expect(() => requireAssistant('agent')).not.toThrow();
+		expect(refusal(() => requireAssistant('other')).code).toBe('NOT_FOUND');
 	});
 });
 

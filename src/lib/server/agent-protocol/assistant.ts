@@ -4,6 +4,7 @@
  * libs/langgraph-api's getAssistantId), so a client configured for a LangGraph server's `agent`
  * finds it here under the same id; `agent` itself is accepted wherever an assistant id is.
  */
+import { canonicalJson } from '../canonical-json';
 import type { Assistant } from './protocol-dtos';
 
 export const GRAPH_ID = 'agent';
@@ -31,3 +32,43 @@ export function assistantOf(since: string): Assistant {
 		description: null
 	};
 }
+
+/**
+ * The assistant if it matches the search (graph id, name, metadata containment), sliced by
+ * limit/offset as any search is. `select` picks fields.
+ */
+export function searchAssistants(
+	assistant: Assistant,
+	query: { graph_id?: string | null; name?: string | null; metadata?: Record<string, unknown> | null; limit?: number | null; offset?: number | null; select?: string[] | null }
+): Partial<Assistant>[] {
+	const matches =
+		(query.graph_id == null || query.graph_id === assistant.graph_id) &&
+		(query.name == null || assistant.name.includes(query.name)) &&
+		Object.entries(query.metadata ?? {}).every(([k, v]) => canonicalJson(assistant.metadata[k]) === canonicalJson(v));
+	const found = matches ? [assistant] : [];
+	const page = found.slice(query.offset ?? 0, (query.offset ?? 0) + (query.limit ?? 10));
+	const select = query.select;
+	return select ? page.map((a) => Object.fromEntries(select.filter((f) => f in a).map((f) => [f, a[f as keyof Assistant]]))) : page;
+}
+
+/** GET /info: what the JS server reports, with every optional feature Sophos lacks switched off. */
+export const PROTOCOL_INFO = {
+	version: 'sophos',
+	flags: { assistants: true, crons: false, langsmith: false, langsmith_tracing_replicas: false }
+} as const;
+
+const MESSAGES_SCHEMA = {
+	type: 'array',
+	description: 'LangChain messages; human content is a string or a list of text blocks',
+	items: { type: 'object', properties: { type: { type: 'string' }, content: {} }, required: ['content'] }
+} as const;
+
+/** GET /assistants/{id}/schemas: the agent's state is its messages (MessagesAnnotation); it takes no config or context. */
+export const AGENT_SCHEMAS = {
+	graph_id: GRAPH_ID,
+	input_schema: { type: 'object', properties: { messages: MESSAGES_SCHEMA } },
+	output_schema: { type: 'object', properties: { messages: MESSAGES_SCHEMA } },
+	state_schema: { type: 'object', properties: { messages: MESSAGES_SCHEMA } },
+	config_schema: { type: 'object', properties: {} },
+	context_schema: { type: 'object', properties: {} }
+} as const;

@@ -2,7 +2,7 @@
  * Pure. The request bodies of the LangGraph Agent Server protocol that Sophos accepts, as the SDK's
  * client sends them (snake_case; an option the caller left out is absent, null where the SDK sends
  * `?? null`). Fields the protocol has and Sophos does not do are refused with 501 by the routes
- * (see `unsupportedFields`), never silently ignored; unknown fields are refused by the strict
+ * (protocol-request.ts refuseUnsupported), never silently ignored; unknown fields are refused by the strict
  * objects, so a misspelt option is a 422 naming it.
  */
 import { z } from '../../protocol/zod';
@@ -12,7 +12,7 @@ export const MetadataSchema = z.record(z.string(), z.unknown());
 export type Metadata = z.infer<typeof MetadataSchema>;
 
 /** Thread ids are Sophos conversation ids: uuids, which is what the SDK's clients make. */
-export const ThreadIdSchema = z.uuid();
+export const ThreadIdSchema = z.uuid().transform((id) => id.toLowerCase());
 
 const LimitSchema = z.number().int().min(1).max(1000);
 const OffsetSchema = z.number().int().min(0);
@@ -90,8 +90,10 @@ export const StateCheckpointSchema = z.strictObject({
 
 export const HistorySchema = z.strictObject({
 	limit: LimitSchema.nullish(),
-	/** Only checkpoints older than this one (written before it). */
-	before: z.union([CheckpointRefSchema, z.string().min(1).max(200)]).nullish(),
+	/** Only checkpoints older than this one: its id, the checkpoint, or a config naming it (the SDK's type). */
+	before: z
+		.union([z.string().min(1).max(200), z.strictObject({ configurable: CheckpointRefSchema }), CheckpointRefSchema])
+		.nullish(),
 	/** Containment on each checkpoint's metadata (`source`, `step`, …). */
 	metadata: MetadataSchema.nullish(),
 	/** Only this checkpoint and its ancestors: one branch's history. */
@@ -112,13 +114,11 @@ export const AssistantSearchSchema = z.strictObject({
 });
 export type AssistantSearch = z.infer<typeof AssistantSearchSchema>;
 
-/**
- * The names of the fields of `body` that the protocol has and Sophos does not do, for the 501
- * answer: present and not null.
- */
-export function unsupportedFields(body: Record<string, unknown>, fields: readonly string[]): string[] {
-	return fields.filter((f) => body[f] !== undefined && body[f] !== null);
-}
+export const AssistantCountSchema = z.strictObject({
+	graph_id: z.string().nullish(),
+	name: z.string().nullish(),
+	metadata: MetadataSchema.nullish()
+});
 
 /**
  * Parses a protocol body with its schema: the typed body, or ApiError VALIDATION_FAILED (422)
