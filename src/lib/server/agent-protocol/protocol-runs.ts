@@ -17,6 +17,7 @@ import type { ThreadReader } from '../runs/thread-reader';
 import type { AppStorage } from '../storage/app-storage';
 import type { LiveResponseOptions } from '../stream/sse-response';
 import { parseLastEventId } from '../stream/sse-response';
+import { ASSISTANT_ID, GRAPH_ID } from './assistant';
 import type { ThreadValues } from './protocol-dtos';
 import { readRunCreate, type HitlDecision, type RunCreate, type RunIntent, type RunOptions } from './run-create';
 import {
@@ -30,7 +31,7 @@ import { interruptIdOf, threadValuesOf } from './thread-values';
 
 export type ProtocolRunsParts = {
 	runService: RunService;
-	storage: Pick<AppStorage, 'runs' | 'queue' | 'conversations' | 'approvals' | 'branches'>;
+	storage: Pick<AppStorage, 'runs' | 'queue' | 'conversations' | 'approvals' | 'branches' | 'threads'>;
 	threads: ThreadReader;
 	branchReader: BranchReader;
 	models: Pick<ModelCatalog, 'choose'>;
@@ -101,6 +102,8 @@ export class ProtocolRuns {
 		if (isRefusal(outcome)) throw this.parts.refusalError(outcome);
 		const started = outcome;
 		const conversation = started.conversation;
+		// What agent-chat-ui lists its threads by.
+		await this.parts.storage.threads.mergeMetadata(conversation, { graph_id: GRAPH_ID, assistant_id: ASSISTANT_ID });
 		const id = 'run' in started ? started.run : started.queued;
 		const run = (await this.find(conversation, id)) ?? pendingRunOf(conversation, { id, createdAt: new Date().toISOString() });
 		return { run: { ...run, multitask_strategy: options.multitask }, options, threadId: conversation };

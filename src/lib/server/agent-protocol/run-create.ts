@@ -221,10 +221,3 @@ export function readRunCreate(body: RunCreate, maxMessageChars: number): { inten
 		}
 	};
 }
-
-/** The thread id in a path: a uuid; 422 naming `thread_id` otherwise. */
-export function parseThreadId(param: string | undefined): string {
-	const parsed = z.uuid().safeParse(param);
-	if (!parsed.success) throw new ApiError('VALIDATION_FAILED', 'Invalid field "thread_id": expected a UUID');
-	return parsed.data.toLowerCase();
-}

@@ -2,7 +2,7 @@ import type { RequestHandler } from './$types';
 import { runtime } from '$lib/server/runtime-instance';
 import { errorResponse, jsonResponse } from '$lib/server/http/api-error';
 import { readJsonBody } from '$lib/server/http/request-body';
-import { parseThreadId } from '$lib/server/agent-protocol/run-create';
+import { parseThreadId } from '$lib/server/agent-protocol/protocol-request';
 import { parseProtocolBody } from '$lib/server/agent-protocol/request-schemas';
 import { parseRunCreate, RunListQuerySchema } from '$lib/server/agent-protocol/run-create';
 import { runPaths } from '$lib/server/agent-protocol/protocol-runs';

@@ -1,7 +1,7 @@
 import type { RequestHandler } from './$types';
 import { runtime } from '$lib/server/runtime-instance';
 import { errorResponse, jsonResponse } from '$lib/server/http/api-error';
-import { parseThreadId } from '$lib/server/agent-protocol/run-create';
+import { parseThreadId } from '$lib/server/agent-protocol/protocol-request';
 import { parseRunId } from '$lib/server/agent-protocol/run-create';
 
 export const GET: RequestHandler = async ({ params }) => {

@@ -1,7 +1,7 @@
 import type { RequestHandler } from './$types';
 import { runtime } from '$lib/server/runtime-instance';
 import { errorResponse } from '$lib/server/http/api-error';
-import { parseThreadId } from '$lib/server/agent-protocol/run-create';
+import { parseThreadId } from '$lib/server/agent-protocol/protocol-request';
 import { parseProtocolBody } from '$lib/server/agent-protocol/request-schemas';
 import { CancelQuerySchema, parseRunId } from '$lib/server/agent-protocol/run-create';
 
