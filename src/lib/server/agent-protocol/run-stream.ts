@@ -81,7 +81,8 @@ export class RunStreamTranslator {
 	async translate(event: RunEvent, id: number | null): Promise<string> {
 		const replayed = id !== null && id <= this.context.after;
 		// A replayed stretch of merged text that began at or before `after` holds text the client has.
-		const straddles = id !== null && this.previousId < this.context.after && id > this.context.after && id - this.previousId > 1;
+		// (A step's `enter` always comes before its text, so a stretch never opens the log: previousId is set.)
+		const straddles = id !== null && this.previousId > 0 && this.previousId < this.context.after && id > this.context.after && id - this.previousId > 1;
 		if (id !== null) this.previousId = id;
 		const frames = replayed ? (this.note(event), []) : await this.framesOf(event, straddles);
 		if (frames.length === 0) return '';
