@@ -192,6 +192,24 @@ describe('Agent Server protocol: runs', () => {
 		ollama.release('rolled');
 	});
 
+	it('cancels a run started with on_disconnect "cancel" once its stream closes', async () => {
+		const thread = await threadWith('hello');
+		const controller = new AbortController();
+		let runId = '';
+		const stream = client.runs.stream(thread, 'agent', {
+			input: human('hold leaving'),
+			streamMode: ['messages-tuple'],
+			onDisconnect: 'cancel',
+			signal: controller.signal,
+			onRunCreated: (meta) => (runId = meta.run_id)
+		});
+		for await (const part of stream) if (part.event === 'messages') break;
+		controller.abort();
+		await client.runs.join(thread, runId);
+		expect(await client.runs.get(thread, runId)).toMatchObject({ status: 'interrupted' });
+		ollama.release('leaving');
+	});
+
 	it('makes one run of a retried POST with the same message id', async () => {
 		const thread = await threadWith('hello');
 		const body = { assistant_id: 'agent', input: human('once', 'client-message-1') };
@@ -293,7 +311,11 @@ describe('Agent Server protocol: runs', () => {
 			[service.fetch(`/threads/${thread}/runs/${run.run_id}/stream?stream_mode=debug`), 422, /stream_mode/],
 			[service.fetch(`/threads/${thread}/runs/nope/join`), 422, /run_id/],
 			[service.fetch(`/threads/${thread}/runs/${run.run_id}/cancel?action=undo`, { method: 'POST' }), 422, /action/],
-			[service.fetch(`/threads/${thread}/runs/${run.run_id}/cancel?wait=maybe`, { method: 'POST' }), 422, /wait/]
+			[service.fetch(`/threads/${thread}/runs/${run.run_id}/cancel?wait=maybe`, { method: 'POST' }), 422, /wait/],
+			[post(`/runs`, { assistant_id: 'agent', input: human('x') }), 501, /NOT_IMPLEMENTED/],
+			[post(`/runs/batch`, [{ assistant_id: 'agent', input: human('x') }]), 501, /NOT_IMPLEMENTED/],
+			[service.fetch(`/runs/${run.run_id}/stream`), 501, /NOT_IMPLEMENTED/],
+			[service.fetch(`/threads/${thread}/runs/${run.run_id}`, { method: 'DELETE' }), 501, /NOT_IMPLEMENTED/]
 		];
 		for (const [response, status, field] of cases) {
 			const res = await response;

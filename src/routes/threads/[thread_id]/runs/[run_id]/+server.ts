@@ -1,7 +1,7 @@
 import type { RequestHandler } from './$types';
 import { runtime } from '$lib/server/runtime-instance';
 import { errorResponse, jsonResponse } from '$lib/server/http/api-error';
-import { parseThreadId } from '$lib/server/agent-protocol/protocol-request';
+import { notImplemented, parseThreadId } from '$lib/server/agent-protocol/protocol-request';
 import { parseRunId } from '$lib/server/agent-protocol/run-create';
 
 export const GET: RequestHandler = async ({ params }) => {
@@ -11,3 +11,6 @@ export const GET: RequestHandler = async ({ params }) => {
 		return errorResponse(e);
 	}
 };
+
+/** Runs are Sophos's ledger: they go with their thread (DELETE /threads/{thread_id}), never one by one. */
+export const DELETE: RequestHandler = () => errorResponse(notImplemented('DELETE /threads/{thread_id}/runs/{run_id}'));
