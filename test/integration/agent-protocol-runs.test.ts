@@ -192,24 +192,6 @@ describe('Agent Server protocol: runs', () => {
 		ollama.release('rolled');
 	});
 
-	it('cancels a run started with on_disconnect "cancel" once its stream closes', async () => {
-		const thread = await threadWith('hello');
-		const controller = new AbortController();
-		let runId = '';
-		const stream = client.runs.stream(thread, 'agent', {
-			input: human('hold leaving'),
-			streamMode: ['messages-tuple'],
-			onDisconnect: 'cancel',
-			signal: controller.signal,
-			onRunCreated: (meta) => (runId = meta.run_id)
-		});
-		for await (const part of stream) if (part.event === 'messages') break;
-		controller.abort();
-		await client.runs.join(thread, runId);
-		expect(await client.runs.get(thread, runId)).toMatchObject({ status: 'interrupted' });
-		ollama.release('leaving');
-	});
-
 	it('makes one run of a retried POST with the same message id', async () => {
 		const thread = await threadWith('hello');
 		const body = { assistant_id: 'agent', input: human('once', 'client-message-1') };
