@@ -15,7 +15,7 @@ const src = path.join(root, 'src');
 export const LAYERS: readonly (readonly string[])[] = [
 	['protocol'],
 	['telemetry'],
-	['errors', 'config-file', 'private-files', 'crash-points', 'event-loop-share', 'secrets'],
+	['errors', 'config-file', 'private-files', 'crash-points', 'event-loop-share', 'secrets', 'canonical-json'],
 	['checkpoint', 'stream'],
 	['storage'],
 	['sqlite', 'postgres'],
@@ -24,6 +24,7 @@ export const LAYERS: readonly (readonly string[])[] = [
 	['agent', 'approvals', 'branches', 'tools'],
 	['runs'],
 	['conversations', 'readiness'],
+	['agent-protocol'],
 	['http'],
 	['settings'],
 	['runtime', 'runtime-instance', 'shutdown']

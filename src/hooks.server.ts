@@ -6,6 +6,7 @@ import { installShutdown } from '$lib/server/shutdown';
 import { AuthThrottle } from '$lib/server/http/auth-throttle';
 import { ConnectionGuard } from '$lib/server/http/connection-guard';
 import { RequestGuard, refusalResponse, type RequestFacts } from '$lib/server/http/request-guard';
+import { corsHeaders, isPreflight } from '$lib/server/http/cors';
 import { securityHeaders } from '$lib/server/http/security-headers';
 import { SESSION_COOKIE } from '$lib/server/http/session-cookie';
 import { redactor } from '$lib/server/secrets/redactor';
@@ -14,6 +15,7 @@ import { sessionCookieValues } from '$lib/server/http/session-cookie';
 import { SessionKeeper } from '$lib/server/http/session-keeper';
 
 let guard: RequestGuard;
+let allowedOrigins: readonly string[] = [];
 
 // Runs before adapter-node opens the port: a bad setting or config stops the start with its message.
 export const init: ServerInit = async () => {
@@ -41,6 +43,7 @@ export const init: ServerInit = async () => {
 	}
 	setRuntime(runtime);
 	const token = settings.SOPHOS_TOKEN;
+	allowedOrigins = settings.ALLOWED_ORIGINS;
 	guard = new RequestGuard({
 		allowedHosts: settings.ALLOWED_HOSTS,
 		allowedOrigins: settings.ALLOWED_ORIGINS,
@@ -62,6 +65,8 @@ function requestFacts(event: RequestEvent): RequestFacts {
 		origin: headers.get('origin'),
 		fetchSite: headers.get('sec-fetch-site'),
 		authorization: headers.get('authorization'),
+		apiKey: headers.get('x-api-key'),
+		requestMethod: headers.get('access-control-request-method'),
 		sessionIds: sessionCookieValues(headers.get('cookie')),
 		clientAddress: () => event.getClientAddress()
 	};
@@ -85,8 +90,12 @@ export const handle: Handle = async ({ event, resolve }) => {
 
 const guarded: Handle = async ({ event, resolve }) => {
 	const facts = requestFacts(event);
+	const cors = corsHeaders({ ...facts, requestMethod: facts.requestMethod ?? null }, allowedOrigins);
 	const refused = await guard.check(facts);
-	if (refused) return withSecurityHeaders(refusalResponse(refused), facts.pathname);
+	if (refused) return withCors(withSecurityHeaders(refusalResponse(refused), facts.pathname), cors);
+	if (isPreflight({ ...facts, requestMethod: facts.requestMethod ?? null }, allowedOrigins)) {
+		return withSecurityHeaders(new Response(null, { status: 204, headers: cors }), facts.pathname);
+	}
 	event.locals.signIn = (token) => guard.signIn(token, facts);
 	event.locals.signOut = () => guard.signOut(facts);
 	// Liveness answers at once: it does no work, and a probe queued behind a long answer's lines would
@@ -97,5 +106,10 @@ const guarded: Handle = async ({ event, resolve }) => {
 	// A body refused part way is left unread (request-body.ts): the connection ends with this answer.
 	if (response.status === 413) response.headers.set('Connection', 'close');
 	// The route's own path, not the one sent: `/%61pi/…` is an API answer and is kept out of caches as one.
-	return withSecurityHeaders(response, event.route.id ?? facts.pathname);
+	return withCors(withSecurityHeaders(response, event.route.id ?? facts.pathname), cors);
 };
+
+function withCors(response: Response, cors: Record<string, string>): Response {
+	for (const [name, value] of Object.entries(cors)) response.headers.set(name, value);
+	return response;
+}

@@ -5,6 +5,7 @@ import { emptyCheckpoint, uuid6, type BaseCheckpointSaver } from '@langchain/lan
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PendingApproval } from '../../src/lib/protocol';
 import type { AppStorage, AppStorageLimits } from '../../src/lib/server/storage/app-storage';
+import { describeThreadStorage } from './thread-storage-suite';
 
 export interface OpenedStorage {
 	storage: AppStorage;
@@ -441,5 +442,7 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			expect(await storage.sessions.prune(T(10))).toBe(1);
 			expect(await storage.sessions.isLive('digest-c', T(39))).toBe(true);
 		});
+
+		describeThreadStorage(() => opened);
 	});
 }

@@ -19,10 +19,16 @@ export const API_ERROR_STATUS = {
 	NOT_WAITING: 409,
 	/** An edit or regenerate whose starting checkpoint CHECKPOINT_RETENTION has pruned. */
 	BRANCH_POINT_PRUNED: 409,
+	/** POST /threads with `if_exists: "raise"` (the default) for a thread id that is taken. */
+	THREAD_EXISTS: 409,
 	MESSAGE_TOO_LARGE: 413,
 	PAYLOAD_TOO_LARGE: 413,
 	/** A Host that is neither loopback nor in ALLOWED_HOSTS: what a DNS-rebinding page sends. */
 	HOST_NOT_ALLOWED: 421,
+	/** A body of the LangGraph Agent Server protocol that its schema refuses; the message names the field. */
+	VALIDATION_FAILED: 422,
+	/** Human content with image or file blocks: Sophos has no attachments yet. */
+	UNSUPPORTED_CONTENT: 422,
 	/** Too many wrong tokens from one address: wait Retry-After seconds. */
 	TOO_MANY_ATTEMPTS: 429,
 	/** MAX_CONCURRENT_RUNS runs are running; a message sent with ifBusy "enqueue" is queued instead. */
@@ -32,6 +38,8 @@ export const API_ERROR_STATUS = {
 	/** MAX_STREAMS_PER_RUN streams already follow this run. */
 	TOO_MANY_STREAMS: 429,
 	INTERNAL_ERROR: 500,
+	/** A part of the LangGraph Agent Server protocol Sophos does not do (crons, store, state updates). */
+	NOT_IMPLEMENTED: 501,
 	SHUTTING_DOWN: 503,
 	/** The database (PostgreSQL) cannot be reached now: stopped, restarting or cut off. Try again once it is back. */
 	DATABASE_UNAVAILABLE: 503

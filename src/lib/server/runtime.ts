@@ -11,6 +11,7 @@ import { EventLoopShare } from './event-loop-share';
 import { BranchReader } from './branches/branch-reader';
 import { findForkPoint } from './runs/fork-point';
 import { ConversationService } from './conversations/conversation-service';
+import { createAgentProtocol, type AgentProtocol } from './agent-protocol/agent-protocol';
 import { fetchProtectedHosts } from './mcp/fetch-protected-hosts';
 import { loadMcpConfig } from './mcp/mcp-config';
 import { configuredProviders } from './models/configured-providers';
@@ -24,6 +25,8 @@ import { LeaseKeeper } from './runs/lease-keeper';
 import { readThreadWork } from './runs/read-thread-work';
 import { RunRegistry } from './runs/run-registry';
 import { RunService } from './runs/run-service';
+import { ProtocolRuns } from './agent-protocol/protocol-runs';
+import { runRefusalError } from './http/run-refusal-error';
 import { endRecoveredRuns, orphansAtStart, recoverRuns, type RecoveredRun } from './runs/run-recovery';
 import { createThreadPruner } from './runs/thread-pruner';
 import type { ThreadWork } from './runs/thread-work';
@@ -45,8 +48,12 @@ export type Runtime = {
 	threads: ThreadReader;
 	/** The live run: starting, following and cancelling runs (runs/run-service.ts). */
 	runService: RunService;
+	/** Runs of the LangGraph Agent Server protocol, over runService (agent-protocol/protocol-runs.ts). */
+	protocolRuns: ProtocolRuns;
 	/** Detail, runs, branch switch, exports and deletion of a conversation (conversations/conversation-service.ts). */
 	conversations: ConversationService;
+	/** Assistants, threads and their states for LangGraph's SDK (agent-protocol/agent-protocol.ts). */
+	agentProtocol: AgentProtocol;
 	toolbox: Toolbox;
 	models: ModelCatalog;
 	/** What is left to do on the conversation's thread (runs/thread-work.ts). */
@@ -223,7 +230,35 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		storage,
 		threads,
 		runService,
+		protocolRuns: new ProtocolRuns({
+			runService,
+			storage,
+			threads,
+			branchReader,
+			models,
+			maxMessageChars: settings.MAX_MESSAGE_CHARS,
+			streamOptions: (runId) => ({
+				maxFollowers: settings.MAX_STREAMS_PER_RUN,
+				backlogLimitBytes: settings.SSE_READER_BACKLOG_BYTES,
+				onDrop: (e) => {
+					observed.metrics.sseDropped.inc();
+					logLine(`Run ${runId}: dropped a slow SSE reader (${e.message}); it may reconnect with Last-Event-ID`);
+				},
+				opened: () => observed.sseStreamOpened()
+			}),
+			log: logLine,
+			refusalError: runRefusalError
+		}),
 		conversations: new ConversationService({ threads, storage, branchReader, checkpointer }),
+		agentProtocol: createAgentProtocol({
+			graph,
+			threads,
+			branches: branchReader,
+			approvals: storage.approvals,
+			history: engine.history,
+			storage,
+			now
+		}),
 		toolbox,
 		models,
 		threadWork: (id) => readThreadWork({ threads, storage }, id),

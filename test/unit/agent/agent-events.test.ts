@@ -7,7 +7,7 @@ function collect(writes: StepWrite[]): AgentEvent[] {
 	return [...writes.flatMap((w) => steps.of(w)), ...steps.end()];
 }
 
-const agent = (step: number) => ({ node: 'agent' as const, step, name: 'qwen3' });
+const agent = (step: number) => ({ node: 'agent' as const, step, name: 'qwen3', messageId: `m${step}` });
 
 describe('AgentEvents', () => {
 	it('separates reasoning from tokens and traces enter, call, result and leave', () => {
@@ -18,7 +18,7 @@ describe('AgentEvents', () => {
 			{ ...agent(3), pieces: [{ type: 'token', text: 'Done.' }] }
 		]);
 		expect(events).toEqual([
-			{ type: 'trace', note: { step: 1, name: 'qwen3', node: 'agent', event: 'enter' } },
+			{ type: 'trace', note: { step: 1, name: 'qwen3', node: 'agent', event: 'enter', data: { messageId: 'm1' } } },
 			{ type: 'reasoning', text: 'hmm' },
 			{ type: 'token', text: 'Let me look.' },
 			{
@@ -44,7 +44,7 @@ describe('AgentEvents', () => {
 				}
 			},
 			{ type: 'trace', note: { step: 2, name: 'memory__read_graph', node: 'tools', event: 'leave' } },
-			{ type: 'trace', note: { step: 3, name: 'qwen3', node: 'agent', event: 'enter' } },
+			{ type: 'trace', note: { step: 3, name: 'qwen3', node: 'agent', event: 'enter', data: { messageId: 'm3' } } },
 			{ type: 'token', text: 'Done.' },
 			{ type: 'trace', note: { step: 3, name: 'qwen3', node: 'agent', event: 'leave' } }
 		]);

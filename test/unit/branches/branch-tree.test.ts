@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { divergences, firstHolding, parentsOf, pathTo, sharedPrefix, tipsOf } from '../../../src/lib/server/branches/branch-tree';
-import { canonicalArgsHash, canonicalJson } from '../../../src/lib/server/tools/canonical-args';
+import { canonicalJson } from '../../../src/lib/server/canonical-json';
+import { canonicalArgsHash } from '../../../src/lib/server/tools/canonical-args';
 
 // c1 → c2 → c3 → c4 (the first branch); c2 → c5 → c6 (an edit); c3 → c7 (a regenerate); r2 a root
 // left by retention with its own chain r2 → r3.

@@ -16,8 +16,8 @@ export type AgentEvent =
  * per network read) and then its tool calls, a tools step its results. `name` is the model's.
  */
 export type StepWrite =
-	| { node: 'agent'; step: number; name: string; pieces: AnswerPiece[] }
-	| { node: 'agent'; step: number; name: string; calls: ToolCall[] }
+	| { node: 'agent'; step: number; name: string; messageId: string; pieces: AnswerPiece[] }
+	| { node: 'agent'; step: number; name: string; messageId: string; calls: ToolCall[] }
 	| { node: 'tools'; step: number; results: ToolMessage[] };
 
 /**
@@ -34,7 +34,8 @@ export class AgentEvents {
 			if (this.current && this.current.node !== node) out.push(this.leave(this.current));
 			const name = write.node === 'agent' ? write.name : (write.results[0]?.name ?? '');
 			this.current = { step, node, name };
-			out.push(trace({ step, name, node, event: 'enter' }));
+			// An agent step's `enter` names the id its answer will have in the thread.
+			out.push(trace({ step, name, node, event: 'enter', ...(write.node === 'agent' ? { data: { messageId: write.messageId } } : {}) }));
 		}
 		if ('pieces' in write) {
 			for (const piece of write.pieces) out.push(piece);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AIMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { StructuredToolInterface } from '@langchain/core/tools';
@@ -67,7 +68,10 @@ export function buildAgentGraph(parts: AgentGraphParts) {
 		const [tools, system] = await Promise.all([parts.tools(), parts.systemPrompt()]);
 		await beginStep(parts, config);
 		const step = await parts.model(config);
-		const at = { node: 'agent' as const, step: stepOf(config), name: step.name };
+		// The answer's id is chosen before its first token, so whoever streams the tokens can name the
+		// message they belong to as the thread will hold it (the Agent Server protocol's messages mode).
+		const messageId = randomUUID();
+		const at = { node: 'agent' as const, step: stepOf(config), name: step.name, messageId };
 		let response: BaseMessage;
 		try {
 			response = await streamAnswer(step.chat, [new SystemMessage(system), ...state.messages], {
@@ -79,6 +83,7 @@ export function buildAgentGraph(parts: AgentGraphParts) {
 		} catch (e) {
 			throw step.classifyError(e);
 		}
+		response.id = messageId;
 		const calls = (response as AIMessage).tool_calls ?? [];
 		if (calls.length) write(config, { ...at, calls });
 		// A streamed reply is an AIMessageChunk, which the reducer turns into an AIMessage for the

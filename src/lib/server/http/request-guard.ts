@@ -9,6 +9,7 @@ import { API_ERROR_STATUS, type ApiErrorCode } from '../../protocol';
 import { jsonResponse } from './api-error';
 import type { AuthThrottle } from './auth-throttle';
 import { isAllowedHost, type HostEntry } from './host-allow-list';
+import { isPreflight } from './cors';
 import { originRefusal } from './origin-check';
 import { clearedSessionCookies, sessionCookie } from './session-cookie';
 import { SESSION_TTL_MS, type SessionKeeper } from './session-keeper';
@@ -25,6 +26,10 @@ export type RequestFacts = {
 	origin: string | null;
 	fetchSite: string | null;
 	authorization: string | null;
+	/** The x-api-key header, which LangGraph's SDK sends the token in; null when absent. */
+	apiKey?: string | null;
+	/** Access-Control-Request-Method: set on a CORS preflight. */
+	requestMethod?: string | null;
 	/** Every value of the session cookie, in the order sent (session-cookie.ts). */
 	sessionIds: readonly string[];
 	/** Asked only when a token is checked: with ADDRESS_HEADER set it can throw. */
@@ -46,10 +51,10 @@ export type GuardOptions = {
 /**
  * Deny by default (issue 21: `/%61pi/conversations` was routed to the API yet passed a guard that
  * looked for "/api/"). Only these paths, spelled exactly so, need no token: the page shell (its
- * static assets are served before any hook runs), liveness so a supervisor can probe it, and the
- * session route, which takes the token itself.
+ * static assets are served before any hook runs), liveness so a supervisor can probe it (Sophos's
+ * own and the LangGraph protocol's /ok), and the session route, which takes the token itself.
  */
-const OPEN_PATHS = new Set(['/', '/api/healthz', '/api/session']);
+const OPEN_PATHS = new Set(['/', '/api/healthz', '/api/session', '/ok']);
 
 /** The page itself may be opened from a link on any site; everything else answers its own page only. */
 const PAGE_SHELL = '/';
@@ -87,7 +92,10 @@ export class RequestGuard {
 		if (origin) return refusal('ORIGIN_NOT_ALLOWED', origin);
 		const { token, sessions } = this.options;
 		if (OPEN_PATHS.has(req.pathname) || token === undefined || sessions === undefined) return null;
+		// A preflight never carries credentials; it is answered with the CORS headers alone (cors.ts).
+		if (isPreflight({ ...req, requestMethod: req.requestMethod ?? null }, this.options.allowedOrigins)) return null;
 		if (req.authorization !== null) return this.checkToken(token, presentedToken(req.authorization), req);
+		if (req.apiKey !== undefined && req.apiKey !== null) return this.checkToken(token, req.apiKey, req);
 		// A session id is 256 random bits, beyond guessing, so a wrong one is not counted against the
 		// address: a cookie planted by a page on another port cannot lock the person out, and one that
 		// stands beside the person's own is passed over.

@@ -219,7 +219,11 @@ const MIGRATIONS: readonly string[] = [
 		digest text PRIMARY KEY,
 		expires_at timestamptz NOT NULL
 	);
-	CREATE INDEX sessions_by_expiry ON sessions (expires_at);`
+	CREATE INDEX sessions_by_expiry ON sessions (expires_at);`,
+	`-- What a client of the LangGraph Agent Server protocol stores with a thread (agent-protocol/):
+	-- canonical JSON text as in the SQLite file, which a migration between the engines copies as is;
+	-- searches compare it as jsonb.
+	ALTER TABLE conversations ADD COLUMN metadata text NOT NULL DEFAULT '{}';`
 ];
 
 /** Any number of instances may start at once: the first to take this lock migrates, the rest wait. */

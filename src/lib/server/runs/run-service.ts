@@ -75,6 +75,11 @@ export class RunService {
 		return this.live.cancel(runId);
 	}
 
+	/** Readers following a run this process executes; null for a run it does not. */
+	followers(runId: string): number | null {
+		return this.parts.registry.getById(runId)?.log.followers ?? null;
+	}
+
 	cancelConversation(conversationId: string) {
 		return this.live.cancelConversation(conversationId);
 	}
@@ -90,18 +95,20 @@ export class RunService {
 	 */
 	async start(request: StartRequest): Promise<StartOutcome> {
 		if (this.launcher.closing) return SHUTTING_DOWN;
-		if (request.kind === 'message' && request.conversation === null) return this.startConversation(request.message, request.model);
+		if (request.kind === 'message' && request.conversation === null) return this.startConversation(request.message, request.model, randomUUID(), request.runId);
 		const conversation = request.conversation!;
-		if (!(await this.parts.storage.conversations.exists(conversation))) return { refused: 'conversation-not-found' };
+		if (!(await this.parts.storage.conversations.exists(conversation))) {
+			if (request.kind === 'message' && request.createIfMissing) return this.startConversation(request.message, request.model, conversation, request.runId);
+			return { refused: 'conversation-not-found' };
+		}
 		if (request.kind === 'decide') return this.decide(conversation, request.decisions);
 		const claiming = { ...request, conversation } as ClaimRequest;
 		return this.claimOrQueue(planRun(claiming), claiming);
 	}
 
 	/** A first message: the conversation and its run in one commit, both rolled back at the cap (there is no run to queue behind). */
-	private async startConversation(message: string, model: string | undefined): Promise<StartOutcome> {
-		const conversation = randomUUID();
-		const runId = randomUUID();
+	private async startConversation(message: string, model: string | undefined, conversation: string, chosenRunId?: string): Promise<StartOutcome> {
+		const runId = chosenRunId ?? randomUUID();
 		const now = this.parts.now();
 		const created = await this.parts.storage.conversations.createWithRun(conversation, runId, message, now, model);
 		if (created === 'full') return claimRefusal(created, this.parts.maxConcurrentRuns);
@@ -121,7 +128,7 @@ export class RunService {
 		const fork = plan.fork ? await this.parts.forkPoint(plan.conversation, plan.fork) : null;
 		if (fork && isRefusal(fork)) return fork;
 		if (this.launcher.closing) return SHUTTING_DOWN;
-		const runId = randomUUID();
+		const runId = ('runId' in request ? request.runId : undefined) ?? randomUUID();
 		const now = this.parts.now();
 		const also = { ...(fork ? { branchFrom: fork.from } : {}), ...(plan.claimModel ? { model: plan.claimModel } : {}) };
 		const claim = await storage.runs.claim(plan.conversation, runId, now, plan.trigger, plan.input, also);
@@ -130,7 +137,7 @@ export class RunService {
 		const next = onBusy(claim, plan.ifBusy, runningHere, this.parts.maxConcurrentRuns);
 		if (next === 'queue') {
 			// Behind the conversation's run, or behind the cap: startWaiting starts it when there is room.
-			const queued = randomUUID();
+			const queued = runId;
 			const added = await storage.queue.add(plan.conversation, queued, plan.input ?? '', now, { ...plan.queued, model: plan.claimModel });
 			return added === 'queued' ? { conversation: plan.conversation, queued } : added;
 		}
@@ -259,7 +266,8 @@ export class RunService {
 			if (this.launcher.closing) return null;
 			from = fork.from;
 		}
-		const runId = randomUUID();
+		// The run takes its queue entry's id: whoever was told the queued id follows the run by it.
+		const runId = next.id;
 		const now = this.parts.now();
 		const message = target?.kind === 'regenerate' ? null : next.message;
 		const claim = await queue.claimQueued(conversationId, next.id, {

@@ -3,7 +3,17 @@ import type { RecoveredRun } from './run-recovery';
 
 /** `model`: the `<provider>/<model>` the conversation answers with from this run on, checked by the caller. */
 export type StartRequest =
-	| { kind: 'message'; conversation: string | null; message: string; ifBusy?: IfBusy; model?: string }
+	| {
+			kind: 'message';
+			conversation: string | null;
+			message: string;
+			ifBusy?: IfBusy;
+			model?: string;
+			/** The run's id (and, queued, its queue entry's), when the caller derives it: a retried request finds its run by it. */
+			runId?: string;
+			/** An unknown `conversation` is created with this message rather than refused (the protocol's `if_not_exists`). */
+			createIfMissing?: boolean;
+	  }
 	| ResumeRequest
 	| { kind: 'decide'; conversation: string; decisions: Decision[] }
 	| BranchRequest;
@@ -19,7 +29,7 @@ export type ResumeRequest = {
 
 /** A run that starts a new branch: an edit of a user message, or a regenerate of an answer. */
 export type BranchRequest =
-	| { kind: 'edit'; conversation: string; editOf: string; message: string; ifBusy?: IfBusy; model?: string }
+	| { kind: 'edit'; conversation: string; editOf: string; message: string; ifBusy?: IfBusy; model?: string; runId?: string }
 	| { kind: 'regenerate'; conversation: string; messageId: string; ifBusy?: IfBusy; model?: string };
 
 /** A request that claims an existing conversation (a decision claims through the approval journal instead). */

@@ -11,6 +11,7 @@ import { commitDurably } from './durable-commit';
 import { MessageQueue } from './message-queue';
 import { RunStore } from './run-store';
 import { SessionStore } from './session-store';
+import { ThreadStore } from './thread-store';
 import { AllowedTools } from './allowed-tools';
 import { ApprovalJournal } from './approval-journal';
 import { ToolJournal } from './tool-journal';
@@ -29,6 +30,7 @@ export interface SqliteAppStorageOptions {
 export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver, options: SqliteAppStorageOptions): AppStorage {
 	const { limits, log } = options;
 	const conversations = new ConversationStore(db);
+	const threads = new ThreadStore(db);
 	const runs = new RunStore(db);
 	const queue = new MessageQueue(db, limits.maxQueuedMessages);
 	const journal = new ToolJournal(db);
@@ -75,6 +77,13 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 			model: async (id) => conversations.model(id),
 			setModel: async (id, model) => conversations.setModel(id, model),
 			delete: async (id) => deleteConversation({ db, conversations, runs, saver, log }, id)
+		},
+		threads: {
+			create: async (id, now, metadata) => threads.create(id, now, metadata),
+			get: async (id) => threads.get(id),
+			mergeMetadata: async (id, patch) => threads.mergeMetadata(id, patch),
+			search: async (filter, page) => threads.search(filter, page),
+			count: async (filter) => threads.count(filter)
 		},
 		runs: {
 			claim: async (conversationId, runId, now, trigger, input, also) =>

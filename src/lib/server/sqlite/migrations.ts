@@ -215,7 +215,14 @@ export const MIGRATIONS: readonly Migration[] = [
 	);
 	CREATE INDEX sessions_by_expiry ON sessions (expires_at);`
 	},
-	{ name: 'checkpoint store: checkpoint ids as their 16 bytes', up: PACK_CHECKPOINT_IDS }
+	{ name: 'checkpoint store: checkpoint ids as their 16 bytes', up: PACK_CHECKPOINT_IDS },
+	{
+		name: 'the metadata of each thread',
+		up: `-- What a client of the LangGraph Agent Server protocol stores with a thread (agent-protocol/):
+	-- JSON text with every object's keys sorted (canonical-json.ts), so a search compares values as text.
+	-- Text in PostgreSQL too, so a migration between the engines copies it as it copies any column.
+	ALTER TABLE conversations ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';`
+	}
 ];
 
 export type MigrationReport = {

@@ -18,6 +18,7 @@ import type {
 import type { CheckedDecision, ApprovalRequest, RecordedDecision } from './approval-records';
 import type { RunOutcome } from './run-records';
 import type { JournalEntry, JournalOutcome } from './journal-records';
+import type { ThreadFilter, ThreadMetadata, ThreadPageRequest, ThreadRecord } from './thread-records';
 
 export interface AppStorageLimits {
 	/** MAX_CONCURRENT_RUNS: runs holding a claim at once, counted over every process on the database. */
@@ -59,6 +60,25 @@ export interface ConversationStorage {
 	 * conversation and 'running' while a run holds it, changing nothing.
 	 */
 	delete(id: string): Promise<ConversationDeletion>;
+}
+
+/**
+ * Conversations as threads of the LangGraph Agent Server protocol (agent-protocol/): one store, so
+ * a thread an SDK client makes is a conversation on Sophos's page and every conversation is a
+ * thread. The metadata is the client's: Sophos stores it and filters on it, never reads it.
+ */
+export interface ThreadStorage {
+	/**
+	 * Creates a conversation with no run (title "New Conversation", DEFAULT_MODEL) holding `metadata`;
+	 * 'exists', changing nothing, when the id is taken.
+	 */
+	create(id: string, now: string, metadata: ThreadMetadata): Promise<'created' | 'exists'>;
+	get(id: string): Promise<ThreadRecord | undefined>;
+	/** Sets each key of `patch` in the thread's metadata, keeping the others; false for an unknown thread. */
+	mergeMetadata(id: string, patch: ThreadMetadata): Promise<boolean>;
+	/** The threads `filter` keeps, in `page.order` (ties: the order they were made in), `limit` from `offset`. */
+	search(filter: ThreadFilter, page: ThreadPageRequest): Promise<ThreadRecord[]>;
+	count(filter: ThreadFilter): Promise<number>;
 }
 
 /**
@@ -266,6 +286,7 @@ export interface SessionStorage {
 
 export interface AppStorage {
 	conversations: ConversationStorage;
+	threads: ThreadStorage;
 	runs: RunStorage;
 	queue: QueueStorage;
 	journal: JournalStorage;

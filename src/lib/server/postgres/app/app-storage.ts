@@ -11,12 +11,14 @@ import { postgresJournalStorage } from './journal-storage.js';
 import { postgresQueueStorage } from './queue-storage.js';
 import { postgresRunStorage } from './run-storage.js';
 import { postgresSessionStorage } from './session-storage.js';
+import { postgresThreadStorage } from './thread-storage.js';
 
 /** `owner`: this instance, which owns the runs it claims and alone may write them (run-leases.ts). */
 export function postgresAppStorage(pool: pg.Pool, limits: AppStorageLimits, owner: RunOwner): AppStorage {
 	const rules = { maxConcurrentRuns: limits.maxConcurrentRuns, owner };
 	return {
 		conversations: postgresConversationStorage(pool, rules),
+		threads: postgresThreadStorage(pool),
 		runs: postgresRunStorage(pool, rules),
 		queue: postgresQueueStorage(pool, limits, rules),
 		journal: postgresJournalStorage(pool, owner),

@@ -1,0 +1,153 @@
+/**
+ * A thread's states as the protocol shows them: the current one (the active branch's head, where
+ * Sophos's page reads too), the one at a checkpoint, and the history, newest first, of every
+ * branch or of one. Read from the checkpoints through the graph; never runs a step.
+ */
+import type { BaseMessage } from '@langchain/core/messages';
+import { AIMessage } from '@langchain/core/messages';
+import type { StateSnapshot } from '@langchain/langgraph';
+import { z } from '../../protocol/zod';
+import type { PendingApproval } from '../../protocol';
+import type { AgentGraph } from '../agent/agent-graph';
+import { toMessageDtos } from '../agent/messages';
+import type { BranchReader } from '../branches/branch-reader';
+import { parentsOf, pathTo } from '../branches/branch-tree';
+import type { ThreadReader } from '../runs/thread-reader';
+import type { ApprovalStorage } from '../storage/app-storage';
+import type { CheckpointHistory } from '../storage/checkpoint-history';
+import { checkpointOf, type ProtocolInterrupt, type ThreadState, type ThreadTask } from './protocol-dtos';
+import { approvalInterrupt, threadValuesOf } from './thread-values';
+
+export type ThreadStatesParts = {
+	graph: Pick<AgentGraph, 'getState' | 'getStateHistory'>;
+	threads: Pick<ThreadReader, 'headConfig'>;
+	branches: Pick<BranchReader, 'head'>;
+	approvals: Pick<ApprovalStorage, 'pending'>;
+	history: Pick<CheckpointHistory, 'lineage'>;
+};
+
+export type HistoryQuery = {
+	limit: number;
+	/** Only checkpoints written before this one. */
+	before?: string;
+	/** Only checkpoints whose metadata holds these values. */
+	metadata?: Record<string, unknown>;
+	/** Only this checkpoint and its ancestors: one branch. */
+	checkpoint?: string;
+};
+
+/** What the tools step hands LangGraph's interrupt() (tools/tool-step.ts): the calls it asks about. */
+const ToolStepInterruptSchema = z.object({ approvals: z.array(z.string()) });
+
+/** The parts of checkpoint metadata a client reads; `writes` would repeat whole messages. */
+function metadataOf(snapshot: StateSnapshot): Record<string, unknown> {
+	const m = (snapshot.metadata ?? {}) as { source?: unknown; step?: unknown; parents?: unknown };
+	return { source: m.source ?? null, step: m.step ?? null, parents: m.parents ?? {} };
+}
+
+/**
+ * A task's interrupts in agent-chat-ui's schema. The calls come from the tools step's own interrupt
+ * value; a call that still waits is described as the approval card describes it, one decided
+ * since (an older checkpoint's) by the assistant message that made it.
+ */
+function interruptsOf(
+	task: StateSnapshot['tasks'][number],
+	messages: readonly BaseMessage[],
+	pending: readonly PendingApproval[]
+): ProtocolInterrupt[] {
+	const ids = task.interrupts.flatMap((i) => ToolStepInterruptSchema.safeParse(i.value).data?.approvals ?? []);
+	if (ids.length === 0) return [];
+	const last = messages.findLast((m) => AIMessage.isInstance(m)) as AIMessage | undefined;
+	const asked = ids.flatMap((id): PendingApproval[] => {
+		const waiting = pending.find((p) => p.toolCallId === id);
+		if (waiting) return [waiting];
+		const call = last?.tool_calls?.find((c) => c.id === id);
+		if (!call) return [];
+		return [{ toolCallId: id, tool: call.name, args: call.args, reason: { kind: 'policy', message: 'Asked for approval' }, requestedAt: '', expiresAt: '' }];
+	});
+	const interrupt = approvalInterrupt(asked);
+	return interrupt ? [interrupt] : [];
+}
+
+function errorText(error: unknown): string | null {
+	if (error === undefined || error === null) return null;
+	return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/** One snapshot as a ThreadState; `pending`: the calls waiting now, which only the current state shows in its values. */
+function toThreadState(threadId: string, snapshot: StateSnapshot, pending: readonly PendingApproval[], current: boolean): ThreadState {
+	const messages = (snapshot.values as { messages?: BaseMessage[] } | undefined)?.messages ?? [];
+	const checkpointId = (snapshot.config.configurable?.checkpoint_id as string | undefined) ?? null;
+	const parentId = snapshot.parentConfig?.configurable?.checkpoint_id as string | undefined;
+	const tasks: ThreadTask[] = snapshot.tasks.map((t) => ({
+		id: t.id,
+		name: t.name,
+		error: errorText(t.error),
+		interrupts: interruptsOf(t, messages, pending),
+		checkpoint: null,
+		state: null
+	}));
+	return {
+		values: threadValuesOf(toMessageDtos(messages), current ? pending : []),
+		next: [...snapshot.next],
+		checkpoint: checkpointOf(threadId, checkpointId),
+		metadata: checkpointId === null ? {} : metadataOf(snapshot),
+		created_at: snapshot.createdAt ?? null,
+		parent_checkpoint: parentId ? checkpointOf(threadId, parentId) : null,
+		tasks
+	};
+}
+
+export class ThreadStates {
+	constructor(private readonly parts: ThreadStatesParts) {}
+
+	/** At the active branch's head, with the calls waiting for a decision as `__interrupt__`. */
+	async current(threadId: string): Promise<ThreadState> {
+		const [snapshot, pending] = await Promise.all([
+			this.parts.graph.getState(await this.parts.threads.headConfig(threadId)),
+			this.parts.approvals.pending(threadId)
+		]);
+		return toThreadState(threadId, snapshot, pending, true);
+	}
+
+	/** At a checkpoint of the thread; undefined for one it does not have. */
+	async at(threadId: string, checkpointId: string): Promise<ThreadState | undefined> {
+		if (!(await this.parts.history.lineage(threadId)).some((c) => c.id === checkpointId)) return undefined;
+		const config = { configurable: { thread_id: threadId, checkpoint_id: checkpointId } };
+		const [snapshot, pending, head] = await Promise.all([
+			this.parts.graph.getState(config),
+			this.parts.approvals.pending(threadId),
+			this.parts.branches.head(threadId)
+		]);
+		return toThreadState(threadId, snapshot, pending, head === checkpointId);
+	}
+
+	/**
+	 * Newest first, every branch's checkpoints (a branch shares those before its fork), each with its
+	 * parent, so a client rebuilds the tree (the SDK's branch context does). Undefined when
+	 * `checkpoint` names one the thread does not have.
+	 */
+	async history(threadId: string, query: HistoryQuery): Promise<ThreadState[] | undefined> {
+		let only: ReadonlySet<string> | undefined;
+		if (query.checkpoint !== undefined) {
+			const lineage = await this.parts.history.lineage(threadId);
+			if (!lineage.some((c) => c.id === query.checkpoint)) return undefined;
+			only = new Set(pathTo(parentsOf(lineage), query.checkpoint));
+		}
+		const [head, pending] = await Promise.all([this.parts.branches.head(threadId), this.parts.approvals.pending(threadId)]);
+		const states: ThreadState[] = [];
+		const options = {
+			...(query.before ? { before: { configurable: { thread_id: threadId, checkpoint_id: query.before } } } : {}),
+			...(query.metadata ? { filter: query.metadata } : {}),
+			// Filtered to one branch here, so the saver's limit would cut the wrong checkpoints.
+			...(only ? {} : { limit: query.limit })
+		};
+		for await (const snapshot of this.parts.graph.getStateHistory({ configurable: { thread_id: threadId } }, options)) {
+			const id = snapshot.config.configurable?.checkpoint_id as string | undefined;
+			if (only && (!id || !only.has(id))) continue;
+			states.push(toThreadState(threadId, snapshot, pending, id === head));
+			if (states.length >= query.limit) break;
+		}
+		return states;
+	}
+}

@@ -1,0 +1,6 @@
+import type { RequestHandler } from './$types';
+import { errorResponse } from '$lib/server/http/api-error';
+import { notImplemented } from '$lib/server/agent-protocol/protocol-request';
+
+/** Versions, subgraphs and the rest of an assistant's routes: Sophos's one assistant has none. */
+export const fallback: RequestHandler = ({ request, url }) => errorResponse(notImplemented(`${request.method} ${url.pathname}`));
