@@ -117,6 +117,14 @@ describe('the Agent Server protocol: assistants, threads, state and history', ()
 		expect([human!.id, ai!.id]).toEqual(own.messages.map((m: { id: string }) => m.id));
 		expect(ai).toMatchObject({ type: 'ai', tool_calls: [], response_metadata: { model_name: 'ollama/qwen3' } });
 
+		// The page can carry on a thread an SDK client made, which takes its first message as its title.
+		await chat({ conversation: threadId, message: 'Named by its first message' });
+		expect((await (await api(`/api/conversations/${threadId}`)).json()).conversation).toMatchObject({ title: 'Named by its first message', messageCount: 2 });
+		expect(textsOf((await client.threads.get(threadId)).values)).toEqual([
+			'human: Named by its first message',
+			'ai: Answer 2 to Named by its first message.'
+		]);
+
 		await client.threads.delete(threadId);
 		await expect(client.threads.get(threadId)).rejects.toMatchObject({ status: 404 });
 		expect((await api(`/api/conversations/${threadId}`)).status).toBe(404);
