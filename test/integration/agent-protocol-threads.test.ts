@@ -225,6 +225,8 @@ describe('the Agent Server protocol: assistants, threads, state and history', ()
 		expect(state.next).toEqual(['tools']);
 		expect(state.tasks).toMatchObject([{ name: 'tools', interrupts: [interrupt] }]);
 		expect(state.values).toEqual(thread.values);
+		const [newest] = await client.threads.getHistory(threadId, { limit: 1 });
+		expect(newest!.tasks).toMatchObject([{ name: 'tools', interrupts: [interrupt] }]);
 		expect((await client.threads.search({ status: 'interrupted', limit: 100 })).map((t) => t.thread_id)).toContain(threadId);
 	});
 
