@@ -117,6 +117,14 @@ describe('the Agent Server protocol: assistants, threads, state and history', ()
 		expect([human!.id, ai!.id]).toEqual(own.messages.map((m: { id: string }) => m.id));
 		expect(ai).toMatchObject({ type: 'ai', tool_calls: [], response_metadata: { model_name: 'ollama/qwen3' } });
 
+		// The page can carry on a thread an SDK client made, which takes its first message as its title.
+		await chat({ conversation: threadId, message: 'Named by its first message' });
+		expect((await (await api(`/api/conversations/${threadId}`)).json()).conversation).toMatchObject({ title: 'Named by its first message', messageCount: 2 });
+		expect(textsOf((await client.threads.get(threadId)).values)).toEqual([
+			'human: Named by its first message',
+			'ai: Answer 2 to Named by its first message.'
+		]);
+
 		await client.threads.delete(threadId);
 		await expect(client.threads.get(threadId)).rejects.toMatchObject({ status: 404 });
 		expect((await api(`/api/conversations/${threadId}`)).status).toBe(404);
@@ -217,6 +225,8 @@ describe('the Agent Server protocol: assistants, threads, state and history', ()
 		expect(state.next).toEqual(['tools']);
 		expect(state.tasks).toMatchObject([{ name: 'tools', interrupts: [interrupt] }]);
 		expect(state.values).toEqual(thread.values);
+		const [newest] = await client.threads.getHistory(threadId, { limit: 1 });
+		expect(newest!.tasks).toMatchObject([{ name: 'tools', interrupts: [interrupt] }]);
 		expect((await client.threads.search({ status: 'interrupted', limit: 100 })).map((t) => t.thread_id)).toContain(threadId);
 	});
 

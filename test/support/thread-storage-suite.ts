@@ -35,6 +35,19 @@ export function describeThreadStorage(opened: () => { storage: AppStorage; other
 		expect(await storage.threads.get('c1')).toMatchObject({ conversation: { id: 'c1', status: 'running' }, metadata: {} });
 	});
 
+	it('names a thread made with no run after the message of its first run, and only then', async () => {
+		const { storage, other } = opened();
+		await storage.threads.create('t1', T(0), {});
+		expect(await storage.runs.claim('t1', 'r1', T(1), 'message', 'Plan the trip\nwith details')).toBe('claimed');
+		expect((await other.threads.get('t1'))!.conversation.title).toBe('Plan the trip');
+		await storage.runs.finish('r1', { status: 'completed', messageCount: 2 }, T(2));
+		expect(await storage.runs.claim('t1', 'r2', T(3), 'message', 'Something else')).toBe('claimed');
+		expect((await other.threads.get('t1'))!.conversation.title).toBe('Plan the trip');
+		await storage.threads.create('t2', T(4), {});
+		expect(await storage.runs.claim('t2', 'r3', T(5), 'resume', null)).toBe('claimed');
+		expect((await storage.threads.get('t2'))!.conversation.title).toBe('New Conversation');
+	});
+
 	it('merges metadata key by key, through either connection, and knows no unknown thread', async () => {
 		const { storage, other } = opened();
 		await storage.threads.create('t1', T(0), { a: 1, b: 'x' });

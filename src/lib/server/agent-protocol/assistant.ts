@@ -6,6 +6,7 @@
  */
 import { canonicalJson } from '../canonical-json';
 import type { Assistant } from './protocol-dtos';
+import type { AssistantSearch } from './request-schemas';
 
 export const GRAPH_ID = 'agent';
 
@@ -37,10 +38,7 @@ export function assistantOf(since: string): Assistant {
  * The assistant if it matches the search (graph id, name, metadata containment), sliced by
  * limit/offset as any search is. `select` picks fields.
  */
-export function searchAssistants(
-	assistant: Assistant,
-	query: { graph_id?: string | null; name?: string | null; metadata?: Record<string, unknown> | null; limit?: number | null; offset?: number | null; select?: string[] | null }
-): Partial<Assistant>[] {
+export function searchAssistants(assistant: Assistant, query: AssistantSearch): Partial<Assistant>[] {
 	const matches =
 		(query.graph_id == null || query.graph_id === assistant.graph_id) &&
 		(query.name == null || assistant.name.includes(query.name)) &&

@@ -16,7 +16,7 @@ import type { ThreadReader } from '../runs/thread-reader';
 import type { ApprovalStorage } from '../storage/app-storage';
 import type { CheckpointHistory } from '../storage/checkpoint-history';
 import { checkpointOf, type ProtocolInterrupt, type ThreadState, type ThreadTask } from './protocol-dtos';
-import { approvalInterrupt, threadValuesOf } from './thread-values';
+import { APPROVAL_TASK_NAME, askedCallOf, interruptOfCalls, threadValuesOf, type AskedCall } from './thread-values';
 
 export type ThreadStatesParts = {
 	graph: Pick<AgentGraph, 'getState' | 'getStateHistory'>;
@@ -35,6 +35,9 @@ export type HistoryQuery = {
 	/** Only this checkpoint and its ancestors: one branch. */
 	checkpoint?: string;
 };
+
+/** How an older checkpoint's question reads once it has been answered: its reason was not kept. */
+const DECIDED = 'Asked for approval (decided since)';
 
 /** What the tools step hands LangGraph's interrupt() (tools/tool-step.ts): the calls it asks about. */
 const ToolStepInterruptSchema = z.object({ approvals: z.array(z.string()) });
@@ -55,17 +58,17 @@ function interruptsOf(
 	messages: readonly BaseMessage[],
 	pending: readonly PendingApproval[]
 ): ProtocolInterrupt[] {
+	if (task.name !== APPROVAL_TASK_NAME) return [];
 	const ids = task.interrupts.flatMap((i) => ToolStepInterruptSchema.safeParse(i.value).data?.approvals ?? []);
 	if (ids.length === 0) return [];
 	const last = messages.findLast((m) => AIMessage.isInstance(m)) as AIMessage | undefined;
-	const asked = ids.flatMap((id): PendingApproval[] => {
+	const asked = ids.flatMap((id): AskedCall[] => {
 		const waiting = pending.find((p) => p.toolCallId === id);
-		if (waiting) return [waiting];
+		if (waiting) return [askedCallOf(waiting)];
 		const call = last?.tool_calls?.find((c) => c.id === id);
-		if (!call) return [];
-		return [{ toolCallId: id, tool: call.name, args: call.args, reason: { kind: 'policy', message: 'Asked for approval' }, requestedAt: '', expiresAt: '' }];
+		return call ? [{ toolCallId: id, tool: call.name, args: call.args, description: DECIDED }] : [];
 	});
-	const interrupt = approvalInterrupt(asked);
+	const interrupt = interruptOfCalls(asked);
 	return interrupt ? [interrupt] : [];
 }
 

@@ -22,9 +22,6 @@ import type {
 /** Every call Sophos asks about can be approved, approved with edited arguments, or denied. */
 const ALLOWED_DECISIONS: HitlDecisionType[] = ['approve', 'edit', 'reject'];
 
-/** The name of the graph's node a pause for approval belongs to, as the state's task names it. */
-export const APPROVAL_TASK_NAME = 'tools';
-
 /**
  * LangChain's usage needs both counts; a provider that gave one of them (or only timings) has no
  * usage_metadata rather than a made-up zero.
@@ -84,11 +81,27 @@ export function interruptIdOf(approvals: readonly Pick<PendingApproval, 'toolCal
 	return hash.digest('hex').slice(0, 32);
 }
 
+/** The name of the graph's node a pause for approval belongs to, as the state's task names it. */
+export const APPROVAL_TASK_NAME = 'tools';
+
+/** A call asked about: by its journal key, with what the person is shown of it. */
+export type AskedCall = { toolCallId: string; tool: string; args: Record<string, unknown>; description: string };
+
+/** A waiting call as the approval card shows it: the server's reason is its description. */
+export function askedCallOf(approval: PendingApproval): AskedCall {
+	return { toolCallId: approval.toolCallId, tool: approval.tool, args: approval.args, description: approval.reason.message };
+}
+
 /** The waiting calls as one interrupt, in the order they were asked about; undefined when none waits. */
 export function approvalInterrupt(approvals: readonly PendingApproval[]): ProtocolInterrupt | undefined {
-	if (approvals.length === 0) return undefined;
-	const actionRequests: ActionRequest[] = approvals.map((a) => ({ name: a.tool, args: a.args, description: a.reason.message }));
-	const reviewConfigs: ReviewConfig[] = approvals.map((a) => ({
+	return interruptOfCalls(approvals.map(askedCallOf));
+}
+
+/** The calls asked about as one interrupt, in the order they were asked; undefined when there are none. */
+export function interruptOfCalls(asked: readonly AskedCall[]): ProtocolInterrupt | undefined {
+	if (asked.length === 0) return undefined;
+	const actionRequests: ActionRequest[] = asked.map((a) => ({ name: a.tool, args: a.args, description: a.description }));
+	const reviewConfigs: ReviewConfig[] = asked.map((a) => ({
 		action_name: a.tool,
 		actionName: a.tool,
 		allowed_decisions: [...ALLOWED_DECISIONS],
@@ -100,7 +113,7 @@ export function approvalInterrupt(approvals: readonly PendingApproval[]): Protoc
 		review_configs: reviewConfigs,
 		reviewConfigs
 	};
-	return { id: interruptIdOf(approvals), value };
+	return { id: interruptIdOf(asked), value };
 }
 
 /** The thread's values: its shown messages, and `__interrupt__` while calls wait for a decision. */

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { titleFromMessage, UNTITLED } from '../storage/conversation-records';
 import { toRecord, type RunOutcome, type RunRow } from '../storage/run-records';
 import type { InterruptCause, RunFailureCode, RunRecord, RunStatus, RunTrigger } from '../../protocol';
 
@@ -12,6 +13,8 @@ const SENDS_MESSAGE: ReadonlySet<RunTrigger> = new Set(['message', 'edit']);
 export class RunStore {
 	private readonly insert;
 	private readonly touch;
+	/** A thread made with no run (POST /threads) takes its title from its first message, as a conversation does. */
+	private readonly nameAfter;
 	private readonly setModel;
 	private readonly finishRow;
 	private readonly finishTouch;
@@ -28,6 +31,7 @@ export class RunStore {
 			"INSERT INTO runs (id, conversation_id, status, started_at, trigger, input) VALUES (?, ?, 'running', ?, ?, ?)"
 		);
 		this.touch = db.prepare('UPDATE conversations SET updated_at = ? WHERE id = ?');
+		this.nameAfter = db.prepare(`UPDATE conversations SET title = ? WHERE id = ? AND message_count = 0 AND title = '${UNTITLED}'`);
 		this.setModel = db.prepare('UPDATE conversations SET model = ? WHERE id = ?');
 		this.finishRow = db.prepare(
 			`UPDATE runs SET status = ?, error_code = ?, error_message = ?, finished_at = ?
@@ -75,6 +79,7 @@ export class RunStore {
 			this.db.transaction(() => {
 				this.insert.run(runId, conversationId, now, trigger, input);
 				if (SENDS_MESSAGE.has(trigger)) this.touch.run(now, conversationId);
+				if (trigger === 'message' && input) this.nameAfter.run(titleFromMessage(input), conversationId);
 				if (model !== undefined) this.setModel.run(model, conversationId);
 			})();
 			return true;

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { canonicalJson } from '../canonical-json';
-import { toSummary, type SummaryRow } from '../storage/conversation-records';
+import { toSummary, UNTITLED, type SummaryRow } from '../storage/conversation-records';
 import {
 	parseMetadata,
 	type ThreadFilter,
@@ -67,7 +67,7 @@ export class ThreadStore {
 
 	constructor(private readonly db: Database.Database) {
 		this.insert = db.prepare(
-			`INSERT INTO conversations (id, title, created_at, updated_at, metadata) VALUES (?, 'New Conversation', ?, ?, ?) ON CONFLICT (id) DO NOTHING`
+			`INSERT INTO conversations (id, title, created_at, updated_at, metadata) VALUES (?, '${UNTITLED}', ?, ?, ?) ON CONFLICT (id) DO NOTHING`
 		);
 		this.byId = db.prepare<[string], ThreadRow>(`${THREAD_SELECT} WHERE c.id = ?`);
 		this.metadataById = db.prepare<[string], { metadata: string }>('SELECT metadata FROM conversations WHERE id = ?');

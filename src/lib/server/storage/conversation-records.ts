@@ -30,8 +30,11 @@ export function toSummary(row: SummaryRow): ConversationSummary {
 
 const TITLE_MAX = 50;
 
+/** The title of a conversation whose first message says nothing, or that has none yet (POST /threads). */
+export const UNTITLED = 'New Conversation';
+
 export function titleFromMessage(message: string): string {
 	const firstLine = message.trim().split('\n', 1)[0]!.trim();
-	if (!firstLine) return 'New Conversation';
+	if (!firstLine) return UNTITLED;
 	return firstLine.length > TITLE_MAX ? `${firstLine.slice(0, TITLE_MAX)}...` : firstLine;
 }

@@ -8,6 +8,7 @@ import { startBranchAt } from './branch-storage.js';
 import { lockClaims } from './claim-lock.js';
 import { isoText } from './iso-text.js';
 import { toRecord, type RunRow } from '../../storage/run-records';
+import { titleFromMessage, UNTITLED } from '../../storage/conversation-records';
 
 const RUN_COLUMNS = `id, conversation_id, status, trigger, input, error_code, error_message,
 	${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at`;
@@ -55,14 +56,27 @@ export async function claimRun(
 		), touched AS (
 			UPDATE conversations c
 			SET updated_at = CASE WHEN $3 IN ('message', 'edit') THEN $5::timestamptz ELSE c.updated_at END,
-			    model = coalesce($7, c.model)
+			    model = coalesce($7, c.model),
+			    -- A thread made with no run (POST /threads) takes its title from its first message.
+			    title = CASE WHEN $10::text IS NOT NULL AND c.message_count = 0 AND c.title = '${UNTITLED}' THEN $10 ELSE c.title END
 			FROM claimed WHERE c.id = claimed.conversation_id
 		)
 		SELECT CASE WHEN EXISTS (SELECT 1 FROM claimed) THEN 'claimed'
 		            WHEN counted.running >= $6 AND NOT counted.busy THEN 'full'
 		            ELSE 'busy' END AS claim
 		FROM counted`,
-		[run.runId, run.conversationId, run.trigger, run.input, run.now, rules.maxConcurrentRuns, run.model ?? null, rules.owner.instanceId, rules.owner.leaseMs]
+		[
+			run.runId,
+			run.conversationId,
+			run.trigger,
+			run.input,
+			run.now,
+			rules.maxConcurrentRuns,
+			run.model ?? null,
+			rules.owner.instanceId,
+			rules.owner.leaseMs,
+			run.trigger === 'message' && run.input ? titleFromMessage(run.input) : null
+		]
 	);
 	const claim = rows[0]!.claim;
 	if (claim === 'claimed' && run.branchFrom !== undefined) await startBranchAt(client, run.conversationId, run.branchFrom);

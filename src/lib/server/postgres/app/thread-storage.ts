@@ -2,7 +2,7 @@
 
 import type pg from 'pg';
 import { canonicalJson } from '../../canonical-json';
-import { toSummary, type SummaryRow } from '../../storage/conversation-records';
+import { toSummary, UNTITLED, type SummaryRow } from '../../storage/conversation-records';
 import type { ThreadStorage } from '../../storage/app-storage';
 import { parseMetadata, type ThreadFilter, type ThreadRecord } from '../../storage/thread-records';
 import { inTransaction } from '../transaction.js';
@@ -53,7 +53,7 @@ export function postgresThreadStorage(pool: pg.Pool): ThreadStorage {
 	return {
 		async create(id, now, metadata) {
 			const { rowCount } = await pool.query(
-				`INSERT INTO conversations (id, title, created_at, updated_at, metadata) VALUES ($1, 'New Conversation', $2, $2, $3) ON CONFLICT (id) DO NOTHING`,
+				`INSERT INTO conversations (id, title, created_at, updated_at, metadata) VALUES ($1, '${UNTITLED}', $2, $2, $3) ON CONFLICT (id) DO NOTHING`,
 				[id, now, canonicalJson(metadata)]
 			);
 			return rowCount ? 'created' : 'exists';
