@@ -19,6 +19,8 @@ export const API_ERROR_STATUS = {
 	NOT_WAITING: 409,
 	/** An edit or regenerate whose starting checkpoint CHECKPOINT_RETENTION has pruned. */
 	BRANCH_POINT_PRUNED: 409,
+	/** An import asked to keep the bundle's conversation id, and a conversation has it. */
+	CONVERSATION_EXISTS: 409,
 	MESSAGE_TOO_LARGE: 413,
 	PAYLOAD_TOO_LARGE: 413,
 	/** A Host that is neither loopback nor in ALLOWED_HOSTS: what a DNS-rebinding page sends. */

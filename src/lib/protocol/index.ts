@@ -3,3 +3,4 @@ export * from './run-status';
 export * from './error-codes';
 export * from './events';
 export * from './dtos';
+export * from './bundle';

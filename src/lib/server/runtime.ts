@@ -11,6 +11,7 @@ import { EventLoopShare } from './event-loop-share';
 import { BranchReader } from './branches/branch-reader';
 import { findForkPoint } from './runs/fork-point';
 import { ConversationService } from './conversations/conversation-service';
+import { ConversationBundles } from './conversations/conversation-bundles';
 import { fetchProtectedHosts } from './mcp/fetch-protected-hosts';
 import { loadMcpConfig } from './mcp/mcp-config';
 import { configuredProviders } from './models/configured-providers';
@@ -47,6 +48,8 @@ export type Runtime = {
 	runService: RunService;
 	/** Detail, runs, branch switch, exports and deletion of a conversation (conversations/conversation-service.ts). */
 	conversations: ConversationService;
+	/** A conversation exported whole and imported (conversations/conversation-bundles.ts). */
+	bundles: ConversationBundles;
 	toolbox: Toolbox;
 	models: ModelCatalog;
 	/** What is left to do on the conversation's thread (runs/thread-work.ts). */
@@ -224,6 +227,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		threads,
 		runService,
 		conversations: new ConversationService({ threads, storage, branchReader, checkpointer }),
+		bundles: new ConversationBundles({ transfer: storage.transfer, checkpointer: engine.checkpointer, redactor }),
 		toolbox,
 		models,
 		threadWork: (id) => readThreadWork({ threads, storage }, id),

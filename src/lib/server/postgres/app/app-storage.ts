@@ -11,6 +11,7 @@ import { postgresJournalStorage } from './journal-storage.js';
 import { postgresQueueStorage } from './queue-storage.js';
 import { postgresRunStorage } from './run-storage.js';
 import { postgresSessionStorage } from './session-storage.js';
+import { postgresTransferStorage } from './transfer-storage.js';
 
 /** `owner`: this instance, which owns the runs it claims and alone may write them (run-leases.ts). */
 export function postgresAppStorage(pool: pg.Pool, limits: AppStorageLimits, owner: RunOwner): AppStorage {
@@ -23,6 +24,7 @@ export function postgresAppStorage(pool: pg.Pool, limits: AppStorageLimits, owne
 		approvals: postgresApprovalStorage(pool, rules),
 		allowedTools: postgresAllowedToolStorage(pool),
 		branches: postgresBranchStorage(pool),
-		sessions: postgresSessionStorage(pool)
+		sessions: postgresSessionStorage(pool),
+		transfer: postgresTransferStorage(pool)
 	};
 }
