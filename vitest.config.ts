@@ -47,7 +47,7 @@ export default defineConfig({
 					name: 'integration-postgres',
 					include: ['test/integration/**/*.test.ts'],
 					// The SQLite file itself: its modes, WAL and upgrades from earlier layouts.
-					exclude: ['test/integration/data-at-rest.test.ts', 'test/integration/upgrade.test.ts', 'test/integration/backup-restore.test.ts', 'test/integration/migrate.test.ts'],
+					exclude: ['test/integration/data-at-rest.test.ts', 'test/integration/upgrade.test.ts', 'test/integration/backup-restore.test.ts', 'test/integration/migrate.test.ts', 'test/integration/conversation-bundle.test.ts'],
 					globalSetup: ['test/support/postgres-global-setup.ts'],
 					env: { SOPHOS_TEST_ENGINE: 'postgres' },
 					testTimeout: 120_000,
