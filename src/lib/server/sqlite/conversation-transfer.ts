@@ -62,13 +62,16 @@ export function sqliteTransferStorage(db: Database.Database): TransferStorage {
 						own.exec('ROLLBACK');
 						return 'taken';
 					}
-					for (const { table, rows } of rowsFromRecords(records)) {
+					const insert = ({ table, rows }: { table: TransferTable; rows: unknown[][] }) => {
 						const columns = TRANSFER_COLUMNS[table];
-						const insert = own.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
-						for (const row of rows) insert.run(...row);
-					}
+						const statement = own.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
+						for (const row of rows) statement.run(...row);
+					};
+					const [conversation, ...rest] = rowsFromRecords(records);
+					insert(conversation!);
 					// Without onPut: the heads are the records', not the puts'.
 					await putThreadCheckpoints(new DeltaSqliteSaver(own, { cacheItems: 0 }), records.conversation.id, checkpoints);
+					rest.forEach(insert);
 					own.exec('COMMIT');
 					return 'created';
 				} catch (e) {

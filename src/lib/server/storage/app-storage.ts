@@ -228,7 +228,7 @@ export interface TransferStorage {
 	read(conversationId: string): Promise<ConversationRecords | undefined>;
 	/**
 	 * Creates the conversation with its rows and puts its checkpoints (parents first, as given) in
-	 * one transaction: all of it or nothing. No branch head moves with the puts; the records' branch
+	 * one transaction: all of it or nothing (a row refused after the puts takes them back too). No branch head moves with the puts; the records' branch
 	 * is the head. 'taken' when a conversation has the id already, and then nothing changes.
 	 */
 	create(records: ConversationRecords, checkpoints: readonly ThreadCheckpoint[]): Promise<'created' | 'taken'>;

@@ -69,7 +69,7 @@ export function postgresTransferStorage(pool: pg.Pool): TransferStorage {
 				return await inTransaction(
 					pool,
 					async (client) => {
-						for (const { table, rows } of rowsFromRecords(records)) {
+						const insert = async ({ table, rows }: { table: TransferTable; rows: unknown[][] }) => {
 							const columns = TRANSFER_COLUMNS[table];
 							const sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})${
 								table === 'conversations' ? ' ON CONFLICT (id) DO NOTHING' : ''
@@ -78,9 +78,12 @@ export function postgresTransferStorage(pool: pg.Pool): TransferStorage {
 								const { rowCount } = await client.query(sql, row);
 								if (table === 'conversations' && rowCount === 0) throw taken;
 							}
-						}
+						};
+						const [conversation, ...rest] = rowsFromRecords(records);
+						await insert(conversation!);
 						// Without onPut or fence: the heads are the records', and no run writes these.
 						await putThreadCheckpoints(new DeltaPostgresSaver(withinTransaction(client), { cacheItems: 0 }), records.conversation.id, checkpoints);
+						for (const table of rest) await insert(table);
 						return 'created' as const;
 					},
 					{ durable: true }
