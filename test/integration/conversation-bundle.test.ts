@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConversationBundleSchema, MAX_BUNDLE_BYTES, type ConversationBundle, type ConversationDetail } from '../../src/lib/protocol';
 import { createTestDatabase, startPostgres, type PostgresServer } from '../support/postgres';
 import { ScriptedOllama, type Script } from '../support/scripted-ollama';
-import { currentTurn } from '../support/scripts';
+import { answerScript, currentTurn } from '../support/scripts';
 import { Service } from '../support/service';
 import { followRun } from '../support/sse';
 import { testMcpConfig } from '../support/test-config';
@@ -120,6 +120,24 @@ describe('conversation bundles', () => {
 		expect(done.messages[1]!.versions).toMatchObject({ count: 2 });
 		expect(done.messages[2]).toMatchObject({ reusedFrom: { toolCallId: asked!.toolCalls![0]!.id, messageId: asked!.id } });
 		expect(effects()).toHaveLength(made + 1);
+	});
+
+	it('refuses to export a conversation while a run writes it, and an unknown one', async () => {
+		ollama.script = answerScript('Slow answer.', { hold: 'export', holdAfterChunks: 1 });
+		try {
+			const { conversation } = await (await ok(await onSqlite.post('/api/chat', { message: 'take your time' }))).json();
+			await ollama.held('export');
+			const busy = await onSqlite.fetch(`/api/conversations/${conversation}/export?format=bundle`);
+			expect(busy.status).toBe(409);
+			expect((await busy.json()).error).toMatchObject({ code: 'SESSION_IN_PROGRESS', message: expect.stringMatching(/once the run ends/) });
+			ollama.release('export');
+			await followRun(onSqlite.url, conversation);
+			await exportBundle(onSqlite, conversation);
+		} finally {
+			ollama.script = script;
+		}
+		const unknown = await onSqlite.fetch('/api/conversations/00000000-0000-4000-8000-000000000000/export?format=bundle');
+		expect(unknown.status).toBe(404);
 	});
 
 	it('refuses bad bundles with a 4xx naming the problem, creating nothing', async () => {
