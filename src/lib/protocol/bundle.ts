@@ -18,6 +18,9 @@ export const BUNDLE_FORMAT_VERSION = 1;
 export const MAX_BUNDLE_BYTES = 1.5 * 1024 * 1024;
 
 const Timestamp = z.iso.datetime();
+const JsonSchema = z.json();
+/** A JSON value, as the checkpoint serializer writes one. */
+export type BundleJson = z.infer<typeof JsonSchema>;
 const Id = z.string().min(1).max(200);
 
 /** What a reader looks at first, so a newer bundle is refused as newer, not as malformed. */
@@ -28,7 +31,7 @@ export const BundleHeaderSchema = z.object({
 
 /** A checkpoint channel's value: a JSON value as the checkpoint serializer writes it, or an array given as indices into `items`. */
 export const BundleValueSchema = z.union([
-	z.strictObject({ value: z.json() }),
+	z.strictObject({ value: JsonSchema }),
 	z.strictObject({ items: z.array(z.number().int().nonnegative()) })
 ]);
 export type BundleValue = z.infer<typeof BundleValueSchema>;
@@ -40,8 +43,8 @@ export const BundleCheckpointSchema = z.strictObject({
 	/** The checkpoint it was written after; null for the thread's first. */
 	parentId: Id.nullable(),
 	/** The checkpoint without its id and channel values (v, ts, channel_versions, versions_seen). */
-	checkpoint: z.record(z.string(), z.json()),
-	metadata: z.record(z.string(), z.json()),
+	checkpoint: z.record(z.string(), JsonSchema),
+	metadata: z.record(z.string(), JsonSchema),
 	/** Channel name → its value. */
 	values: z.record(z.string(), BundleValueSchema),
 	/** Pending writes of the checkpoint's tasks, in the order they read back. */
@@ -127,7 +130,7 @@ export const ConversationBundleSchema = BundleHeaderSchema.extend({
 	journal: z.array(BundleJournalEntrySchema),
 	approvals: z.array(BundleApprovalSchema),
 	/** Array elements (messages, mostly), each once however many checkpoints hold it. */
-	items: z.array(z.json()),
+	items: z.array(JsonSchema),
 	/** Every checkpoint of every branch, parents before children. */
 	checkpoints: z.array(BundleCheckpointSchema)
 }).strict();

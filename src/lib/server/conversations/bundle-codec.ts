@@ -3,11 +3,11 @@
 // many checkpoints hold it, so a bundle grows with the conversation, not with its square.
 
 import type { BaseCheckpointSaver, Checkpoint, CheckpointMetadata, SerializerProtocol } from '@langchain/langgraph-checkpoint';
-import type { BundleCheckpoint, BundleValue, ConversationBundle } from '../../protocol';
+import type { BundleCheckpoint, BundleJson, BundleValue, ConversationBundle } from '../../protocol';
 import type { ThreadCheckpoint } from '../checkpoint/thread-put';
 
 /** Every checkpoint of the thread, every namespace, parents first (uuid6 ids sort by time). */
-export async function threadCheckpoints(saver: BaseCheckpointSaver, threadId: string): Promise<ThreadCheckpoint[]> {
+export async function threadCheckpoints(saver: Pick<BaseCheckpointSaver, 'list'>, threadId: string): Promise<ThreadCheckpoint[]> {
 	const out: ThreadCheckpoint[] = [];
 	for await (const t of saver.list({ configurable: { thread_id: threadId } })) {
 		out.push({
@@ -22,7 +22,7 @@ export async function threadCheckpoints(saver: BaseCheckpointSaver, threadId: st
 }
 
 /** The serializer's JSON of a value, as a value. A serializer that writes anything but JSON cannot go in a bundle. */
-async function toJson(serde: SerializerProtocol, value: unknown): Promise<unknown> {
+async function toJson(serde: SerializerProtocol, value: unknown): Promise<BundleJson> {
 	const [type, bytes] = await serde.dumpsTyped(value);
 	if (type !== 'json') throw new Error(`a checkpoint value serializes as "${type}", not JSON: it cannot go in a bundle`);
 	return JSON.parse(typeof bytes === 'string' ? bytes : new TextDecoder().decode(bytes));
@@ -34,10 +34,10 @@ export async function encodeCheckpoints(
 	serde: SerializerProtocol,
 	entries: readonly ThreadCheckpoint[]
 ): Promise<Pick<ConversationBundle, 'items' | 'checkpoints'>> {
-	const items: unknown[] = [];
+	const items: BundleJson[] = [];
 	const itemIndex = new Map<string, number>();
 	const encode = async (value: unknown): Promise<BundleValue> => {
-		if (!Array.isArray(value)) return { value: (await toJson(serde, value)) as BundleValue extends { value: infer V } ? V : never };
+		if (!Array.isArray(value)) return { value: await toJson(serde, value) };
 		const refs: number[] = [];
 		for (const element of value) {
 			const json = await toJson(serde, element);
@@ -66,7 +66,7 @@ export async function encodeCheckpoints(
 			writes: await Promise.all(writes.map(async ([taskId, channel, value]) => ({ taskId, channel, value: await encode(value) })))
 		});
 	}
-	return { items: items as ConversationBundle['items'], checkpoints };
+	return { items, checkpoints };
 }
 
 /** The bundle's checkpoints as the saver takes them; the bundle is checked already (bundle-check.ts: every item index in range). */

@@ -52,7 +52,7 @@ export class ConversationBundles {
 		if (records.runs.some((r) => r.status === 'running')) {
 			throw new ApiError('SESSION_IN_PROGRESS', 'A run is active on this conversation; export it once the run ends');
 		}
-		const { items, checkpoints } = await encodeCheckpoints(checkpointer.serde, await threadCheckpoints(checkpointer as BaseCheckpointSaver, conversationId));
+		const { items, checkpoints } = await encodeCheckpoints(checkpointer.serde, await threadCheckpoints(checkpointer, conversationId));
 		return withoutSecrets<ConversationBundle>(
 			{
 				format: BUNDLE_FORMAT,
