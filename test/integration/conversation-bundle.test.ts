@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConversationBundleSchema, MAX_BUNDLE_BYTES, type ConversationBundle, type ConversationDetail } from '../../src/lib/protocol';
+import { ConversationBundleSchema, type ConversationBundle, type ConversationDetail } from '../../src/lib/protocol';
 import { createTestDatabase, startPostgres, type PostgresServer } from '../support/postgres';
 import { ScriptedOllama, type Script } from '../support/scripted-ollama';
 import { answerScript, currentTurn } from '../support/scripts';
@@ -50,6 +50,9 @@ async function importBundle(service: Service, bundle: unknown, query = ''): Prom
 	return ((await response.json()) as { conversation: string }).conversation;
 }
 
+/** Below the default, so the setting is what refuses the large bundle. */
+const MAX_IMPORT_BYTES = 262_144;
+
 /** Issue 25: a conversation exported whole as one document and imported on either engine. */
 describe('conversation bundles', () => {
 	let postgres: PostgresServer;
@@ -64,7 +67,7 @@ describe('conversation bundles', () => {
 		ollama = await ScriptedOllama.start(script);
 		const database = await createTestDatabase(postgres.url(), 'bundle');
 		[onSqlite, onPostgres] = await Promise.all([
-			Service.start({ ollamaUrl: ollama.url, configDir: config.configDir }),
+			Service.start({ ollamaUrl: ollama.url, configDir: config.configDir, env: { MAX_IMPORT_BYTES: String(MAX_IMPORT_BYTES) } }),
 			Service.start({ ollamaUrl: ollama.url, configDir: config.configDir, env: { DATABASE_URL: database.url } })
 		]);
 	});
@@ -175,7 +178,7 @@ describe('conversation bundles', () => {
 				'BAD_REQUEST',
 				/items\[\d+\] is a serialized "secret"/
 			],
-			['too large', { ...good, items: [...good.items, 'x'.repeat(MAX_BUNDLE_BYTES)] }, 413, 'PAYLOAD_TOO_LARGE', /at most 1572864 bytes/]
+			['too large', { ...good, items: [...good.items, 'x'.repeat(MAX_IMPORT_BYTES)] }, 413, 'PAYLOAD_TOO_LARGE', /at most 262144 bytes/]
 		];
 		for (const [what, body, status, code, message] of cases) {
 			const response = await onSqlite.fetch('/api/conversations/import', {

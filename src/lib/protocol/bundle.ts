@@ -10,12 +10,6 @@ import { RunStatusSchema, RunTriggerSchema } from './run-status';
 export const BUNDLE_FORMAT = 'sophos-conversation';
 /** The version this release writes and the newest it reads. */
 export const BUNDLE_FORMAT_VERSION = 1;
-/**
- * 1.5 MiB: what POST /api/conversations/import reads at most, refused from Content-Length or while
- * counting, before parsing. Below adapter-node's BODY_SIZE_LIMIT (`2M` as `npm start` sets it), so
- * this cap, with its JSON error, is the one a client meets.
- */
-export const MAX_BUNDLE_BYTES = 1.5 * 1024 * 1024;
 
 const Timestamp = z.iso.datetime();
 const JsonSchema = z.json();
