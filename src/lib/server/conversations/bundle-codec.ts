@@ -36,10 +36,17 @@ export async function encodeCheckpoints(
 ): Promise<Pick<ConversationBundle, 'items' | 'checkpoints'>> {
 	const items: BundleJson[] = [];
 	const itemIndex = new Map<string, number>();
+	// The saver hands out one object for an item every checkpoint shares (its item cache): serialized once.
+	const seen = new WeakMap<object, number>();
 	const encode = async (value: unknown): Promise<BundleValue> => {
 		if (!Array.isArray(value)) return { value: await toJson(serde, value) };
 		const refs: number[] = [];
 		for (const element of value) {
+			const known = typeof element === 'object' && element !== null ? seen.get(element) : undefined;
+			if (known !== undefined) {
+				refs.push(known);
+				continue;
+			}
 			const json = await toJson(serde, element);
 			const key = JSON.stringify(json);
 			let at = itemIndex.get(key);
@@ -47,6 +54,7 @@ export async function encodeCheckpoints(
 				at = items.push(json) - 1;
 				itemIndex.set(key, at);
 			}
+			if (typeof element === 'object' && element !== null) seen.set(element, at);
 			refs.push(at);
 		}
 		return { items: refs };
@@ -71,8 +79,10 @@ export async function encodeCheckpoints(
 
 /** The bundle's checkpoints as the saver takes them; the bundle is checked already (bundle-check.ts: every item index in range). */
 export async function decodeCheckpoints(serde: SerializerProtocol, bundle: Pick<ConversationBundle, 'items' | 'checkpoints'>): Promise<ThreadCheckpoint[]> {
-	const decode = async (v: BundleValue): Promise<unknown> =>
-		'value' in v ? fromJson(serde, v.value) : Promise.all(v.items.map((i) => fromJson(serde, bundle.items[i])));
+	// Each item loaded once and shared by every checkpoint that holds it, as a run's successive states share their messages.
+	const items: unknown[] = [];
+	for (const item of bundle.items) items.push(await fromJson(serde, item));
+	const decode = async (v: BundleValue): Promise<unknown> => ('value' in v ? fromJson(serde, v.value) : v.items.map((i) => items[i]));
 	const out: ThreadCheckpoint[] = [];
 	for (const entry of bundle.checkpoints) {
 		const channelValues: Record<string, unknown> = {};

@@ -70,7 +70,7 @@ export function sqliteTransferStorage(db: Database.Database): TransferStorage {
 					const [conversation, ...rest] = rowsFromRecords(records);
 					insert(conversation!);
 					// Without onPut: the heads are the records', not the puts'.
-					await putThreadCheckpoints(new DeltaSqliteSaver(own, { cacheItems: 0 }), records.conversation.id, checkpoints);
+					await putThreadCheckpoints(new DeltaSqliteSaver(own), records.conversation.id, checkpoints);
 					rest.forEach(insert);
 					own.exec('COMMIT');
 					return 'created';

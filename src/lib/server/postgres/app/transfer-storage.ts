@@ -82,7 +82,7 @@ export function postgresTransferStorage(pool: pg.Pool): TransferStorage {
 						const [conversation, ...rest] = rowsFromRecords(records);
 						await insert(conversation!);
 						// Without onPut or fence: the heads are the records', and no run writes these.
-						await putThreadCheckpoints(new DeltaPostgresSaver(withinTransaction(client), { cacheItems: 0 }), records.conversation.id, checkpoints);
+						await putThreadCheckpoints(new DeltaPostgresSaver(withinTransaction(client)), records.conversation.id, checkpoints);
 						for (const table of rest) await insert(table);
 						return 'created' as const;
 					},
