@@ -46,7 +46,8 @@ export default defineConfig({
 				test: {
 					name: 'integration-postgres',
 					include: ['test/integration/**/*.test.ts'],
-					// The SQLite file itself: its modes, WAL and upgrades from earlier layouts.
+					// The SQLite file itself: its modes, WAL and upgrades from earlier layouts; and the
+					// bundle test, which starts a service on each engine itself.
 					exclude: ['test/integration/data-at-rest.test.ts', 'test/integration/upgrade.test.ts', 'test/integration/backup-restore.test.ts', 'test/integration/migrate.test.ts', 'test/integration/conversation-bundle.test.ts'],
 					globalSetup: ['test/support/postgres-global-setup.ts'],
 					env: { SOPHOS_TEST_ENGINE: 'postgres' },

@@ -107,7 +107,14 @@ describe('conversation bundles', () => {
 			expect(ids.size).toBe(1 + before.runs.runs.length);
 			expect(withIdsReplaced(after, ids)).toEqual(before);
 		}
-		expect(JSON.stringify((await detail(onPostgres, edited)).messages[0])).toContain('"versions"');
+		// The other version, chosen on the original and on its copy on PostgreSQL, reads the same on both.
+		const older = (await detail(onSqlite, edited)).messages[0]!.versions!.ids[0]!;
+		const switched = await Promise.all(
+			[onSqlite, onPostgres].map(async (service) => (await ok(await service.post(`/api/conversations/${edited}/branch`, { messageId: older }))).json())
+		);
+		expect(switched[0].messages[0]).toMatchObject({ id: older, versions: { index: 0, count: 2 } });
+		expect(switched[1]).toEqual(switched[0]);
+		expect(await views(onPostgres, edited)).toEqual(await views(onSqlite, edited));
 		expect(effects()).toHaveLength(1);
 	});
 
