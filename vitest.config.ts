@@ -60,6 +60,8 @@ export default defineConfig({
 						'test/integration/upgrade.test.ts',
 						'test/integration/backup-restore.test.ts',
 						'test/integration/migrate.test.ts',
+						// Starts a service on each engine itself.
+						'test/integration/conversation-bundle.test.ts',
 						// The edge and the tool servers, which store nothing: the same code on either engine.
 						'test/integration/front-door-host.test.ts',
 						'test/integration/front-door-origin.test.ts',

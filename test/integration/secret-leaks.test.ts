@@ -27,7 +27,7 @@ function configWith(files: Record<string, unknown>): string {
 
 /**
  * Everything a failed run leaves that leaves the service: its stream followed live (the call is
- * held until the stream is open), its run record, the conversation's detail, both exports, then
+ * held until the stream is open), its run record, the conversation's detail, its exports, then
  * readiness and the model list, as one text.
  */
 async function failedRunTexts(service: Service, server: ScriptedOpenAI | ScriptedOllama, body: Record<string, unknown>, hold: string): Promise<string> {
@@ -46,6 +46,7 @@ async function failedRunTexts(service: Service, server: ScriptedOpenAI | Scripte
 			`/api/conversations/${conversation}`,
 			`/api/conversations/${conversation}/export`,
 			`/api/conversations/${conversation}/export?format=jsonl&branches=all`,
+			`/api/conversations/${conversation}/export?format=bundle`,
 			'/api/readyz',
 			'/api/models'
 		].map(async (p) => (await service.fetch(p)).text())

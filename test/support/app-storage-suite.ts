@@ -6,6 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PendingApproval } from '../../src/lib/protocol';
 import type { AppStorage, AppStorageLimits } from '../../src/lib/server/storage/app-storage';
 import { describeThreadStorage } from './thread-storage-suite';
+import type { ThreadCheckpoint } from '../../src/lib/server/checkpoint/thread-put';
+import type { ConversationRecords } from '../../src/lib/server/storage/transfer-records';
 
 export interface OpenedStorage {
 	storage: AppStorage;
@@ -426,6 +428,66 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			expect(await opened.other.conversations.delete('c1')).toBe('running');
 			expect(await storage.conversations.exists('c1')).toBe(true);
 			expect(await storage.runs.get('r1')).toMatchObject({ status: 'running' });
+		});
+
+		describe('transfer', () => {
+			const records = (id: string): ConversationRecords => ({
+				conversation: { id, title: 'Moved', createdAt: T(0), updatedAt: T(9), messageCount: 2, model: 'ollama/qwen3' },
+				branch: { head: 'cp-2', switchedAfterRun: `${id}-r2` },
+				runs: [
+					{ id: `${id}-r1`, status: 'completed', trigger: 'message', input: 'hi', error: null, startedAt: T(1), finishedAt: T(2) },
+					{ id: `${id}-r2`, status: 'failed', trigger: 'regenerate', input: null, error: { code: 'MODEL_UNREACHABLE', message: 'down' }, startedAt: T(3), finishedAt: T(4) }
+				],
+				journal: [
+					{
+						toolCallId: 'call-1', runId: `${id}-r1`, step: 2, tool: 'test__effect', argsHash: 'h1', callHash: 'h0', idempotencyKey: `${id}:call-1`,
+						messageId: 'ai-1', attempts: 1, outcome: 'success', result: 'saved', intentAt: T(1), outcomeAt: T(2)
+					}
+				],
+				approvals: [
+					{
+						toolCallId: 'call-1', attempt: 0, runId: `${id}-r1`, tool: 'test__effect', args: '{}', reasonKind: 'policy', reason: 'writes',
+						requestedAt: T(1), expiresAt: T(50), decision: 'approve', decidedArgs: null, decisionReason: null, decidedAt: T(2)
+					}
+				]
+			});
+			const checkpoint = (id: string, parentId: string | null, messages: string[]): ThreadCheckpoint => ({
+				ns: '',
+				checkpoint: { ...emptyCheckpoint(), id, channel_values: { messages }, channel_versions: { messages: messages.length } },
+				metadata: { source: 'loop', step: messages.length, parents: {} },
+				parentId,
+				writes: parentId === null ? [] : [['task-1', 'messages', [`after ${id}`]]]
+			});
+			const checkpoints = [checkpoint('cp-1', null, ['hi']), checkpoint('cp-2', 'cp-1', ['hi', 'hello'])];
+
+			it('creates a conversation with its rows and checkpoints, read back the same, and refuses a taken id, changing nothing', async () => {
+				expect(await storage.transfer.read('t1')).toBeUndefined();
+				expect(await storage.transfer.create(records('t1'), checkpoints)).toBe('created');
+				expect(await opened.other.transfer.read('t1')).toEqual(records('t1'));
+				expect(await storage.branches.head('t1')).toBe('cp-2');
+				expect(await storage.journal.get('t1', 'call-1')).toMatchObject({ outcome: 'success', result: 'saved', messageId: 'ai-1' });
+				expect((await storage.runs.list('t1')).map((r) => r.id)).toEqual(['t1-r2', 't1-r1']);
+				const tip = await opened.saver.getTuple({ configurable: { thread_id: 't1', checkpoint_ns: '' } });
+				expect(tip?.checkpoint.channel_values).toEqual({ messages: ['hi', 'hello'] });
+				expect(tip?.parentConfig?.configurable?.checkpoint_id).toBe('cp-1');
+				expect(tip?.pendingWrites).toEqual([['task-1', 'messages', ['after cp-2']]]);
+
+				const other = { ...records('t1'), conversation: { ...records('t1').conversation, title: 'Other' } };
+				expect(await opened.other.transfer.create(other, [checkpoint('cp-9', null, ['x'])])).toBe('taken');
+				expect(await storage.transfer.read('t1')).toEqual(records('t1'));
+				expect(await opened.saver.getTuple({ configurable: { thread_id: 't1', checkpoint_ns: '', checkpoint_id: 'cp-9' } })).toBeUndefined();
+			});
+
+			it('writes nothing when a row is refused after the checkpoints were put: rows and checkpoints are one transaction', async () => {
+				// The engine's CHECK on an approval's reason refuses its row, written after every checkpoint.
+				const refused = records('t2');
+				refused.approvals[0]!.reasonKind = 'no such reason' as never;
+				await expect(storage.transfer.create(refused, checkpoints)).rejects.toThrow(/constraint/i);
+				expect(await storage.transfer.read('t2')).toBeUndefined();
+				expect(await storage.runs.get('t2-r1')).toBeUndefined();
+				expect(await opened.saver.getTuple({ configurable: { thread_id: 't2', checkpoint_ns: '' } })).toBeUndefined();
+				expect(await storage.transfer.create(records('t2'), checkpoints)).toBe('created');
+			});
 		});
 
 		it('keeps a session until its expiry or its deletion, seen alike through another connection', async () => {

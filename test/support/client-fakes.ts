@@ -81,6 +81,7 @@ export class FakeApi implements ChatApi {
 		readiness: [],
 		listAllowedTools: [],
 		revokeAllowedTool: [],
+		importBundle: [],
 		listModels: []
 	};
 	conversations: ConversationSummary[] = [];
@@ -107,7 +108,8 @@ export class FakeApi implements ChatApi {
 			this.allowed = this.allowed.filter((t) => t.tool !== tool);
 			return this.allowed.length < before ? ok(null) : fail(404, 'NOT_FOUND', `The tool "${tool}" is not always allowed`);
 		},
-		listModels: () => ok(MODELS)
+		listModels: () => ok(MODELS),
+		importBundle: () => ok({ conversation: 'imported', checkpoints: 0 })
 	};
 
 	listConversations = (limit: number) => this.answer('listConversations', limit);
@@ -121,6 +123,7 @@ export class FakeApi implements ChatApi {
 	listAllowedTools = () => this.answer('listAllowedTools');
 	revokeAllowedTool = (tool: string) => this.answer('revokeAllowedTool', tool);
 	listModels = () => this.answer('listModels');
+	importBundle = (text: string) => this.answer('importBundle', text);
 
 	private async answer<K extends keyof ChatApi>(name: K, ...args: Parameters<ChatApi[K]>): Promise<Awaited<ReturnType<ChatApi[K]>>> {
 		(this.calls[name] as unknown[]).push(args);

@@ -11,6 +11,8 @@ import {
 	type ChatBody,
 	type ConversationDetail,
 	type ConversationPage,
+	type Decision,
+	type ImportResult,
 	type ModelList,
 	type Readiness,
 	type RunRecord,
@@ -36,6 +38,8 @@ export type ChatApi = {
 	listAllowedTools(): Promise<ApiResult<AllowedTool[]>>;
 	/** DELETE /api/allowed-tools/<tool>: 404 when the tool is not (or no longer) always allowed. */
 	revokeAllowedTool(tool: string): Promise<ApiResult<null>>;
+	/** POST /api/conversations/import with a bundle file's text, sent as it is (the server parses and checks it). */
+	importBundle(text: string): Promise<ApiResult<ImportResult>>;
 };
 
 /** POST /api/chat's bodies that start a run (the page cancels by run, POST /api/runs/:id/cancel). */
@@ -105,6 +109,8 @@ export function httpChatApi(fetchImpl: Fetch = (...args) => fetch(...args)): Cha
 			if (!res.value.success) return { ok: false, status: 200, error: { code: 'BAD_RESPONSE', message: 'The server sent a list this page cannot read.' } };
 			return { ok: true, value: res.value.data.allowed };
 		},
-		revokeAllowedTool: (tool) => call(fetchImpl, `/api/allowed-tools/${enc(tool)}`, { method: 'DELETE' }, () => null)
+		revokeAllowedTool: (tool) => call(fetchImpl, `/api/allowed-tools/${enc(tool)}`, { method: 'DELETE' }, () => null),
+		importBundle: (text) =>
+			call(fetchImpl, '/api/conversations/import', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: text }, (b) => b as ImportResult)
 	};
 }

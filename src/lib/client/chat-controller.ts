@@ -159,6 +159,15 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 		return this.list.refresh();
 	}
 
+	/** Imports a conversation bundle and opens the new conversation; the server's error when it refuses the file. */
+	async importBundle(text: string): Promise<WireError | null> {
+		const res = await this.deps.api.importBundle(text);
+		if (!res.ok) return res.error;
+		await this.refreshList();
+		await this.select(res.value.conversation);
+		return null;
+	}
+
 	/** Lists another page of older conversations. */
 	showMoreConversations(): Promise<void> {
 		return this.list.showMore();

@@ -21,6 +21,8 @@ export const API_ERROR_STATUS = {
 	BRANCH_POINT_PRUNED: 409,
 	/** POST /threads with `if_exists: "raise"` (the default) for a thread id that is taken. */
 	THREAD_EXISTS: 409,
+	/** An import asked to keep the bundle's conversation id, and a conversation has it. */
+	CONVERSATION_EXISTS: 409,
 	MESSAGE_TOO_LARGE: 413,
 	PAYLOAD_TOO_LARGE: 413,
 	/** A Host that is neither loopback nor in ALLOWED_HOSTS: what a DNS-rebinding page sends. */

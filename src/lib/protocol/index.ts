@@ -6,3 +6,4 @@ export * from './dtos';
 export * from './chat-request';
 export * from './model-id';
 export * from './uuid';
+export * from './bundle';

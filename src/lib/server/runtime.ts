@@ -12,6 +12,7 @@ import { BranchReader } from './branches/branch-reader';
 import { findForkPoint } from './runs/fork-point';
 import { ConversationService } from './conversations/conversation-service';
 import { createAgentProtocol, type AgentProtocol } from './agent-protocol/agent-protocol';
+import { ConversationBundles } from './conversations/conversation-bundles';
 import { fetchProtectedHosts } from './mcp/fetch-protected-hosts';
 import { loadMcpConfig } from './mcp/mcp-config';
 import { configuredProviders } from './models/configured-providers';
@@ -54,6 +55,8 @@ export type Runtime = {
 	conversations: ConversationService;
 	/** Assistants, threads and their states for LangGraph's SDK (agent-protocol/agent-protocol.ts). */
 	agentProtocol: AgentProtocol;
+	/** A conversation exported whole and imported (conversations/conversation-bundles.ts). */
+	bundles: ConversationBundles;
 	toolbox: Toolbox;
 	models: ModelCatalog;
 	/** What is left to do on the conversation's thread (runs/thread-work.ts). */
@@ -259,6 +262,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			storage,
 			now
 		}),
+		bundles: new ConversationBundles({ transfer: storage.transfer, checkpointer: engine.checkpointer, redactor }),
 		toolbox,
 		models,
 		threadWork: (id) => readThreadWork({ threads, storage }, id),

@@ -111,6 +111,13 @@ export const SettingsSchema = z.object({
 	READINESS_CACHE_MS: integer(0, 60_000).default(1_000),
 	SSE_READER_BACKLOG_BYTES: integer(16_384, 1_073_741_824).default(1_048_576),
 	MAX_MESSAGE_CHARS: integer(1, 10_000_000).default(32_000),
+	/**
+	 * What POST /api/conversations/import reads at most, refused (413) from Content-Length or while
+	 * counting, before parsing. The default stays under adapter-node's BODY_SIZE_LIMIT (`2M` as `npm
+	 * start` sets it), so this cap, with its JSON error, is the one a client meets; above it, raise
+	 * BODY_SIZE_LIMIT with it.
+	 */
+	MAX_IMPORT_BYTES: integer(1_024, 1_073_741_824).default(1_572_864),
 	MCP_TOOL_TIMEOUT_MS: integer(1, 3_600_000).default(60_000),
 	TOOL_RESULT_MAX_CHARS: integer(100, 10_000_000).default(20_000),
 	MCP_TOOLS_ALLOW: list.optional(),

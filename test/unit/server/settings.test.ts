@@ -199,7 +199,8 @@ describe('settings', () => {
 				MAX_QUEUED_MESSAGES: 20,
 				MAX_TOOL_CALLS_PER_STEP: 10,
 				MAX_STREAMS_PER_RUN: 10,
-				READINESS_CACHE_MS: 1000
+				READINESS_CACHE_MS: 1000,
+				MAX_IMPORT_BYTES: 1_572_864
 			});
 			expect(parseSettings({ MAX_QUEUED_MESSAGES: '0', READINESS_CACHE_MS: '0' })).toMatchObject({ MAX_QUEUED_MESSAGES: 0, READINESS_CACHE_MS: 0 });
 		});
@@ -217,7 +218,10 @@ describe('settings', () => {
 			['MAX_STREAMS_PER_RUN', 'Infinity'],
 			['READINESS_CACHE_MS', '-5'],
 			['READINESS_CACHE_MS', '60001'],
-			['READINESS_CACHE_MS', 'soon']
+			['READINESS_CACHE_MS', 'soon'],
+			['MAX_IMPORT_BYTES', '1023'],
+			['MAX_IMPORT_BYTES', '2G'],
+			['MAX_IMPORT_BYTES', '1073741825']
 		])('refuses %s=%s with a message naming it', (name, value) => {
 			expect(() => parseSettings({ [name]: value })).toThrow(new RegExp(`^Invalid settings: ${name}="${value.replace('.', '\\.')}"`));
 		});

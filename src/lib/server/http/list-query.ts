@@ -37,3 +37,13 @@ export function parseBranchesQuery(params: URLSearchParams): 'active' | 'all' {
 	}
 	return values[0];
 }
+
+/** `?keepId=` of POST /api/conversations/import: `true` keeps the bundle's conversation id, `false` (the default) gives a new one. */
+export function parseKeepIdQuery(params: URLSearchParams): boolean {
+	const values = params.getAll('keepId');
+	if (values.length === 0) return false;
+	if (values.length > 1 || (values[0] !== 'true' && values[0] !== 'false')) {
+		throw new ApiError('BAD_REQUEST', 'Invalid query "keepId": "true" or "false", once');
+	}
+	return values[0] === 'true';
+}

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { BaseCheckpointSaver, ChannelVersions, CheckpointTuple, PendingWrite } from '@langchain/langgraph-checkpoint';
-import { WRITES_IDX_MAP } from '@langchain/langgraph-checkpoint';
+import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-checkpoint';
+import { newVersionsOf, writeCalls } from '../checkpoint/thread-put';
 
 /** Every checkpoint of a thread, every namespace, oldest first: a parent always before its children (uuid6 ids sort by time). */
 async function tuplesOf(saver: BaseCheckpointSaver, threadId: string): Promise<CheckpointTuple[]> {
@@ -8,30 +8,6 @@ async function tuplesOf(saver: BaseCheckpointSaver, threadId: string): Promise<C
 	for await (const tuple of saver.list({ configurable: { thread_id: threadId } })) tuples.push(tuple);
 	const id = (t: CheckpointTuple) => t.checkpoint.id;
 	return tuples.sort((a, b) => (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
-}
-
-/** Channels whose version differs from the parent's: what the put that made the checkpoint was given. */
-function newVersionsOf(tuple: CheckpointTuple, parent: CheckpointTuple | undefined): ChannelVersions {
-	const versions = tuple.checkpoint.channel_versions;
-	const before = parent?.checkpoint.channel_versions ?? {};
-	return Object.fromEntries(Object.entries(versions).filter(([channel, v]) => before[channel] !== v));
-}
-
-/**
- * A task's writes as the putWrites calls that made them: the ordinary ones in index order, and
- * the special channels (errors, interrupts, resumes) whose index is their channel's, in a call of
- * their own so the ordinary ones keep theirs.
- */
-function writeCalls(tuple: CheckpointTuple): { taskId: string; writes: PendingWrite[] }[] {
-	const byTask = new Map<string, { ordinary: PendingWrite[]; special: PendingWrite[] }>();
-	for (const [taskId, channel, value] of tuple.pendingWrites ?? []) {
-		const task = byTask.get(taskId) ?? { ordinary: [], special: [] };
-		byTask.set(taskId, task);
-		(channel in WRITES_IDX_MAP ? task.special : task.ordinary).push([channel, value]);
-	}
-	return [...byTask].flatMap(([taskId, { ordinary, special }]) =>
-		[ordinary, special].filter((writes) => writes.length > 0).map((writes) => ({ taskId, writes }))
-	);
 }
 
 const countOf = (tuple: CheckpointTuple | undefined, taskId: string) =>
@@ -59,11 +35,11 @@ export async function copyThreadCheckpoints(source: BaseCheckpointSaver, target:
 				{ configurable: { thread_id: threadId, checkpoint_ns: ns, ...(parentId ? { checkpoint_id: parentId } : {}) } },
 				tuple.checkpoint,
 				tuple.metadata,
-				newVersionsOf(tuple, parentId ? byId.get(parentId) : undefined)
+				newVersionsOf(tuple.checkpoint, parentId ? byId.get(parentId)?.checkpoint : undefined)
 			);
 			put++;
 		}
-		for (const call of writeCalls(tuple)) {
+		for (const call of writeCalls(tuple.pendingWrites ?? [])) {
 			if (countOf(there, call.taskId) >= countOf(tuple, call.taskId)) continue;
 			await target.putWrites(at, call.writes, call.taskId);
 		}

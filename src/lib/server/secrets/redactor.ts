@@ -44,7 +44,15 @@ export class Redactor {
 	 * about: an error that quotes a request's URL quotes its credentials.
 	 */
 	redact(text: string): string {
-		let out = text.replace(URL_IN_TEXT, (url) => displayUrl(url));
+		return this.redactSecrets(text.replace(URL_IN_TEXT, (url) => displayUrl(url)));
+	}
+
+	/**
+	 * Pure given the secrets known. Only the known secrets replaced, every URL left as it is: for
+	 * a conversation's own text (a bundle), where a URL's query is content, not a credential.
+	 */
+	redactSecrets(text: string): string {
+		let out = text;
 		for (const secret of this.ordered) out = out.split(secret).join(REDACTED);
 		return out;
 	}

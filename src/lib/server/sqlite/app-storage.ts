@@ -15,6 +15,7 @@ import { ThreadStore } from './thread-store';
 import { AllowedTools } from './allowed-tools';
 import { ApprovalJournal } from './approval-journal';
 import { ToolJournal } from './tool-journal';
+import { sqliteTransferStorage } from './conversation-transfer';
 import type { AppStorage, AppStorageLimits, Claim } from '../storage/app-storage';
 
 export interface SqliteAppStorageOptions {
@@ -152,6 +153,7 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 			isLive: async (digest, now) => sessions.isLive(digest, now),
 			delete: async (digest) => sessions.delete(digest),
 			prune: async (now) => sessions.prune(now)
-		}
+		},
+		transfer: sqliteTransferStorage(db)
 	};
 }

@@ -19,6 +19,8 @@ import type { CheckedDecision, ApprovalRequest, RecordedDecision } from './appro
 import type { RunOutcome } from './run-records';
 import type { JournalEntry, JournalOutcome } from './journal-records';
 import type { ThreadFilter, ThreadMetadata, ThreadPageRequest, ThreadRecord } from './thread-records';
+import type { ConversationRecords } from './transfer-records';
+import type { ThreadCheckpoint } from '../checkpoint/thread-put';
 
 export interface AppStorageLimits {
 	/** MAX_CONCURRENT_RUNS: runs holding a claim at once, counted over every process on the database. */
@@ -242,6 +244,21 @@ export interface BranchStorage {
 	): Promise<'switched' | 'busy' | 'waiting'>;
 }
 
+/**
+ * A conversation taken out whole and put back whole, for its bundle (conversations/bundle-*.ts):
+ * its rows, and with them on the way in its checkpoints.
+ */
+export interface TransferStorage {
+	/** The conversation's row, branch head, runs (oldest first), journal and approvals; undefined for an unknown id. */
+	read(conversationId: string): Promise<ConversationRecords | undefined>;
+	/**
+	 * Creates the conversation with its rows and puts its checkpoints (parents first, as given) in
+	 * one transaction: all of it or nothing (a row refused after the puts takes them back too). No branch head moves with the puts; the records' branch
+	 * is the head. 'taken' when a conversation has the id already, and then nothing changes.
+	 */
+	create(records: ConversationRecords, checkpoints: readonly ThreadCheckpoint[]): Promise<'created' | 'taken'>;
+}
+
 /** A run whose owner died, now this instance's to judge (runs/run-recovery.ts). */
 export type OrphanedRun = { id: string; conversationId: string };
 
@@ -294,4 +311,5 @@ export interface AppStorage {
 	allowedTools: AllowedToolStorage;
 	branches: BranchStorage;
 	sessions: SessionStorage;
+	transfer: TransferStorage;
 }

@@ -12,6 +12,7 @@ import { postgresQueueStorage } from './queue-storage.js';
 import { postgresRunStorage } from './run-storage.js';
 import { postgresSessionStorage } from './session-storage.js';
 import { postgresThreadStorage } from './thread-storage.js';
+import { postgresTransferStorage } from './transfer-storage.js';
 
 /** `owner`: this instance, which owns the runs it claims and alone may write them (run-leases.ts). */
 export function postgresAppStorage(pool: pg.Pool, limits: AppStorageLimits, owner: RunOwner): AppStorage {
@@ -25,6 +26,7 @@ export function postgresAppStorage(pool: pg.Pool, limits: AppStorageLimits, owne
 		approvals: postgresApprovalStorage(pool, rules),
 		allowedTools: postgresAllowedToolStorage(pool),
 		branches: postgresBranchStorage(pool),
-		sessions: postgresSessionStorage(pool)
+		sessions: postgresSessionStorage(pool),
+		transfer: postgresTransferStorage(pool)
 	};
 }

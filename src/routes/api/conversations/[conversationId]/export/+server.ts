@@ -1,13 +1,18 @@
 import type { RequestHandler } from './$types';
 import { runtime } from '$lib/server/runtime-instance';
-import { errorResponse } from '$lib/server/http/api-error';
+import { errorResponse, jsonResponse } from '$lib/server/http/api-error';
 import { requireConversation } from '$lib/server/http/conversation-param';
 import { parseBranchesQuery } from '$lib/server/http/list-query';
 
 export const GET: RequestHandler = async ({ params, url }) => {
 	try {
-		const { conversations } = runtime();
+		const { conversations, bundles } = runtime();
 		const conversation = await requireConversation(conversations, params.conversationId);
+		if (url.searchParams.get('format') === 'bundle') {
+			return jsonResponse(await bundles.export(conversation.id), 200, {
+				'Content-Disposition': `attachment; filename="${conversation.id}.sophos.json"`
+			});
+		}
 		if (url.searchParams.get('format') === 'jsonl') {
 			const lines = await conversations.checkpointLines(conversation.id, parseBranchesQuery(url.searchParams));
 			const encoder = new TextEncoder();
