@@ -219,7 +219,23 @@ const MIGRATIONS: readonly string[] = [
 		digest text PRIMARY KEY,
 		expires_at timestamptz NOT NULL
 	);
-	CREATE INDEX sessions_by_expiry ON sessions (expires_at);`
+	CREATE INDEX sessions_by_expiry ON sessions (expires_at);`,
+	// Issue 24: OAuth sign-ins to remote MCP servers (mcp/oauth/), shared by every instance; a
+	// sign-in under way lives until its callback or its expiry.
+	`CREATE TABLE mcp_auth (
+		server text PRIMARY KEY,
+		client text,
+		tokens text,
+		expires_at timestamptz,
+		updated_at timestamptz NOT NULL
+	);
+	CREATE TABLE mcp_sign_ins (
+		state text PRIMARY KEY,
+		server text NOT NULL,
+		verifier text NOT NULL,
+		redirect_uri text NOT NULL,
+		expires_at timestamptz NOT NULL
+	);`
 ];
 
 /** Any number of instances may start at once: the first to take this lock migrates, the rest wait. */

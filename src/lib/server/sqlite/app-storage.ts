@@ -11,6 +11,7 @@ import { commitDurably } from './durable-commit';
 import { MessageQueue } from './message-queue';
 import { RunStore } from './run-store';
 import { SessionStore } from './session-store';
+import { sqliteMcpAuthStorage } from './mcp-auth-store';
 import { AllowedTools } from './allowed-tools';
 import { ApprovalJournal } from './approval-journal';
 import { ToolJournal } from './tool-journal';
@@ -143,6 +144,7 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 			isLive: async (digest, now) => sessions.isLive(digest, now),
 			delete: async (digest) => sessions.delete(digest),
 			prune: async (now) => sessions.prune(now)
-		}
+		},
+		mcpAuth: sqliteMcpAuthStorage(db)
 	};
 }

@@ -213,6 +213,25 @@ export const MIGRATIONS: readonly Migration[] = [
 		expires_at TEXT NOT NULL
 	);
 	CREATE INDEX sessions_by_expiry ON sessions (expires_at);`
+	},
+	{
+		// Issue 24: OAuth sign-ins to remote MCP servers (mcp/oauth/), kept in the database rather
+		// than in files beside mcp.json; a sign-in under way lives until its callback or its expiry.
+		name: 'OAuth sign-ins to remote MCP servers',
+		up: `CREATE TABLE mcp_auth (
+		server TEXT PRIMARY KEY,
+		client TEXT,
+		tokens TEXT,
+		expires_at TEXT,
+		updated_at TEXT NOT NULL
+	);
+	CREATE TABLE mcp_sign_ins (
+		state TEXT PRIMARY KEY,
+		server TEXT NOT NULL,
+		verifier TEXT NOT NULL,
+		redirect_uri TEXT NOT NULL,
+		expires_at TEXT NOT NULL
+	);`
 	}
 ];
 

@@ -8,6 +8,7 @@ import { postgresApprovalStorage } from './approval-storage.js';
 import { postgresBranchStorage } from './branch-storage.js';
 import { postgresConversationStorage } from './conversation-storage.js';
 import { postgresJournalStorage } from './journal-storage.js';
+import { postgresMcpAuthStorage } from './mcp-auth-storage.js';
 import { postgresQueueStorage } from './queue-storage.js';
 import { postgresRunStorage } from './run-storage.js';
 import { postgresSessionStorage } from './session-storage.js';
@@ -23,6 +24,7 @@ export function postgresAppStorage(pool: pg.Pool, limits: AppStorageLimits, owne
 		approvals: postgresApprovalStorage(pool, rules),
 		allowedTools: postgresAllowedToolStorage(pool),
 		branches: postgresBranchStorage(pool),
-		sessions: postgresSessionStorage(pool)
+		sessions: postgresSessionStorage(pool),
+		mcpAuth: postgresMcpAuthStorage(pool)
 	};
 }
