@@ -461,11 +461,12 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			await storage.mcpAuth.beginSignIn('state-1', pending, T(30));
 			await storage.mcpAuth.beginSignIn('state-2', { ...pending, verifier: 'v2' }, T(10));
 			await expect(storage.mcpAuth.beginSignIn('state-1', pending, T(30))).rejects.toThrow();
-			const [first, second] = await Promise.all([storage.mcpAuth.takeSignIn('state-1', T(5)), opened.other.mcpAuth.takeSignIn('state-1', T(5))]);
+			expect(await storage.mcpAuth.takeSignIn('state-1', 'other-server', T(5))).toBeUndefined();
+			const [first, second] = await Promise.all([storage.mcpAuth.takeSignIn('state-1', 'docs', T(5)), opened.other.mcpAuth.takeSignIn('state-1', 'docs', T(5))]);
 			expect([first, second].filter(Boolean)).toEqual([pending]);
-			expect(await storage.mcpAuth.takeSignIn('state-2', T(10))).toBeUndefined();
-			expect(await storage.mcpAuth.takeSignIn('state-2', T(0))).toBeUndefined();
-			expect(await storage.mcpAuth.takeSignIn('unknown', T(0))).toBeUndefined();
+			expect(await storage.mcpAuth.takeSignIn('state-2', 'docs', T(10))).toBeUndefined();
+			expect(await storage.mcpAuth.takeSignIn('state-2', 'docs', T(0))).toBeUndefined();
+			expect(await storage.mcpAuth.takeSignIn('unknown', 'docs', T(0))).toBeUndefined();
 		});
 
 		it('refreshes under a lock: a second refresh waits and sees the first one\'s tokens; a failed one forgets them', async () => {

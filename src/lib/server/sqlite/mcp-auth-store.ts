@@ -20,8 +20,8 @@ export function sqliteMcpAuthStorage(db: Database.Database): McpAuthStorage {
 	const clearTokens = db.prepare('UPDATE mcp_auth SET tokens = NULL, expires_at = NULL WHERE server = ? AND tokens IS NOT NULL');
 	const remove = db.prepare('DELETE FROM mcp_auth WHERE server = ?');
 	const insertSignIn = db.prepare('INSERT INTO mcp_sign_ins (state, server, verifier, redirect_uri, expires_at) VALUES (?, ?, ?, ?, ?)');
-	const takeOne = db.prepare<[string, string], { server: string; verifier: string; redirect_uri: string }>(
-		'DELETE FROM mcp_sign_ins WHERE state = ? AND expires_at > ? RETURNING server, verifier, redirect_uri'
+	const takeOne = db.prepare<[string, string, string], { server: string; verifier: string; redirect_uri: string }>(
+		'DELETE FROM mcp_sign_ins WHERE state = ? AND server = ? AND expires_at > ? RETURNING server, verifier, redirect_uri'
 	);
 	const dropExpired = db.prepare('DELETE FROM mcp_sign_ins WHERE expires_at <= ?');
 	const locks = new Map<string, Promise<unknown>>();
@@ -37,9 +37,9 @@ export function sqliteMcpAuthStorage(db: Database.Database): McpAuthStorage {
 		saveTokens: async (server, tokens, expiresAt, now) => void upsertTokens.run(server, tokens, expiresAt, now),
 		forget: async (server, what) => (what === 'all' ? remove.run(server) : clearTokens.run(server)).changes > 0,
 		beginSignIn: async (state, p: PendingSignIn, expiresAt) => void insertSignIn.run(state, p.server, p.verifier, p.redirectUri, expiresAt),
-		async takeSignIn(state, now) {
+		async takeSignIn(state, server, now) {
 			const row = db.transaction(() => {
-				const taken = takeOne.get(state, now);
+				const taken = takeOne.get(state, server, now);
 				dropExpired.run(now);
 				return taken;
 			})();

@@ -286,10 +286,11 @@ export interface McpAuthStorage {
 	/** Remembers a sign-in begun, until `expiresAt`. */
 	beginSignIn(state: string, pending: PendingSignIn, expiresAt: string): Promise<void>;
 	/**
-	 * Takes the sign-in `state` names, once: a second take of the same state (a replayed callback),
-	 * an unknown or expired one is undefined. Expired ones are dropped on the way.
+	 * Takes the sign-in of `server` that `state` names, once: a second take of the same state (a
+	 * replayed callback), an unknown or expired one, or one begun for another server is undefined,
+	 * and leaves every sign-in as it was. Expired ones are dropped on the way.
 	 */
-	takeSignIn(state: string, now: string): Promise<PendingSignIn | undefined>;
+	takeSignIn(state: string, server: string, now: string): Promise<PendingSignIn | undefined>;
 	/**
 	 * Runs `decide` on the server's record while holding its refresh lock, across every process on the
 	 * database, and writes what it decides before the lock is let go: a second instance that wanted

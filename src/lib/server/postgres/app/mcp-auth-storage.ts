@@ -54,11 +54,11 @@ export function postgresMcpAuthStorage(pool: pg.Pool): McpAuthStorage {
 			]);
 		},
 
-		async takeSignIn(state, now) {
+		async takeSignIn(state, server, now) {
 			// One statement: of two callbacks with the same state, one deletes the row and the other finds none.
 			const { rows } = await pool.query<{ server: string; verifier: string; redirect_uri: string }>(
-				`DELETE FROM mcp_sign_ins WHERE state = $1 AND expires_at > $2 RETURNING server, verifier, redirect_uri`,
-				[state, now]
+				`DELETE FROM mcp_sign_ins WHERE state = $1 AND server = $2 AND expires_at > $3 RETURNING server, verifier, redirect_uri`,
+				[state, server, now]
 			);
 			await pool.query(`DELETE FROM mcp_sign_ins WHERE expires_at <= $1`, [now]);
 			const row = rows[0];
