@@ -32,6 +32,8 @@ export const API_ERROR_STATUS = {
 	/** MAX_STREAMS_PER_RUN streams already follow this run. */
 	TOO_MANY_STREAMS: 429,
 	INTERNAL_ERROR: 500,
+	/** A sign-in to a remote MCP server could not begin: its authorization server could not be found or reached, or refused to register Sophos. */
+	MCP_SIGN_IN_FAILED: 502,
 	SHUTTING_DOWN: 503,
 	/** The database (PostgreSQL) cannot be reached now: stopped, restarting or cut off. Try again once it is back. */
 	DATABASE_UNAVAILABLE: 503

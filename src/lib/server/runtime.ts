@@ -17,6 +17,8 @@ import { configuredProviders } from './models/configured-providers';
 import { ModelCatalog } from './models/model-catalog';
 import { loadModelsConfig } from './models/models-config';
 import { Toolbox } from './mcp/toolbox';
+import { McpSignIn } from './mcp/oauth/mcp-sign-in';
+import { ServerOAuth } from './mcp/oauth/server-oauth';
 import { runToolStep } from './tools/tool-step';
 import { autoResume, type AutoResumeParts } from './runs/auto-resume';
 import { carryOnFor } from './runs/carried-stream';
@@ -48,6 +50,8 @@ export type Runtime = {
 	/** Detail, runs, branch switch, exports and deletion of a conversation (conversations/conversation-service.ts). */
 	conversations: ConversationService;
 	toolbox: Toolbox;
+	/** OAuth sign-in, callback and sign-out of remote MCP servers (mcp/oauth/mcp-sign-in.ts). */
+	mcpSignIn: McpSignIn;
 	models: ModelCatalog;
 	/** What is left to do on the conversation's thread (runs/thread-work.ts). */
 	threadWork: (conversationId: string) => Promise<ThreadWork>;
@@ -103,6 +107,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		allow: settings.MCP_TOOLS_ALLOW,
 		deny: settings.MCP_TOOLS_DENY,
 		approval: settings.TOOL_APPROVAL,
+		oauth: (name, c) => new ServerOAuth({ server: name, url: c.url, settings: c.oauth, storage: storage.mcpAuth, log: logLine }),
 		log: logLine
 	});
 
@@ -225,6 +230,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		runService,
 		conversations: new ConversationService({ threads, storage, branchReader, checkpointer }),
 		toolbox,
+		mcpSignIn: new McpSignIn(toolbox),
 		models,
 		threadWork: (id) => readThreadWork({ threads, storage }, id),
 		turn: () => loop.turn(),
