@@ -3,7 +3,7 @@
 // OAUTH_MCP_PORT and OAUTH_AUTH_PORT on 127.0.0.1.
 // For the test: POST /admin/expire ends every access token; POST /admin/token-endpoint?mode=
 // `ok` | `error` (500 with an OAuth error) | `garbage` (200 with a body that is no token);
-// GET /admin/stats counts code exchanges and refreshes.
+// GET /admin/stats counts code exchanges and refreshes; GET /admin/tokens lists every token issued.
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { z } from 'zod';
@@ -28,6 +28,8 @@ const codes = new Map<string, { clientId: string; challenge: string }>();
 const access = new Map<string, { clientId: string; expiresAt: number }>();
 const refresh = new Map<string, string>();
 const stats = { exchanges: 0, refreshes: 0, refusedRefreshes: 0 };
+/** Every access and refresh token given out, for the test to look for where none may be. */
+const issued: string[] = [];
 let tokenMode: 'ok' | 'error' | 'garbage' = 'ok';
 
 function issue(clientId: string, tokenSeconds: number) {
@@ -35,6 +37,7 @@ function issue(clientId: string, tokenSeconds: number) {
 	const refreshToken = randomUUID();
 	access.set(token, { clientId, expiresAt: Date.now() + tokenSeconds * 1000 });
 	refresh.set(refreshToken, clientId);
+	issued.push(token, refreshToken);
 	return { access_token: token, token_type: 'bearer', expires_in: tokenSeconds, refresh_token: refreshToken };
 }
 
@@ -98,6 +101,7 @@ auth.post('/admin/token-endpoint', (req, res) => {
 	res.json({ ok: true });
 });
 auth.get('/admin/stats', (_req, res) => res.json(stats));
+auth.get('/admin/tokens', (_req, res) => res.json([...issued]));
 auth.post('/token', (_req, res, next) => {
 	if (tokenMode === 'error') return void res.status(500).json({ error: 'server_error', error_description: 'the token endpoint is broken' });
 	if (tokenMode === 'garbage') return void res.status(200).type('text/plain').send('<html>not a token</html>');

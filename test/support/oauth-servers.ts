@@ -61,7 +61,7 @@ export class OAuthServer {
 	}
 
 	/** The fixture's test controls (oauth-mcp-server.ts). */
-	async admin(pathname: string, method: 'GET' | 'POST' = 'POST'): Promise<Record<string, number>> {
+	async admin<T = Record<string, number>>(pathname: string, method: 'GET' | 'POST' = 'POST'): Promise<T> {
 		return (await fetch(this.authUrl + pathname, { method })).json();
 	}
 
