@@ -81,6 +81,7 @@ export class FakeApi implements ChatApi {
 		readiness: [],
 		listAllowedTools: [],
 		revokeAllowedTool: [],
+		signOutMcpServer: [],
 		listModels: []
 	};
 	conversations: ConversationSummary[] = [];
@@ -107,6 +108,7 @@ export class FakeApi implements ChatApi {
 			this.allowed = this.allowed.filter((t) => t.tool !== tool);
 			return this.allowed.length < before ? ok(null) : fail(404, 'NOT_FOUND', `The tool "${tool}" is not always allowed`);
 		},
+		signOutMcpServer: () => ok(null),
 		listModels: () => ok(MODELS)
 	};
 
@@ -120,6 +122,7 @@ export class FakeApi implements ChatApi {
 	readiness = () => this.answer('readiness');
 	listAllowedTools = () => this.answer('listAllowedTools');
 	revokeAllowedTool = (tool: string) => this.answer('revokeAllowedTool', tool);
+	signOutMcpServer = (server: string) => this.answer('signOutMcpServer', server);
 	listModels = () => this.answer('listModels');
 
 	private async answer<K extends keyof ChatApi>(name: K, ...args: Parameters<ChatApi[K]>): Promise<Awaited<ReturnType<ChatApi[K]>>> {

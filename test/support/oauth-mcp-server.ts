@@ -5,7 +5,7 @@
 // `ok` | `error` (500 with an OAuth error) | `garbage` (200 with a body that is no token);
 // GET /admin/stats counts code exchanges and refreshes; GET /admin/tokens lists every token issued.
 import { randomUUID } from 'node:crypto';
-import express from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -44,9 +44,11 @@ function issue(clientId: string, tokenSeconds: number) {
 const provider: OAuthServerProvider = {
 	clientsStore: {
 		getClient: async (id) => clients.get(id),
+		// The SDK's registration handler gives the client its id before it is stored.
 		registerClient: async (client) => {
-			clients.set(client.client_id, client as OAuthClientInformationFull);
-			return client as OAuthClientInformationFull;
+			const full = client as OAuthClientInformationFull;
+			clients.set(full.client_id, full);
+			return full;
 		}
 	},
 	async authorize(client, params: AuthorizationParams, res) {
@@ -92,17 +94,17 @@ const provider: OAuthServerProvider = {
 };
 
 const auth = express();
-auth.post('/admin/expire', (_req, res) => {
+auth.post('/admin/expire', (_req: Request, res: Response) => {
 	for (const entry of access.values()) entry.expiresAt = 0;
 	res.json({ ok: true });
 });
-auth.post('/admin/token-endpoint', (req, res) => {
+auth.post('/admin/token-endpoint', (req: Request, res: Response) => {
 	tokenMode = z.enum(['ok', 'error', 'garbage']).parse(req.query.mode);
 	res.json({ ok: true });
 });
-auth.get('/admin/stats', (_req, res) => res.json(stats));
-auth.get('/admin/tokens', (_req, res) => res.json([...issued]));
-auth.post('/token', (_req, res, next) => {
+auth.get('/admin/stats', (_req: Request, res: Response) => res.json(stats));
+auth.get('/admin/tokens', (_req: Request, res: Response) => res.json([...issued]));
+auth.post('/token', (_req: Request, res: Response, next: NextFunction) => {
 	if (tokenMode === 'error') return void res.status(500).json({ error: 'server_error', error_description: 'the token endpoint is broken' });
 	if (tokenMode === 'garbage') return void res.status(200).type('text/plain').send('<html>not a token</html>');
 	next();
@@ -114,7 +116,7 @@ const app = express();
 app.use(express.json());
 app.use(mcpAuthMetadataRouter({ oauthMetadata: createOAuthMetadata({ provider, issuerUrl: authUrl }), resourceServerUrl: mcpUrl }));
 const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) });
-app.all('/mcp', bearer, async (req, res) => {
+app.all('/mcp', bearer, async (req: Request, res: Response) => {
 	// Stateless: every request its own server and transport, so a refreshed token needs no new session.
 	const server = new McpServer({ name: 'oauth-fixture', version: '1.0.0' });
 	server.registerTool('whoami', { description: 'Who the token belongs to', inputSchema: {}, annotations: { readOnlyHint: true } }, async (_args, extra) => ({

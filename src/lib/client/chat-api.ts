@@ -36,6 +36,8 @@ export type ChatApi = {
 	listAllowedTools(): Promise<ApiResult<AllowedTool[]>>;
 	/** DELETE /api/allowed-tools/<tool>: 404 when the tool is not (or no longer) always allowed. */
 	revokeAllowedTool(tool: string): Promise<ApiResult<null>>;
+	/** POST /api/mcp/<server>/sign-out: forgets the remote server's OAuth tokens. */
+	signOutMcpServer(server: string): Promise<ApiResult<null>>;
 };
 
 /**
@@ -113,6 +115,7 @@ export function httpChatApi(fetchImpl: Fetch = (...args) => fetch(...args)): Cha
 			if (!res.value.success) return { ok: false, status: 200, error: { code: 'BAD_RESPONSE', message: 'The server sent a list this page cannot read.' } };
 			return { ok: true, value: res.value.data.allowed };
 		},
-		revokeAllowedTool: (tool) => call(fetchImpl, `/api/allowed-tools/${enc(tool)}`, { method: 'DELETE' }, () => null)
+		revokeAllowedTool: (tool) => call(fetchImpl, `/api/allowed-tools/${enc(tool)}`, { method: 'DELETE' }, () => null),
+		signOutMcpServer: (server) => call(fetchImpl, `/api/mcp/${enc(server)}/sign-out`, json({}), () => null)
 	};
 }
