@@ -469,17 +469,22 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			expect(await storage.mcpAuth.takeSignIn('unknown', 'docs', T(0))).toBeUndefined();
 		});
 
-		it('refreshes under a lock: a second refresh waits and sees the first one\'s tokens; a failed one forgets them', async () => {
+		it('refreshes under a lock: a second refresh, through another connection, waits and sees the first one\'s tokens; a failed one changes nothing', async () => {
 			await storage.mcpAuth.saveTokens('docs', 'old', T(10), T(0));
 			let release!: () => void;
+			let entered!: () => void;
 			const held = new Promise<void>((r) => (release = r));
+			const inside = new Promise<void>((r) => (entered = r));
 			const seen: (string | null | undefined)[] = [];
 			const first = storage.mcpAuth.refreshUnderLock('docs', T(1), async (current) => {
 				seen.push(current?.tokens);
+				entered();
 				await held;
 				return { tokens: 'new', expiresAt: T(70) };
 			});
-			const second = storage.mcpAuth.refreshUnderLock('docs', T(1), async (current) => {
+			// The first holds the lock; the second asks through another connection, as another instance would.
+			await inside;
+			const second = opened.other.mcpAuth.refreshUnderLock('docs', T(1), async (current) => {
 				seen.push(current?.tokens);
 				return current?.tokens === 'old' ? { tokens: 'newer', expiresAt: T(80) } : 'keep';
 			});

@@ -2,7 +2,8 @@
 // MCP SDK's demo one does not), built from the SDK's own server pieces. Run as a child process:
 // OAUTH_MCP_PORT and OAUTH_AUTH_PORT on 127.0.0.1.
 // For the test: POST /admin/expire ends every access token; POST /admin/token-endpoint?mode=
-// `ok` | `error` (500 with an OAuth error) | `garbage` (200 with a body that is no token);
+// `ok` | `error` (500 with an OAuth error) | `garbage` (200 with a body that is no token) | `hold`
+// (each request waits for POST /admin/release; GET /admin/held answers once one waits);
 // GET /admin/stats counts code exchanges and refreshes; GET /admin/tokens lists every token issued.
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -30,7 +31,10 @@ const refresh = new Map<string, string>();
 const stats = { exchanges: 0, refreshes: 0, refusedRefreshes: 0 };
 /** Every access and refresh token given out, for the test to look for where none may be. */
 const issued: string[] = [];
-let tokenMode: 'ok' | 'error' | 'garbage' = 'ok';
+let tokenMode: 'ok' | 'error' | 'garbage' | 'hold' = 'ok';
+/** In `hold` mode, token requests wait here until POST /admin/release; GET /admin/held answers once one waits. */
+const held: (() => void)[] = [];
+const heldWaiters: (() => void)[] = [];
 
 function issue(clientId: string, tokenSeconds: number) {
 	const token = randomUUID();
@@ -99,12 +103,26 @@ auth.post('/admin/expire', (_req: Request, res: Response) => {
 	res.json({ ok: true });
 });
 auth.post('/admin/token-endpoint', (req: Request, res: Response) => {
-	tokenMode = z.enum(['ok', 'error', 'garbage']).parse(req.query.mode);
+	tokenMode = z.enum(['ok', 'error', 'garbage', 'hold']).parse(req.query.mode);
+	res.json({ ok: true });
+});
+auth.get('/admin/held', (_req: Request, res: Response) => {
+	if (held.length) return void res.json({ held: held.length });
+	heldWaiters.push(() => res.json({ held: held.length }));
+});
+auth.post('/admin/release', (_req: Request, res: Response) => {
+	tokenMode = 'ok';
+	for (const release of held.splice(0)) release();
 	res.json({ ok: true });
 });
 auth.get('/admin/stats', (_req: Request, res: Response) => res.json(stats));
 auth.get('/admin/tokens', (_req: Request, res: Response) => res.json([...issued]));
 auth.post('/token', (_req: Request, res: Response, next: NextFunction) => {
+	if (tokenMode === 'hold') {
+		held.push(next);
+		for (const waiter of heldWaiters.splice(0)) waiter();
+		return;
+	}
 	if (tokenMode === 'error') return void res.status(500).json({ error: 'server_error', error_description: 'the token endpoint is broken' });
 	if (tokenMode === 'garbage') return void res.status(200).type('text/plain').send('<html>not a token</html>');
 	next();

@@ -4,9 +4,12 @@ import type { McpAuthRecord, McpAuthStorage, PendingSignIn } from '../storage/ap
 type Row = { client: string | null; tokens: string | null; expires_at: string | null };
 
 /**
- * OAuth sign-ins to remote MCP servers (storage/app-storage.ts McpAuthStorage) on the SQLite file.
- * One process owns the file, so the refresh lock is a queue per server in this process.
+ * The refresh lock: one process owns the file, so it is a queue per file and server in this process,
+ * shared by every connection to the file (a second storage on it, as the tests open).
  */
+const locks = new Map<string, Promise<unknown>>();
+
+/** OAuth sign-ins to remote MCP servers (storage/app-storage.ts McpAuthStorage) on the SQLite file. */
 export function sqliteMcpAuthStorage(db: Database.Database): McpAuthStorage {
 	const select = db.prepare<[string], Row>('SELECT client, tokens, expires_at FROM mcp_auth WHERE server = ?');
 	const upsertClient = db.prepare(
@@ -24,7 +27,6 @@ export function sqliteMcpAuthStorage(db: Database.Database): McpAuthStorage {
 		'DELETE FROM mcp_sign_ins WHERE state = ? AND server = ? AND expires_at > ? RETURNING server, verifier, redirect_uri'
 	);
 	const dropExpired = db.prepare('DELETE FROM mcp_sign_ins WHERE expires_at <= ?');
-	const locks = new Map<string, Promise<unknown>>();
 
 	const get = (server: string): McpAuthRecord | undefined => {
 		const row = select.get(server);
@@ -46,14 +48,15 @@ export function sqliteMcpAuthStorage(db: Database.Database): McpAuthStorage {
 			return row && { server: row.server, verifier: row.verifier, redirectUri: row.redirect_uri };
 		},
 		refreshUnderLock(server, now, decide) {
-			const turn = (locks.get(server) ?? Promise.resolve()).catch(() => {}).then(async () => {
+			const key = `${db.name}\0${server}`;
+			const turn = (locks.get(key) ?? Promise.resolve()).catch(() => {}).then(async () => {
 				const decided = await decide(get(server));
 				if (decided === 'forget') clearTokens.run(server);
 				else if (decided !== 'keep') upsertTokens.run(server, decided.tokens, decided.expiresAt, now);
 				return get(server);
 			});
-			locks.set(server, turn);
-			void turn.finally(() => locks.get(server) === turn && locks.delete(server)).catch(() => {});
+			locks.set(key, turn);
+			void turn.finally(() => locks.get(key) === turn && locks.delete(key)).catch(() => {});
 			return turn;
 		}
 	};
