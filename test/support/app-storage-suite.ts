@@ -506,5 +506,61 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 		});
 
 		describeThreadStorage(() => opened);
+		it('keeps a remote server\'s client and tokens, seen through another connection, and forgets them', async () => {
+			expect(await storage.mcpAuth.get('docs')).toBeUndefined();
+			await storage.mcpAuth.saveClient('docs', '{"client_id":"c"}', T(1));
+			await storage.mcpAuth.saveTokens('docs', '{"access_token":"a"}', T(60), T(2));
+			expect(await opened.other.mcpAuth.get('docs')).toEqual({ client: '{"client_id":"c"}', tokens: '{"access_token":"a"}', expiresAt: T(60) });
+			await storage.mcpAuth.saveTokens('docs', '{"access_token":"b"}', null, T(3));
+			expect(await storage.mcpAuth.get('docs')).toEqual({ client: '{"client_id":"c"}', tokens: '{"access_token":"b"}', expiresAt: null });
+			expect(await opened.other.mcpAuth.forget('docs', 'tokens')).toBe(true);
+			expect(await storage.mcpAuth.forget('docs', 'tokens')).toBe(false);
+			expect(await storage.mcpAuth.get('docs')).toEqual({ client: '{"client_id":"c"}', tokens: null, expiresAt: null });
+			expect(await storage.mcpAuth.forget('docs', 'all')).toBe(true);
+			expect(await storage.mcpAuth.get('docs')).toBeUndefined();
+		});
+
+		it('gives a sign-in back once for its state, never after its expiry, whichever connection takes it', async () => {
+			const pending = { server: 'docs', verifier: 'v1', redirectUri: 'http://127.0.0.1/api/mcp/oauth/callback' };
+			await storage.mcpAuth.beginSignIn('state-1', pending, T(30));
+			await storage.mcpAuth.beginSignIn('state-2', { ...pending, verifier: 'v2' }, T(10));
+			await expect(storage.mcpAuth.beginSignIn('state-1', pending, T(30))).rejects.toThrow();
+			expect(await storage.mcpAuth.takeSignIn('state-1', 'other-server', T(5))).toBeUndefined();
+			const [first, second] = await Promise.all([storage.mcpAuth.takeSignIn('state-1', 'docs', T(5)), opened.other.mcpAuth.takeSignIn('state-1', 'docs', T(5))]);
+			expect([first, second].filter(Boolean)).toEqual([pending]);
+			expect(await storage.mcpAuth.takeSignIn('state-2', 'docs', T(10))).toBeUndefined();
+			expect(await storage.mcpAuth.takeSignIn('state-2', 'docs', T(0))).toBeUndefined();
+			expect(await storage.mcpAuth.takeSignIn('unknown', 'docs', T(0))).toBeUndefined();
+		});
+
+		it('refreshes under a lock: a second refresh, through another connection, waits and sees the first one\'s tokens; a failed one changes nothing', async () => {
+			await storage.mcpAuth.saveTokens('docs', 'old', T(10), T(0));
+			let release!: () => void;
+			let entered!: () => void;
+			const held = new Promise<void>((r) => (release = r));
+			const inside = new Promise<void>((r) => (entered = r));
+			const seen: (string | null | undefined)[] = [];
+			const first = storage.mcpAuth.refreshUnderLock('docs', T(1), async (current) => {
+				seen.push(current?.tokens);
+				entered();
+				await held;
+				return { tokens: 'new', expiresAt: T(70) };
+			});
+			// The first holds the lock; the second asks through another connection, as another instance would.
+			await inside;
+			const second = opened.other.mcpAuth.refreshUnderLock('docs', T(1), async (current) => {
+				seen.push(current?.tokens);
+				return current?.tokens === 'old' ? { tokens: 'newer', expiresAt: T(80) } : 'keep';
+			});
+			release();
+			expect(await first).toMatchObject({ tokens: 'new', expiresAt: T(70) });
+			expect(await second).toMatchObject({ tokens: 'new', expiresAt: T(70) });
+			expect(seen).toEqual(['old', 'new']);
+			await expect(storage.mcpAuth.refreshUnderLock('docs', T(2), async () => Promise.reject(new Error('token endpoint down')))).rejects.toThrow(
+				'token endpoint down'
+			);
+			expect(await storage.mcpAuth.get('docs')).toMatchObject({ tokens: 'new' });
+			expect(await opened.other.mcpAuth.refreshUnderLock('docs', T(3), async () => 'forget')).toMatchObject({ tokens: null, expiresAt: null });
+		});
 	});
 }

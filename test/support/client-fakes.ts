@@ -82,6 +82,7 @@ export class FakeApi implements ChatApi {
 		listAllowedTools: [],
 		revokeAllowedTool: [],
 		importBundle: [],
+		signOutMcpServer: [],
 		listModels: []
 	};
 	conversations: ConversationSummary[] = [];
@@ -108,6 +109,7 @@ export class FakeApi implements ChatApi {
 			this.allowed = this.allowed.filter((t) => t.tool !== tool);
 			return this.allowed.length < before ? ok(null) : fail(404, 'NOT_FOUND', `The tool "${tool}" is not always allowed`);
 		},
+		signOutMcpServer: () => ok(null),
 		listModels: () => ok(MODELS),
 		importBundle: () => ok({ conversation: 'imported', checkpoints: 0 })
 	};
@@ -122,6 +124,7 @@ export class FakeApi implements ChatApi {
 	readiness = () => this.answer('readiness');
 	listAllowedTools = () => this.answer('listAllowedTools');
 	revokeAllowedTool = (tool: string) => this.answer('revokeAllowedTool', tool);
+	signOutMcpServer = (server: string) => this.answer('signOutMcpServer', server);
 	listModels = () => this.answer('listModels');
 	importBundle = (text: string) => this.answer('importBundle', text);
 

@@ -40,6 +40,8 @@ export type ChatApi = {
 	revokeAllowedTool(tool: string): Promise<ApiResult<null>>;
 	/** POST /api/conversations/import with a bundle file's text, sent as it is (the server parses and checks it). */
 	importBundle(text: string): Promise<ApiResult<ImportResult>>;
+	/** POST /api/mcp/<server>/sign-out: forgets the remote server's OAuth tokens. */
+	signOutMcpServer(server: string): Promise<ApiResult<null>>;
 };
 
 /** POST /api/chat's bodies that start a run (the page cancels by run, POST /api/runs/:id/cancel). */
@@ -111,6 +113,7 @@ export function httpChatApi(fetchImpl: Fetch = (...args) => fetch(...args)): Cha
 		},
 		revokeAllowedTool: (tool) => call(fetchImpl, `/api/allowed-tools/${enc(tool)}`, { method: 'DELETE' }, () => null),
 		importBundle: (text) =>
-			call(fetchImpl, '/api/conversations/import', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: text }, (b) => b as ImportResult)
+			call(fetchImpl, '/api/conversations/import', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: text }, (b) => b as ImportResult),
+		signOutMcpServer: (server) => call(fetchImpl, `/api/mcp/${enc(server)}/sign-out`, json({}), () => null)
 	};
 }

@@ -174,6 +174,12 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 	}
 
 	/** Readiness and the model list together: a provider that came back brings its models. */
+	/** Signs out of a remote MCP server, then reads readiness again, which now offers its sign-in. */
+	async signOutMcpServer(server: string): Promise<void> {
+		await this.deps.api.signOutMcpServer(server);
+		await this.checkReadiness();
+	}
+
 	async checkReadiness(): Promise<void> {
 		const [res, models] = await Promise.all([this.deps.api.readiness(), this.deps.api.listModels()]);
 		this.set({ readiness: res.ok && isReadiness(res.value) ? res.value : null });

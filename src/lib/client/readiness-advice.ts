@@ -6,7 +6,8 @@
  */
 import type { ProviderKind, Readiness } from '../protocol';
 
-export type Advice = { key: string; title: string; detail: string; fix: string };
+/** `link`: a page of Sophos that does the fix (a remote server's sign-in), opened in this tab. */
+export type Advice = { key: string; title: string; detail: string; fix: string; link?: { href: string; label: string } };
 
 /** What brings a provider's server up, by the kind of server it is. */
 const PROVIDER_FIX: Record<ProviderKind, string> = {
@@ -52,6 +53,16 @@ export function readinessAdvice(readiness: Readiness | null): Advice[] {
 		});
 	}
 	for (const [name, check] of Object.entries(mcp ?? {})) {
+		if (check.status === 'sign-in' && check.signIn) {
+			advice.push({
+				key: `mcp:${name}`,
+				title: `Tool server "${name}" needs sign-in: runs go on without its tools`,
+				detail: '',
+				fix: 'Sign in with its account; Sophos keeps the sign-in until you sign out.',
+				link: { href: check.signIn, label: `Sign in to ${name}` }
+			});
+			continue;
+		}
 		if (check.status !== 'error') continue;
 		advice.push({
 			key: `mcp:${name}`,

@@ -183,6 +183,20 @@ export type ProviderKind = z.infer<typeof ProviderKindSchema>;
 export const ProviderCheckSchema = CheckSchema.extend({ kind: ProviderKindSchema });
 export type ProviderCheck = z.infer<typeof ProviderCheckSchema>;
 
+/**
+ * One MCP server: `sign-in` when it is a remote server that wants an OAuth sign-in, which a person
+ * begins by opening `signIn` (a path on Sophos) in the browser.
+ */
+export const McpCheckSchema = z.object({
+	status: z.enum(['ok', 'error', 'starting', 'sign-in']),
+	message: z.string().optional(),
+	tools: z.number().int(),
+	signIn: z.string().optional(),
+	/** Connected with an OAuth token, so the page offers to sign out of it. */
+	oauth: z.boolean().optional()
+});
+export type McpCheck = z.infer<typeof McpCheckSchema>;
+
 export const ReadinessSchema = z.object({
 	status: z.enum(['ok', 'error']),
 	message: z.string().optional(),
@@ -193,7 +207,7 @@ export const ReadinessSchema = z.object({
 		model: CheckSchema,
 		/** Each configured model provider: could its models be listed. */
 		providers: z.record(z.string(), ProviderCheckSchema),
-		mcp: z.record(z.string(), CheckSchema.extend({ tools: z.number().int() }))
+		mcp: z.record(z.string(), McpCheckSchema)
 	})
 });
 export type Readiness = z.infer<typeof ReadinessSchema>;

@@ -42,6 +42,8 @@ export const API_ERROR_STATUS = {
 	INTERNAL_ERROR: 500,
 	/** A part of the LangGraph Agent Server protocol Sophos does not do (crons, store, state updates). */
 	NOT_IMPLEMENTED: 501,
+	/** A sign-in to a remote MCP server could not begin: its authorization server could not be found or reached, or refused to register Sophos. */
+	MCP_SIGN_IN_FAILED: 502,
 	SHUTTING_DOWN: 503,
 	/** The database (PostgreSQL) cannot be reached now: stopped, restarting or cut off. Try again once it is back. */
 	DATABASE_UNAVAILABLE: 503

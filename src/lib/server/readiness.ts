@@ -1,4 +1,4 @@
-import type { Check, ProviderCheck, Readiness } from '../protocol';
+import type { Check, McpCheck, ProviderCheck, Readiness } from '../protocol';
 import type { ServerStatus } from './mcp/server-supervisor';
 import { parseModelId } from '../protocol/model-id';
 import { redactor } from './secrets/redactor';
@@ -11,6 +11,18 @@ export async function checkDatabase(ping: () => Promise<void>): Promise<Check> {
 	} catch (e) {
 		return { status: 'error', message: redactor.redact(`Database: ${(e as Error).message}`) };
 	}
+}
+
+const MCP_STATUS = { up: 'ok', starting: 'starting', 'sign-in': 'sign-in', down: 'error', closed: 'error' } as const;
+
+function mcpCheck(s: ServerStatus): McpCheck {
+	return {
+		status: MCP_STATUS[s.state],
+		tools: s.tools,
+		...(s.state !== 'up' ? { message: redactor.redact(s.error ?? `MCP server "${s.name}" is ${s.state}`) } : {}),
+		...(s.oauth ? { oauth: true } : {}),
+		...(s.state === 'sign-in' ? { signIn: `/api/mcp/${encodeURIComponent(s.name)}/sign-in` } : {})
+	};
 }
 
 /**
@@ -26,23 +38,16 @@ export function checkReadiness(parts: {
 	const { database } = parts;
 	const { model, providers } = parts.models;
 	const defaultProvider = parseModelId(parts.defaultModel)?.provider;
-	const mcp = Object.fromEntries(
-		parts.mcp.map((s): [string, Check & { tools: number }] => [
-			s.name,
-			{
-				status: s.state === 'up' ? 'ok' : s.state === 'starting' ? 'starting' : 'error',
-				tools: s.tools,
-				...(s.state !== 'up' ? { message: redactor.redact(s.error ?? `MCP server "${s.name}" is ${s.state}`) } : {})
-			}
-		])
-	);
+	const mcp = Object.fromEntries(parts.mcp.map((s): [string, McpCheck] => [s.name, mcpCheck(s)]));
 	const down = [
 		...(database.status !== 'ok' ? [database.message!] : []),
 		...(model.status !== 'ok' ? [model.message!] : []),
 		...Object.entries(providers).flatMap(([name, c]) =>
 			c.status === 'ok' || name === defaultProvider ? [] : [`Model server "${name}": ${c.message}`]
 		),
-		...Object.entries(mcp).flatMap(([name, c]) => (c.status === 'ok' ? [] : [`MCP server "${name}" is ${c.status}`]))
+		...Object.entries(mcp).flatMap(([name, c]) =>
+			c.status === 'ok' ? [] : [c.status === 'sign-in' ? `MCP server "${name}" needs sign-in` : `MCP server "${name}" is ${c.status}`]
+		)
 	];
 	return {
 		status: down.length ? 'error' : 'ok',

@@ -19,6 +19,8 @@ import { configuredProviders } from './models/configured-providers';
 import { ModelCatalog } from './models/model-catalog';
 import { loadModelsConfig } from './models/models-config';
 import { Toolbox } from './mcp/toolbox';
+import { McpSignIn } from './mcp/oauth/mcp-sign-in';
+import { ServerOAuth } from './mcp/oauth/server-oauth';
 import { runToolStep } from './tools/tool-step';
 import { autoResume, type AutoResumeParts } from './runs/auto-resume';
 import { carryOnFor } from './runs/carried-stream';
@@ -58,6 +60,8 @@ export type Runtime = {
 	/** A conversation exported whole and imported (conversations/conversation-bundles.ts). */
 	bundles: ConversationBundles;
 	toolbox: Toolbox;
+	/** OAuth sign-in, callback and sign-out of remote MCP servers (mcp/oauth/mcp-sign-in.ts). */
+	mcpSignIn: McpSignIn;
 	models: ModelCatalog;
 	/** What is left to do on the conversation's thread (runs/thread-work.ts). */
 	threadWork: (conversationId: string) => Promise<ThreadWork>;
@@ -113,6 +117,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		allow: settings.MCP_TOOLS_ALLOW,
 		deny: settings.MCP_TOOLS_DENY,
 		approval: settings.TOOL_APPROVAL,
+		oauth: (name, c) => new ServerOAuth({ server: name, url: c.url, settings: c.oauth, storage: storage.mcpAuth, log: logLine }),
 		log: logLine
 	});
 
@@ -264,6 +269,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		}),
 		bundles: new ConversationBundles({ transfer: storage.transfer, checkpointer: engine.checkpointer, redactor }),
 		toolbox,
+		mcpSignIn: new McpSignIn(toolbox),
 		models,
 		threadWork: (id) => readThreadWork({ threads, storage }, id),
 		turn: () => loop.turn(),

@@ -101,6 +101,22 @@ export const SettingsSchema = z.object({
 	PORT: integer(0, 65_535).default(3000),
 	ALLOWED_HOSTS: parsedList(parseHostEntry).default([]),
 	ALLOWED_ORIGINS: parsedList(parseOrigin).default([]),
+	/**
+	 * The origin people open Sophos at when a proxy stands in front of it (`https://sophos.example`):
+	 * the OAuth callback URL given to remote MCP servers' authorization servers is built on it. Unset:
+	 * on the origin of the request that begins the sign-in.
+	 */
+	PUBLIC_ORIGIN: z
+		.string()
+		.transform((v, ctx) => {
+			try {
+				return parseOrigin(v);
+			} catch (e) {
+				ctx.addIssue({ code: 'custom', message: (e as Error).message });
+				return z.NEVER;
+			}
+		})
+		.optional(),
 	SOPHOS_TOKEN: z.string().regex(TOKEN, '16 to 512 of A-Z a-z 0-9 . _ ~ + / = -').optional(),
 	SOPHOS_INSECURE_NO_AUTH: boolean.default(false),
 	SSE_BUFFER_EVENTS: integer(100, 10_000_000).default(10_000),

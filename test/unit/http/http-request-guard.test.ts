@@ -161,6 +161,18 @@ describe('request guard', () => {
 		expect((await guard.check(req({ authorization: null, sessionIds: [kept] })))?.code).toBe('UNAUTHORIZED');
 	});
 
+	it('lets the OAuth callback in without token or same-origin, as a GET only, behind the Host check (issue 24)', async () => {
+		const { guard } = guardOf();
+		const callback = { pathname: '/api/mcp/docs/callback', authorization: null, fetchSite: 'cross-site' };
+		expect(await guard.check(req(callback))).toBeNull();
+		expect((await guard.check(req({ ...callback, host: 'evil.example' })))?.code).toBe('HOST_NOT_ALLOWED');
+		expect((await guard.check(req({ ...callback, method: 'POST' })))?.code).toBe('ORIGIN_NOT_ALLOWED');
+		expect((await guard.check(req({ ...callback, method: 'HEAD' })))?.code).toBe('ORIGIN_NOT_ALLOWED');
+		expect((await guard.check(req({ ...callback, pathname: '/api/mcp/do%63s/callback' })))?.code).toBe('ORIGIN_NOT_ALLOWED');
+		expect((await guard.check(req({ pathname: '/api/mcp/docs/sign-in', authorization: null })))?.code).toBe('UNAUTHORIZED');
+		expect((await guard.check(req({ pathname: '/api/mcp/docs/callback', authorization: null, method: 'POST' })))?.code).toBe('UNAUTHORIZED');
+	});
+
 	it('asks for nothing without SOPHOS_TOKEN', async () => {
 		const { guard } = guardOf(null);
 		expect(await guard.check(req({ authorization: null }))).toBeNull();

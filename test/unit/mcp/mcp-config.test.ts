@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadMcpConfig, writesTakeTurns } from '../../../src/lib/server/mcp/mcp-config';
+import { loadMcpConfig, signsInWithOAuth, writesTakeTurns } from '../../../src/lib/server/mcp/mcp-config';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
@@ -159,5 +159,45 @@ describe('mcp.json', () => {
 
 	it('refuses a file that is not JSON, naming it', async () => {
 		await expect(load('{"memory": ')).rejects.toThrow(/^Failed to load MCP configuration from .*mcp\.json: /);
+	});
+
+	describe('remote servers behind OAuth', () => {
+		it('signs in with OAuth to a remote server unless its headers carry its own Authorization', async () => {
+			const config = await load({
+				open: { url: 'https://mcp.example/mcp' },
+				bearer: { url: 'https://mcp.example/mcp', headers: { authorization: 'Bearer x' } },
+				local: stdio
+			});
+			expect(signsInWithOAuth(config.open!)).toBe(true);
+			expect(signsInWithOAuth(config.bearer!)).toBe(false);
+			expect(signsInWithOAuth(config.local!)).toBe(false);
+		});
+
+		it('takes a pre-registered client, its secret from a variable', async () => {
+			const config = await load(
+				{ docs: { url: 'https://mcp.example/mcp', oauth: { clientId: 'sophos', clientSecret: '${DOCS_SECRET}', scope: 'read' } } },
+				{ DOCS_SECRET: 'the-secret' }
+			);
+			expect(config.docs).toMatchObject({ oauth: { clientId: 'sophos', clientSecret: 'the-secret', scope: 'read' } });
+		});
+
+		it.each([
+			[{ oauth: { clientid: 'x' } }, 'docs.oauth: Unrecognized key: "clientid"'],
+			[{ oauth: { clientSecret: 's' } }, 'docs.oauth.clientSecret: clientSecret needs a clientId'],
+			[{ oauth: { clientId: '' } }, 'docs.oauth.clientId']
+		])('refuses a bad oauth entry %j, naming it', async (entry, why) => {
+			await expect(load({ docs: { url: 'https://mcp.example/mcp', ...entry } })).rejects.toThrow(why);
+		});
+
+		it('refuses oauth on a stdio server', async () => {
+			await expect(load({ local: { ...stdio, oauth: { clientId: 'x' } } })).rejects.toThrow('Invalid MCP configuration');
+		});
+
+		it('refuses a client secret that is one of Sophos\'s own secrets unless allowed', async () => {
+			const secrets = new Set(['SOPHOS_TOKEN']);
+			await expect(
+				load({ docs: { url: 'https://mcp.example/mcp', oauth: { clientId: 'x', clientSecret: '${SOPHOS_TOKEN}' } } }, { SOPHOS_TOKEN: 't' }, secrets)
+			).rejects.toThrow('docs.oauth.clientSecret uses ${SOPHOS_TOKEN}');
+		});
 	});
 });

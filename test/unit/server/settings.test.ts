@@ -128,11 +128,19 @@ describe('settings', () => {
 			['HEADERS_TIMEOUT_MS', '10', 'Too small'],
 			['BODY_TIMEOUT_MS', 'slow', 'expected number'],
 			['MAX_CONNECTIONS_PER_CLIENT', '0', 'Too small'],
+			['PUBLIC_ORIGIN', 'sophos.example', 'is not an origin'],
+			['PUBLIC_ORIGIN', 'https://sophos.example/app', 'is not an origin'],
+			['PUBLIC_ORIGIN', 'ftp://sophos.example', 'is not an origin'],
 			['SOPHOS_INSTANCE_ID', 'has spaces', '1 to 128'],
 			['SOPHOS_INSTANCE_ID', 'x'.repeat(129), '1 to 128']
 		])('refuses %s=%j with a message naming it', (name, value, why) => {
 			expect(() => parseSettings({ [name]: value })).toThrow(new RegExp(`^Invalid settings: ${name}=`));
 			expect(() => parseSettings({ [name]: value })).toThrow(why);
+		});
+
+		it('takes PUBLIC_ORIGIN as an origin, unset by default', () => {
+			expect(parseSettings({}).PUBLIC_ORIGIN).toBeUndefined();
+			expect(parseSettings({ PUBLIC_ORIGIN: 'https://Sophos.Example/' }).PUBLIC_ORIGIN).toBe('https://sophos.example');
 		});
 
 		it('never repeats a refused DATABASE_URL, which may hold a password', () => {

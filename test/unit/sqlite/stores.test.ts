@@ -21,6 +21,8 @@ describe('database', () => {
 			{ name: 'allowed_tools' },
 			{ name: 'conversation_branches' },
 			{ name: 'conversations' },
+			{ name: 'mcp_auth' },
+			{ name: 'mcp_sign_ins' },
 			{ name: 'queued_messages' },
 			{ name: 'runs' },
 			{ name: 'sessions' },

@@ -10,6 +10,7 @@ import { jsonResponse } from './api-error';
 import type { AuthThrottle } from './auth-throttle';
 import { isAllowedHost, type HostEntry } from './host-allow-list';
 import { isPreflight } from './cors';
+import { OAUTH_CALLBACK_PATH } from './oauth-callback-url';
 import { originRefusal } from './origin-check';
 import { clearedSessionCookies, sessionCookie } from './session-cookie';
 import { SESSION_TTL_MS, type SessionKeeper } from './session-keeper';
@@ -61,6 +62,7 @@ const PAGE_SHELL = '/';
 
 const CHALLENGE = 'Bearer realm="sophos"';
 
+
 const refusal = (code: ApiErrorCode, message: string, headers: Record<string, string> = {}): Refusal => ({
 	code,
 	message,
@@ -88,6 +90,9 @@ export class RequestGuard {
 				`Host ${JSON.stringify(req.host ?? '')} is not served: Sophos answers loopback names and ALLOWED_HOSTS only`
 			);
 		}
+		// The OAuth callback is the authorization server's redirect: a cross-site navigation that carries
+		// no SameSite=Strict cookie. Its one-time `state`, begun by a signed-in person, is what admits it.
+		if (OAUTH_CALLBACK_PATH.test(req.pathname) && req.method === 'GET') return null;
 		const origin = originRefusal({ ...req, allowed: this.options.allowedOrigins, reads: req.pathname !== PAGE_SHELL });
 		if (origin) return refusal('ORIGIN_NOT_ALLOWED', origin);
 		const { token, sessions } = this.options;

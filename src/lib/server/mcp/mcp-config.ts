@@ -71,11 +71,26 @@ const HttpTransportSchema = z
 	.transform((t) => (t === 'streamable-http' ? 'http' : t))
 	.optional();
 
+/**
+ * A remote server's OAuth sign-in (mcp/oauth/): a client registered beforehand, for servers that do
+ * not offer dynamic registration (`clientSecret` may be a `${…}`), and the scope to ask for when the
+ * server does not say. Without it Sophos registers itself.
+ */
+const OAuthSchema = z
+	.strictObject({
+		clientId: z.string().min(1).optional(),
+		clientSecret: z.string().min(1).optional(),
+		scope: z.string().min(1).optional()
+	})
+	.refine((o) => o.clientSecret === undefined || o.clientId !== undefined, { message: 'clientSecret needs a clientId', path: ['clientSecret'] })
+	.optional();
+
 const HttpServerSchema = z.strictObject({
 	type: HttpTransportSchema,
 	transport: HttpTransportSchema,
 	url: z.url({ protocol: /^https?$/ }),
 	headers: z.record(z.string(), z.string()).optional(),
+	oauth: OAuthSchema,
 	disabled: z.boolean().optional(),
 	safeToRepeat: SafeToRepeatSchema,
 	approval: ApprovalSchema,
@@ -94,9 +109,18 @@ const WrappedConfigSchema = z.strictObject({ mcpServers: McpConfigSchema });
 
 export type McpServerConfig = z.infer<typeof McpServerConfigSchema>;
 export type McpConfig = z.infer<typeof McpConfigSchema>;
+export type HttpServerConfig = z.infer<typeof HttpServerSchema>;
 
 export function isStdio(c: McpServerConfig): c is z.infer<typeof StdioServerSchema> {
 	return 'command' in c;
+}
+
+/**
+ * Whether Sophos signs in to the server with OAuth when it asks (a 401 with OAuth metadata): every
+ * remote server but one whose headers carry its own Authorization.
+ */
+export function signsInWithOAuth(c: McpServerConfig): c is HttpServerConfig {
+	return !isStdio(c) && !Object.keys(c.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
 }
 
 /** Whether the server's writes take turns: its `writeTurns`, else stdio servers only. */
@@ -150,7 +174,13 @@ function resolveServers(
 								args: server.args.map((a, i) => expand(`${name}.args.${i}`, a)),
 								...(server.env ? { env: expandAll(`${name}.env`, server.env) } : {})
 							}
-						: { ...server, ...(server.headers ? { headers: expandAll(`${name}.headers`, server.headers) } : {}) }
+						: {
+								...server,
+								...(server.headers ? { headers: expandAll(`${name}.headers`, server.headers) } : {}),
+								...(server.oauth?.clientSecret
+									? { oauth: { ...server.oauth, clientSecret: expand(`${name}.oauth.clientSecret`, server.oauth.clientSecret) } }
+									: {})
+							}
 				];
 			})
 	);

@@ -3,10 +3,13 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { isStdio, writesTakeTurns, type McpServerConfig } from './mcp-config';
+import type { ServerOAuth } from './oauth/server-oauth';
+import { SignInRequired } from './oauth/sign-in-required';
 import { ToolServerDown } from './transport-errors';
 import { WriteTurns } from './write-turns';
 
-export type ServerState = 'starting' | 'up' | 'down' | 'closed';
+/** `sign-in`: a remote server that wants an OAuth sign-in; it is not started again until there are tokens. */
+export type ServerState = 'starting' | 'up' | 'down' | 'sign-in' | 'closed';
 
 export type ServerStatus = {
 	name: string;
@@ -14,6 +17,8 @@ export type ServerStatus = {
 	tools: number;
 	restarts: number;
 	error?: string;
+	/** Connected with an OAuth token (server-oauth.ts), so there is a sign-in to end. */
+	oauth?: boolean;
 };
 
 const FIRST_RETRY_MS = 500;
@@ -41,7 +46,9 @@ export class ServerSupervisor {
 	constructor(
 		readonly name: string,
 		private readonly config: McpServerConfig,
-		private readonly log: (line: string) => void = console.log
+		private readonly log: (line: string) => void = console.log,
+		/** A remote server's OAuth sign-in (mcp/oauth/server-oauth.ts), when it may ask for one. */
+		readonly oauth?: ServerOAuth
 	) {}
 
 	status(): ServerStatus {
@@ -50,14 +57,17 @@ export class ServerSupervisor {
 			state: this.state,
 			tools: this.state === 'up' ? this.tools.length : 0,
 			restarts: this.restarts,
-			...(this.lastError && this.state !== 'up' ? { error: this.lastError } : {})
+			...(this.lastError && this.state !== 'up' ? { error: this.lastError } : {}),
+			...(this.state === 'up' && this.oauth?.sendsToken() ? { oauth: true } : {})
 		};
 	}
 
 	/** The server's tools, starting it first if it is down and its backoff has passed; [] if it cannot. */
 	async currentTools(now = Date.now()): Promise<StructuredToolInterface[]> {
 		if (this.state === 'closed') return [];
-		if (this.state !== 'up' && !this.starting && now >= this.retryAt) this.starting = this.start();
+		// Another instance's callback may have signed in: the tokens are in the shared database.
+		if (this.state === 'sign-in' && !this.starting && !(await this.oauth?.hasTokens())) return [];
+		if (this.state !== 'up' && !this.starting && (now >= this.retryAt || this.state === 'sign-in')) this.starting = this.start();
 		if (this.starting) await this.starting;
 		return this.state === 'up' ? this.tools : [];
 	}
@@ -93,14 +103,57 @@ export class ServerSupervisor {
 			beforeSend?: () => Promise<void>;
 		}
 	): Promise<CallToolResult> {
-		if (this.state !== 'up' || !this.sdk) throw new ToolServerDown(`MCP server "${this.name}" is not connected`);
+		this.refuseUnlessUp();
 		await options.beforeSend?.();
 		// The server may have gone while the call was recorded.
+		const sdk = this.refuseUnlessUp();
+		const send = async () =>
+			(await sdk.callTool({ name: tool, arguments: args, _meta: options.meta }, undefined, {
+				signal: options.signal,
+				timeout: options.timeoutMs
+			})) as CallToolResult;
+		if (!this.oauth) return send();
+		try {
+			return await send();
+		} catch (e) {
+			// A 401 is answered before the server runs anything, so the call is sent again once, with the refreshed token.
+			if (!this.oauth.wasRefused()) throw e;
+			this.oauth.clearRefusal();
+			if (await this.oauth.recover()) return send();
+			this.needsSignIn();
+			throw new SignInRequired(this.name);
+		}
+	}
+
+	private refuseUnlessUp(): Client {
+		if (this.state === 'sign-in') throw new SignInRequired(this.name);
 		if (this.state !== 'up' || !this.sdk) throw new ToolServerDown(`MCP server "${this.name}" is not connected`);
-		return (await this.sdk.callTool({ name: tool, arguments: args, _meta: options.meta }, undefined, {
-			signal: options.signal,
-			timeout: options.timeoutMs
-		})) as CallToolResult;
+		return this.sdk;
+	}
+
+	/** After a sign-in: connects now, with the new tokens. */
+	async signedIn(): Promise<void> {
+		if (this.state === 'closed') return;
+		if (this.state === 'up') this.drop();
+		this.state = 'down';
+		this.retryAt = 0;
+		await this.currentTools();
+	}
+
+	/** After a sign-out, or a refresh that failed: disconnects, and waits for a sign-in. */
+	needsSignIn(): void {
+		if (this.state === 'closed') return;
+		this.drop();
+		this.state = 'sign-in';
+		this.lastError = `MCP server "${this.name}" needs sign-in`;
+		this.log(`MCP: server "${this.name}" needs sign-in`);
+	}
+
+	private drop(): void {
+		const client = this.client;
+		this.client = null;
+		this.sdk = null;
+		void client?.close().catch(() => {});
 	}
 
 	/**
@@ -118,10 +171,7 @@ export class ServerSupervisor {
 		this.state = 'down';
 		this.lastError = reason;
 		this.log(`MCP: server "${this.name}" is down (${reason}); it will be restarted on its next use`);
-		const client = this.client;
-		this.client = null;
-		this.sdk = null;
-		void client?.close().catch(() => {});
+		this.drop();
 	}
 
 	async close(): Promise<void> {
@@ -133,9 +183,11 @@ export class ServerSupervisor {
 		await client?.close().catch(() => {});
 	}
 
-	private async start(): Promise<void> {
+	/** `retried`: this start follows a refresh after a 401; a second refusal then means sign-in. */
+	private async start(retried = false): Promise<void> {
 		this.state = 'starting';
 		if (this.everUp) this.restarts++;
+		this.oauth?.clearRefusal();
 		const client = new MultiServerMCPClient({
 			mcpServers: { [this.name]: this.connection() },
 			prefixToolNameWithServerName: true,
@@ -162,6 +214,13 @@ export class ServerSupervisor {
 			this.log(`MCP: connected to "${this.name}" (${tools.length} tools)`);
 		} catch (e) {
 			await client.close().catch(() => {});
+			if (this.oauth?.wasRefused() && !this.isClosed()) {
+				// Refused for want of a token: a refreshed one connects at once, else a person signs in.
+				this.oauth.clearRefusal();
+				if (!retried && (await this.oauth.recover())) return this.start(true);
+				this.needsSignIn();
+				return;
+			}
 			this.failures++;
 			this.lastError = e instanceof Error ? e.message : String(e);
 			this.retryAt = Date.now() + Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (this.failures - 1));
@@ -181,6 +240,11 @@ export class ServerSupervisor {
 		const c = this.config;
 		return isStdio(c)
 			? { transport: 'stdio' as const, command: c.command, args: c.args, env: c.env, cwd: c.cwd }
-			: { transport: c.type ?? c.transport ?? ('http' as const), url: c.url, headers: c.headers };
+			: {
+					transport: c.type ?? c.transport ?? ('http' as const),
+					url: c.url,
+					headers: c.headers,
+					...(this.oauth ? { authProvider: this.oauth.connectionProvider() } : {})
+				};
 	}
 }

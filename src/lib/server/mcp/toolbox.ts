@@ -2,7 +2,9 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { resolveApproval, type ApprovalMode, type DefaultApproval } from './approval-policy';
 import { callSignal } from './call-signal';
-import type { McpConfig } from './mcp-config';
+import { signsInWithOAuth, type HttpServerConfig, type McpConfig } from './mcp-config';
+import type { ServerOAuth } from './oauth/server-oauth';
+import { SignInRequired } from './oauth/sign-in-required';
 import { ServerSupervisor, type ServerStatus } from './server-supervisor';
 import { createToolFilter } from './tool-filter';
 import { toToolOutcome, type ToolOutcome } from './tool-result';
@@ -17,6 +19,8 @@ export type ToolboxOptions = {
 	deny?: string[];
 	/** TOOL_APPROVAL: the mode of tools that mcp.json says nothing about (default `writes`). */
 	approval?: DefaultApproval;
+	/** A remote server's OAuth sign-in, for every server that may ask for one (mcp-config.ts signsInWithOAuth). */
+	oauth?: (name: string, config: HttpServerConfig) => ServerOAuth;
 	log?: (line: string) => void;
 };
 
@@ -58,7 +62,9 @@ export class Toolbox {
 		private readonly config: McpConfig,
 		private readonly options: ToolboxOptions
 	) {
-		this.servers = Object.entries(config).map(([name, c]) => new ServerSupervisor(name, c, options.log));
+		this.servers = Object.entries(config).map(
+			([name, c]) => new ServerSupervisor(name, c, options.log, options.oauth && signsInWithOAuth(c) ? options.oauth(name, c) : undefined)
+		);
 		this.offered = createToolFilter(options.allow, options.deny);
 	}
 
@@ -149,6 +155,12 @@ export class Toolbox {
 			return toToolOutcome(result, maxResultChars);
 		} catch (e) {
 			if (options.signal?.aborted) throw e;
+			if (e instanceof SignInRequired) {
+				return {
+					status: 'error',
+					text: `The tool ${target.name} was not called: its server "${e.server}" needs sign-in. Ask the person to sign in to "${e.server}" from Sophos's sidebar, then try again.`
+				};
+			}
 			const message = e instanceof Error ? e.message : String(e);
 			if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
 				return { status: 'error', text: `The tool ${target.name} timed out after ${toolTimeoutMs} ms and was cancelled.` };
@@ -164,6 +176,11 @@ export class Toolbox {
 		} finally {
 			own.detach();
 		}
+	}
+
+	/** The supervisor of a configured server, by its name. */
+	server(name: string): ServerSupervisor | undefined {
+		return this.servers.find((s) => s.name === name);
 	}
 
 	status(): ServerStatus[] {

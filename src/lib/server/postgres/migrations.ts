@@ -223,7 +223,23 @@ const MIGRATIONS: readonly string[] = [
 	`-- What a client of the LangGraph Agent Server protocol stores with a thread (agent-protocol/):
 	-- canonical JSON text as in the SQLite file, which a migration between the engines copies as is;
 	-- searches compare it as jsonb.
-	ALTER TABLE conversations ADD COLUMN metadata text NOT NULL DEFAULT '{}';`
+	ALTER TABLE conversations ADD COLUMN metadata text NOT NULL DEFAULT '{}';`,
+	// OAuth sign-ins to remote MCP servers (mcp/oauth/), shared by every instance; a
+	// sign-in under way lives until its callback or its expiry.
+	`CREATE TABLE mcp_auth (
+		server text PRIMARY KEY,
+		client text,
+		tokens text,
+		expires_at timestamptz,
+		updated_at timestamptz NOT NULL
+	);
+	CREATE TABLE mcp_sign_ins (
+		state text PRIMARY KEY,
+		server text NOT NULL,
+		verifier text NOT NULL,
+		redirect_uri text NOT NULL,
+		expires_at timestamptz NOT NULL
+	);`
 ];
 
 /** Any number of instances may start at once: the first to take this lock migrates, the rest wait. */

@@ -11,7 +11,7 @@ export type SecretSources = {
 	settings?: Partial<Record<string, string>>;
 	modelServers?: readonly { baseUrl: string; apiKey?: string }[];
 	/** mcp.json's servers: an HTTP one's URL and headers count; a stdio one's command does not. */
-	mcpServers?: readonly ({ url: string; headers?: Record<string, string> } | { command: string })[];
+	mcpServers?: readonly ({ url: string; headers?: Record<string, string>; oauth?: { clientSecret?: string } } | { command: string })[];
 };
 
 /**
@@ -34,6 +34,7 @@ export function configuredSecrets(sources: SecretSources): string[] {
 		if (!('url' in server)) continue;
 		secrets.push(...urlSecrets(server.url));
 		for (const [name, value] of Object.entries(server.headers ?? {})) if (SECRET_HEADER.test(name)) secrets.push(value, ...bearerOf(value));
+		if (server.oauth?.clientSecret) secrets.push(server.oauth.clientSecret);
 	}
 	return secrets;
 }

@@ -12,6 +12,7 @@ import { MessageQueue } from './message-queue';
 import { RunStore } from './run-store';
 import { SessionStore } from './session-store';
 import { ThreadStore } from './thread-store';
+import { sqliteMcpAuthStorage } from './mcp-auth-store';
 import { AllowedTools } from './allowed-tools';
 import { ApprovalJournal } from './approval-journal';
 import { ToolJournal } from './tool-journal';
@@ -154,6 +155,7 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 			delete: async (digest) => sessions.delete(digest),
 			prune: async (now) => sessions.prune(now)
 		},
-		transfer: sqliteTransferStorage(db)
+		transfer: sqliteTransferStorage(db),
+		mcpAuth: sqliteMcpAuthStorage(db)
 	};
 }

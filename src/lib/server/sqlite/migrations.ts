@@ -222,6 +222,25 @@ export const MIGRATIONS: readonly Migration[] = [
 	-- JSON text with every object's keys sorted (canonical-json.ts), so a search compares values as text.
 	-- Text in PostgreSQL too, so a migration between the engines copies it as it copies any column.
 	ALTER TABLE conversations ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';`
+	},
+	{
+		// OAuth sign-ins to remote MCP servers (mcp/oauth/), kept in the database rather
+		// than in files beside mcp.json; a sign-in under way lives until its callback or its expiry.
+		name: 'OAuth sign-ins to remote MCP servers',
+		up: `CREATE TABLE mcp_auth (
+		server TEXT PRIMARY KEY,
+		client TEXT,
+		tokens TEXT,
+		expires_at TEXT,
+		updated_at TEXT NOT NULL
+	);
+	CREATE TABLE mcp_sign_ins (
+		state TEXT PRIMARY KEY,
+		server TEXT NOT NULL,
+		verifier TEXT NOT NULL,
+		redirect_uri TEXT NOT NULL,
+		expires_at TEXT NOT NULL
+	);`
 	}
 ];
 

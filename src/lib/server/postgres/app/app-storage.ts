@@ -8,6 +8,7 @@ import { postgresApprovalStorage } from './approval-storage.js';
 import { postgresBranchStorage } from './branch-storage.js';
 import { postgresConversationStorage } from './conversation-storage.js';
 import { postgresJournalStorage } from './journal-storage.js';
+import { postgresMcpAuthStorage } from './mcp-auth-storage.js';
 import { postgresQueueStorage } from './queue-storage.js';
 import { postgresRunStorage } from './run-storage.js';
 import { postgresSessionStorage } from './session-storage.js';
@@ -27,6 +28,7 @@ export function postgresAppStorage(pool: pg.Pool, limits: AppStorageLimits, owne
 		allowedTools: postgresAllowedToolStorage(pool),
 		branches: postgresBranchStorage(pool),
 		sessions: postgresSessionStorage(pool),
-		transfer: postgresTransferStorage(pool)
+		transfer: postgresTransferStorage(pool),
+		mcpAuth: postgresMcpAuthStorage(pool)
 	};
 }
