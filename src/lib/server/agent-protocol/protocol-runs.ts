@@ -9,7 +9,7 @@ import type { Decision, RunRecord } from '../../protocol';
 import { toMessageDtos, isShownMessage } from '../agent/messages';
 import type { BranchReader } from '../branches/branch-reader';
 import { ApiError } from '../errors';
-import type { ModelCatalog } from '../models/model-catalog';
+import type { ModelCatalog, ModelRefusal } from '../models/model-catalog';
 import { isRefusal, type RunRefusal } from '../runs/run-refusal';
 import type { RunService } from '../runs/run-service';
 import type { StartRequest } from '../runs/start-request';
@@ -40,7 +40,7 @@ export type ProtocolRunsParts = {
 	streamOptions: (runId: string) => LiveResponseOptions;
 	log: (line: string, error?: unknown) => void;
 	/** The error a refusal of the run core answers with, as Sophos's own API gives it (http/run-refusal-error.ts). */
-	refusalError: (refusal: RunRefusal) => Error;
+	refusalError: (refusal: RunRefusal | ModelRefusal) => Error;
 };
 
 /**
@@ -98,7 +98,9 @@ export class ProtocolRuns {
 		}
 		const request = threadId === null ? null : await this.requestOf(threadId, intent, options, runId);
 		const start: StartRequest = request ?? { kind: 'message', conversation: null, message: (intent as { text: string }).text };
-		const outcome = await this.parts.runService.start(await this.parts.models.choose(start));
+		const chosen = await this.parts.models.choose(start);
+		if (isRefusal<StartRequest, ModelRefusal>(chosen)) throw this.parts.refusalError(chosen);
+		const outcome = await this.parts.runService.start(chosen);
 		if (isRefusal(outcome)) throw this.parts.refusalError(outcome);
 		const started = outcome;
 		const conversation = started.conversation;

@@ -6,7 +6,7 @@
  */
 import { z } from '../../protocol/zod';
 import { ApiError } from '../errors';
-import type { IfBusy } from '../runs/start-request';
+import type { IfBusy } from '../../protocol';
 import { HumanContentSchema, humanText } from './human-content';
 import { isAssistantId } from './assistant';
 import { CheckpointRefSchema, MetadataSchema, parseProtocolBody } from './request-schemas';
