@@ -200,18 +200,23 @@ export class ProtocolRuns {
 
 	/** The protocol run `runId` of the thread, pending ones (queued messages) included; null if none. */
 	async find(threadId: string, runId: string): Promise<ProtocolRun | null> {
-		const runs = await this.parts.storage.runs.list(threadId);
-		const chain = chainOf(runs, runId);
-		if (chain.length) return protocolRunOf(threadId, chain);
+		// The queue first: a queued message leaves it in the commit that claims its run, so read in
+		// this order a run is always in one of the two; read the other way, one that starts between
+		// the reads is in neither.
 		const queued = (await this.parts.storage.queue.list(threadId)).find((q) => q.id === runId);
-		return queued ? pendingRunOf(threadId, queued) : null;
+		if (queued) return pendingRunOf(threadId, queued);
+		const chain = chainOf(await this.parts.storage.runs.list(threadId), runId);
+		return chain.length ? protocolRunOf(threadId, chain) : null;
 	}
 
 	/** GET /threads/:id/runs: newest first, pending first of all. */
 	async list(threadId: string, limit: number, offset: number, status: string | null): Promise<ProtocolRun[]> {
 		if (!(await this.parts.storage.conversations.exists(threadId))) throw new ApiError('NOT_FOUND', 'Thread Not Found');
+		// In find's order; a message whose run started between the two reads is listed as the run.
+		const waiting = await this.parts.storage.queue.list(threadId);
 		const runs = await this.parts.storage.runs.list(threadId);
-		const queued = (await this.parts.storage.queue.list(threadId)).reverse().map((q) => pendingRunOf(threadId, q));
+		const started = new Set(runs.map((r) => r.id));
+		const queued = waiting.filter((q) => !started.has(q.id)).reverse().map((q) => pendingRunOf(threadId, q));
 		const all = [...queued, ...protocolRunIds(runs).map((id) => protocolRunOf(threadId, chainOf(runs, id)))];
 		return all.filter((r) => status === null || r.status === status).slice(offset, offset + limit);
 	}

@@ -85,7 +85,9 @@ export class ProtocolThreads {
 
 	/** The conversation with everything it holds; refused while a run holds it (SESSION_IN_PROGRESS). */
 	async delete(threadId: string): Promise<void> {
-		await this.parts.storage.conversations.delete(threadId);
+		const deletion = await this.parts.storage.conversations.delete(threadId);
+		if (deletion === 'not-found') throw new ApiError('NOT_FOUND', 'Thread Not Found');
+		if (deletion === 'running') throw new ApiError('SESSION_IN_PROGRESS', 'A run is active on this thread; wait for it to end');
 	}
 
 	/** Newest-updated first unless told otherwise (Sophos's list order), DEFAULT_LIMIT at a time. */
