@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConversationBundleSchema, type ConversationBundle, type ConversationDetail } from '../../src/lib/protocol';
 import { createTestDatabase, startPostgres, type PostgresServer } from '../support/postgres';
@@ -204,5 +205,69 @@ describe('conversation bundles', () => {
 		expect(badQuery.status).toBe(400);
 		expect((await badQuery.json()).error.message).toMatch(/keepId/);
 		expect(await count()).toBe(before);
+	});
+
+	it("refuses, on either engine, to keep a free conversation id whose run ids are another conversation's (409 RUN_EXISTS), creating nothing", async () => {
+		for (const service of [onSqlite, onPostgres]) {
+			const original = await send(service, { message: 'save d' });
+			const bundle = await exportBundle(service, original);
+			// The bundle under a conversation id no one holds, its runs still the original's.
+			const free = randomUUID();
+			const moved = JSON.parse(JSON.stringify(bundle).split(original).join(free)) as ConversationBundle;
+			const before = await views(service, original);
+			const refused = await service.post('/api/conversations/import?keepId=true', moved);
+			expect(refused.status).toBe(409);
+			expect((await refused.json()).error).toMatchObject({ code: 'RUN_EXISTS', message: expect.stringContaining(bundle.runs[0]!.id) });
+			expect((await service.fetch(`/api/conversations/${free}`)).status).toBe(404);
+			expect(await views(service, original)).toEqual(before);
+			// Under new ids it is welcome.
+			expect(await importBundle(service, moved)).not.toBe(free);
+		}
+	});
+
+	describe('a conversation waiting for approval', () => {
+		const asking = testMcpConfig({});
+		let askingSqlite: Service;
+		let askingPostgres: Service;
+		beforeAll(async () => {
+			const database = await createTestDatabase(postgres.url(), 'bundle_approval');
+			[askingSqlite, askingPostgres] = await Promise.all([
+				Service.start({ ollamaUrl: ollama.url, configDir: asking.configDir }),
+				Service.start({ ollamaUrl: ollama.url, configDir: asking.configDir, env: { DATABASE_URL: database.url } })
+			]);
+		});
+		afterAll(async () => {
+			await Promise.all([askingSqlite?.stop(), askingPostgres?.stop()]);
+		});
+		const asked = () => asking.calls().filter((l) => l.startsWith('effect'));
+
+		it('waits on the other engine, and once approved there its write runs once', async () => {
+			const waiting = await send(askingSqlite, { message: 'save e' });
+			const original = (await detail(askingSqlite, waiting)) as ConversationDetail & { approvals: { toolCallId: string; tool: string }[] };
+			expect(original.conversation.status).toBe('waiting');
+			expect(original.approvals).toHaveLength(1);
+			expect(asked()).toHaveLength(0);
+
+			const bundle = await exportBundle(askingSqlite, waiting);
+			expect(bundle.approvals).toMatchObject([{ toolCallId: original.approvals[0]!.toolCallId, decision: null }]);
+			const copy = await importBundle(askingPostgres, bundle);
+			const imported = (await detail(askingPostgres, copy)) as typeof original;
+			expect(imported.conversation.status).toBe('waiting');
+			expect(imported.approvals).toEqual(original.approvals);
+			expect(asked()).toHaveLength(0);
+
+			const decided = await askingPostgres.post('/api/chat', {
+				conversation: copy,
+				decisions: [{ toolCallId: imported.approvals[0]!.toolCallId, action: 'approve' }]
+			});
+			expect(decided.status, await decided.clone().text()).toBe(200);
+			expect((await followRun(askingPostgres.url, copy)).at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
+			const done = await detail(askingPostgres, copy);
+			expect(done.conversation.status).not.toBe('waiting');
+			expect(done.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+			expect(asked()).toHaveLength(1);
+			// The original still waits, untouched by its copy's decision.
+			expect((await detail(askingSqlite, waiting)).conversation.status).toBe('waiting');
+		});
 	});
 });

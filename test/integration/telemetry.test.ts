@@ -92,6 +92,11 @@ describe('telemetry', () => {
 		// Protobuf keeps strings as their UTF-8 bytes, so a text search of the bodies finds any.
 		const exported = receiver.bodies.map((b) => b.body.toString()).join('\n');
 		for (const secret of [CONTENT, 'all quiet', 'Finished.', API_KEY, COLLECTOR_KEY]) expect(exported).not.toContain(secret);
+		for (const span of spans) {
+			for (const content of ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.tool.call.arguments', 'gen_ai.tool.call.result']) {
+				expect(span.attributes).not.toHaveProperty(content);
+			}
+		}
 		expect(receiver.bodies[0]!.headers.authorization).toBe(`Bearer ${COLLECTOR_KEY}`);
 
 		// A run whose model call fails: its chat span has the error's type, and the line the service
@@ -160,6 +165,15 @@ describe('telemetry', () => {
 		const [chat] = under('chat qwen3');
 		const [tool] = under('execute_tool test__peek');
 		expect(JSON.parse(String(chat!.attributes['gen_ai.output.messages']))).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'Finished.' }] }]);
+		// What that call sent: the system prompt, the question, the tool call the killed attempt recorded, its result.
+		const sent = JSON.parse(String(chat!.attributes['gen_ai.input.messages'])) as { role: string; parts: Record<string, unknown>[] }[];
+		expect(sent.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+		expect(sent[0]!.parts).toEqual([{ type: 'text', content: expect.any(String) }]);
+		expect(sent[1]!.parts).toEqual([{ type: 'text', content: 'peek' }]);
+		expect(sent[2]!.parts).toContainEqual({ type: 'tool_call', id: tool!.attributes['gen_ai.tool.call.id'], name: 'test__peek', arguments: {} });
+		expect(sent[3]!.parts).toEqual([
+			{ type: 'tool_call_response', id: tool!.attributes['gen_ai.tool.call.id'], response: expect.stringContaining('all quiet') }
+		]);
 		expect(tool!.attributes['gen_ai.tool.call.arguments']).toBe('{}');
 		expect(String(tool!.attributes['gen_ai.tool.call.result'])).toContain('all quiet');
 		expect(receiver.bodies.map((b) => b.body.toString()).join('\n')).not.toContain(API_KEY);
@@ -239,9 +253,39 @@ describe('telemetry', () => {
 		expect(receiver.open).toBeGreaterThanOrEqual(1);
 	});
 
+	// Spans wait for the shutdown to be sent (the batch delay is longer than any test), so what the
+	// receiver holds once the service has stopped is every span the sampler let through.
+	it.each([
+		['always_off', undefined, 0],
+		['traceidratio', '0', 0],
+		['traceidratio', '1', 1]
+	])('OTEL_TRACES_SAMPLER=%s (ratio %s): runs work, and %s invoke_agent span per run is exported', async (sampler, ratio, perRun) => {
+		receiver = await OtlpReceiver.start();
+		ollama = await ScriptedOllama.start(callsScript([]));
+		service = await Service.start({
+			ollamaUrl: ollama.url,
+			env: {
+				OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+				OTEL_BSP_SCHEDULE_DELAY: '600000',
+				OTEL_TRACES_SAMPLER: sampler,
+				...(ratio === undefined ? {} : { OTEL_TRACES_SAMPLER_ARG: ratio })
+			}
+		});
+		for (const message of ['one', 'two']) {
+			const { conversation } = await (await service.post('/api/chat', { message })).json();
+			expect((await followRun(service.url, conversation)).at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
+		}
+		expect(await service.stop()).toBe(0);
+		expect(named(receiver.spans, 'invoke_agent sophos')).toHaveLength(2 * perRun);
+		expect(named(receiver.spans, 'chat qwen3')).toHaveLength(2 * perRun);
+		if (perRun === 0) expect(receiver.bodies).toEqual([]);
+	});
+
 	it.each([
 		['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318'],
-		['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc']
+		['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'],
+		['OTEL_TRACES_SAMPLER', 'sometimes'],
+		['OTEL_TRACES_SAMPLER_ARG', '1.5']
 	])('%s=%s stops the start with a message naming it', async (name, value) => {
 		const start = Service.start({ ollamaUrl: 'http://127.0.0.1:9', env: { [name]: value } });
 		await expect(start).rejects.toThrow(new RegExp(`${name}=`));

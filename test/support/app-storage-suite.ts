@@ -462,7 +462,7 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 
 			it('creates a conversation with its rows and checkpoints, read back the same, and refuses a taken id, changing nothing', async () => {
 				expect(await storage.transfer.read('t1')).toBeUndefined();
-				expect(await storage.transfer.create(records('t1'), checkpoints)).toBe('created');
+				expect(await storage.transfer.create(records('t1'), checkpoints)).toEqual({ status: 'created' });
 				expect(await opened.other.transfer.read('t1')).toEqual(records('t1'));
 				expect(await storage.branches.head('t1')).toBe('cp-2');
 				expect(await storage.journal.get('t1', 'call-1')).toMatchObject({ outcome: 'success', result: 'saved', messageId: 'ai-1' });
@@ -473,7 +473,7 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 				expect(tip?.pendingWrites).toEqual([['task-1', 'messages', ['after cp-2']]]);
 
 				const other = { ...records('t1'), conversation: { ...records('t1').conversation, title: 'Other' } };
-				expect(await opened.other.transfer.create(other, [checkpoint('cp-9', null, ['x'])])).toBe('taken');
+				expect(await opened.other.transfer.create(other, [checkpoint('cp-9', null, ['x'])])).toEqual({ status: 'conversation-taken' });
 				expect(await storage.transfer.read('t1')).toEqual(records('t1'));
 				expect(await opened.saver.getTuple({ configurable: { thread_id: 't1', checkpoint_ns: '', checkpoint_id: 'cp-9' } })).toBeUndefined();
 			});
@@ -486,7 +486,22 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 				expect(await storage.transfer.read('t2')).toBeUndefined();
 				expect(await storage.runs.get('t2-r1')).toBeUndefined();
 				expect(await opened.saver.getTuple({ configurable: { thread_id: 't2', checkpoint_ns: '' } })).toBeUndefined();
-				expect(await storage.transfer.create(records('t2'), checkpoints)).toBe('created');
+				expect(await storage.transfer.create(records('t2'), checkpoints)).toEqual({ status: 'created' });
+			});
+
+			it("refuses a free conversation id whose run ids are another conversation's, naming every one, changing nothing", async () => {
+				expect(await storage.transfer.create(records('t3'), checkpoints)).toEqual({ status: 'created' });
+				// t4's rows under t3's run ids: the conversation id is free, two of its runs are not.
+				const clash = records('t4');
+				clash.runs = [...records('t3').runs, { ...clash.runs[0]!, id: 't4-own' }];
+				clash.journal[0]!.runId = 't4-own';
+				clash.approvals[0]!.runId = 't4-own';
+				expect(await opened.other.transfer.create(clash, checkpoints)).toEqual({ status: 'runs-taken', runIds: ['t3-r1', 't3-r2'] });
+				expect(await storage.transfer.read('t4')).toBeUndefined();
+				expect(await storage.runs.get('t4-own')).toBeUndefined();
+				expect(await storage.journal.get('t4', 'call-1')).toBeUndefined();
+				expect(await opened.saver.getTuple({ configurable: { thread_id: 't4', checkpoint_ns: '' } })).toBeUndefined();
+				expect(await storage.transfer.read('t3')).toEqual(records('t3'));
 			});
 		});
 

@@ -23,6 +23,8 @@ export const API_ERROR_STATUS = {
 	THREAD_EXISTS: 409,
 	/** An import asked to keep the bundle's conversation id, and a conversation has it. */
 	CONVERSATION_EXISTS: 409,
+	/** An import asked to keep the bundle's ids, and another conversation holds one of its run ids. */
+	RUN_EXISTS: 409,
 	MESSAGE_TOO_LARGE: 413,
 	PAYLOAD_TOO_LARGE: 413,
 	/** A Host that is neither loopback nor in ALLOWED_HOSTS: what a DNS-rebinding page sends. */

@@ -128,6 +128,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		batchDelayMs: settings.OTEL_BSP_SCHEDULE_DELAY,
 		serviceName: settings.OTEL_SERVICE_NAME,
 		captureContent: settings.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+		redact: (text) => redactor.redactSecrets(text),
 		instance,
 		leases: engine.leases !== null,
 		sources: {

@@ -46,7 +46,7 @@ it('stores a streamed answer once: the agent step writes the AIMessage the threa
 	migrate(db);
 	const graph = buildAgentGraph({
 		checkpointer: new DeltaSqliteSaver(db),
-		model: async () => ({ name: 'streamed-reply', chat: new StreamedReplyModel({}), classifyError: (e) => e as Error, record: (answer) => answer }),
+		model: async () => ({ name: 'streamed-reply', chat: new StreamedReplyModel({}), sending: () => {}, classifyError: (e) => e as Error, record: (answer) => answer }),
 		tools: async () => [],
 		runTools: async () => ({ messages: [] }),
 		turn: () => undefined,

@@ -39,7 +39,7 @@ async function savedThread(): Promise<MemorySaver> {
 }
 
 function bundlesOver(saver: MemorySaver) {
-	const transfer: TransferStorage = { read: async (id) => (id === CONVERSATION ? records : undefined), create: async () => 'created' };
+	const transfer: TransferStorage = { read: async (id) => (id === CONVERSATION ? records : undefined), create: async () => ({ status: 'created' }) };
 	return new ConversationBundles({ transfer, checkpointer: saver, redactor: new Redactor([SECRET]) });
 }
 

@@ -21,7 +21,7 @@ function telemetry() {
 	};
 	const tracer = new RunTracer({ exporter, sampler: new AlwaysOnSampler(), batchDelayMs: 0, serviceName: 'sophos', instance: 'i' });
 	const metrics = new MetricsRegistry(sources, { leases: true });
-	return { t: new Telemetry(metrics, tracer, false), exporter, metrics, tracer };
+	return { t: new Telemetry(metrics, tracer, null), exporter, metrics, tracer };
 }
 
 const run = (id: string, trigger: string) => ({ id, trigger, status: 'running', input: null, error: null, startedAt: '', finishedAt: null }) as never;

@@ -74,7 +74,9 @@ export function buildAgentGraph(parts: AgentGraphParts) {
 		const at = { node: 'agent' as const, step: stepOf(config), name: step.name, messageId };
 		let response: BaseMessage;
 		try {
-			response = await streamAnswer(step.chat, [new SystemMessage(system), ...state.messages], {
+			const prompt = [new SystemMessage(system), ...state.messages];
+			step.sending(prompt);
+			response = await streamAnswer(step.chat, prompt, {
 				tools,
 				signal: config.signal,
 				handOn: (pieces) => write(config, { ...at, pieces }),

@@ -72,7 +72,8 @@ export class ConversationBundles {
 
 	/**
 	 * Creates the conversation a bundle holds, nothing run: under a new id (and new run ids), or
-	 * under the bundle's own with `keepId`, refused with 409 CONVERSATION_EXISTS when that is taken.
+	 * under the bundle's own with `keepId`, refused with 409 CONVERSATION_EXISTS when that is taken
+	 * and 409 RUN_EXISTS when another conversation holds one of its run ids.
 	 * A bundle that is not one, of a newer format, malformed or inconsistent is a 400 naming the
 	 * problem; nothing is created then.
 	 */
@@ -97,8 +98,16 @@ export class ConversationBundles {
 			throw refuse(`a checkpoint value does not load: ${(e as Error).message}`);
 		}
 		const { conversation, branch, runs, journal, approvals } = bundle;
-		if ((await this.parts.transfer.create({ conversation, branch, runs, journal, approvals }, checkpoints)) === 'taken') {
+		const created = await this.parts.transfer.create({ conversation, branch, runs, journal, approvals }, checkpoints);
+		if (created.status === 'conversation-taken') {
 			throw new ApiError('CONVERSATION_EXISTS', `A conversation with id ${conversation.id} exists: import it under a new id`);
+		}
+		if (created.status === 'runs-taken') {
+			const [first, ...more] = created.runIds;
+			throw new ApiError(
+				'RUN_EXISTS',
+				`Run ${first}${more.length ? ` (and ${more.length} more)` : ''} of the bundle belongs to another conversation here: import it under new ids (without keepId)`
+			);
 		}
 		return { conversation: conversation.id, checkpoints: checkpoints.length };
 	}

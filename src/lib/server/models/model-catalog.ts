@@ -4,6 +4,7 @@ import { recordModelCall } from './model-call';
 import { modelId, parseModelId } from '../../protocol/model-id';
 import type { ModelList, ProviderCheck, ProviderKind } from '../../protocol';
 import type { ModelProvider } from './model-provider';
+import { genAiMessages } from './gen-ai-messages';
 import type { ModelStep } from './model-step';
 import { redactor } from '../secrets/redactor';
 import { answerFacts } from './answer-facts';
@@ -79,6 +80,7 @@ export class ModelCatalog {
 		return {
 			name: model,
 			chat: provider.chatModel(model, signal),
+			sending: (messages) => call?.sending(() => genAiMessages(messages)),
 			classifyError: (e) => {
 				const error = redacted(provider.classifyError(e, model));
 				call?.failed(signal?.aborted ? 'cancelled' : error.code);

@@ -7,6 +7,8 @@ export type ModelStep = {
 	name: string;
 	/** A fresh client per call, whose requests the step's signal aborts, so aborting one run's request never touches another's. */
 	chat: BaseChatModel;
+	/** The messages the call is about to send, for its span (taken only when message content is captured). */
+	sending: (messages: readonly BaseMessage[]) => void;
 	/** Turns a failed call into a typed error while its type is still known. */
 	classifyError: (e: unknown) => Error;
 	/** The answer as the thread keeps it: with the model that gave it, its run, and what the call used. */

@@ -60,20 +60,33 @@ export function sqliteTransferStorage(db: Database.Database): TransferStorage {
 				try {
 					if (own.prepare('SELECT 1 FROM conversations WHERE id = ?').get(records.conversation.id)) {
 						own.exec('ROLLBACK');
-						return 'taken';
+						return { status: 'conversation-taken' };
 					}
+					// Ids that are another conversation's, judged by the key itself: a run row that
+					// conflicts on its id is skipped, not an error, and every such id is collected.
+					const takenRuns: string[] = [];
 					const insert = ({ table, rows }: { table: TransferTable; rows: unknown[][] }) => {
 						const columns = TRANSFER_COLUMNS[table];
-						const statement = own.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
-						for (const row of rows) statement.run(...row);
+						const statement = own.prepare(
+							`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})${
+								table === 'runs' ? ' ON CONFLICT (id) DO NOTHING' : ''
+							}`
+						);
+						for (const row of rows) {
+							if (statement.run(...row).changes === 0) takenRuns.push(row[0] as string);
+						}
 					};
 					const [conversation, ...rest] = rowsFromRecords(records);
 					insert(conversation!);
 					// Without onPut: the heads are the records', not the puts'.
 					await putThreadCheckpoints(new DeltaSqliteSaver(own), records.conversation.id, checkpoints);
 					rest.forEach(insert);
+					if (takenRuns.length > 0) {
+						own.exec('ROLLBACK');
+						return { status: 'runs-taken', runIds: takenRuns };
+					}
 					own.exec('COMMIT');
-					return 'created';
+					return { status: 'created' };
 				} catch (e) {
 					if (own.inTransaction) own.exec('ROLLBACK');
 					throw e;

@@ -254,10 +254,16 @@ export interface TransferStorage {
 	/**
 	 * Creates the conversation with its rows and puts its checkpoints (parents first, as given) in
 	 * one transaction: all of it or nothing (a row refused after the puts takes them back too). No branch head moves with the puts; the records' branch
-	 * is the head. 'taken' when a conversation has the id already, and then nothing changes.
+	 * is the head. Nothing changes when an id the records carry is another conversation's: the
+	 * conversation id, or a run id (run ids are unique in the whole database, while tool calls,
+	 * approvals and checkpoints are keyed by their conversation). Each engine judges that by its own
+	 * uniqueness check inside the transaction, so a concurrent writer of the same id cannot slip in.
 	 */
-	create(records: ConversationRecords, checkpoints: readonly ThreadCheckpoint[]): Promise<'created' | 'taken'>;
+	create(records: ConversationRecords, checkpoints: readonly ThreadCheckpoint[]): Promise<TransferResult>;
 }
+
+/** What TransferStorage.create did; `runIds`: every run id of the records another conversation holds. */
+export type TransferResult = { status: 'created' } | { status: 'conversation-taken' } | { status: 'runs-taken'; runIds: string[] };
 
 /** A run whose owner died, now this instance's to judge (runs/run-recovery.ts). */
 export type OrphanedRun = { id: string; conversationId: string };

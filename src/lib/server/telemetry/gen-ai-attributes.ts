@@ -19,6 +19,7 @@ export const GEN_AI = {
 	toolType: 'gen_ai.tool.type',
 	toolCallArguments: 'gen_ai.tool.call.arguments',
 	toolCallResult: 'gen_ai.tool.call.result',
+	inputMessages: 'gen_ai.input.messages',
 	outputMessages: 'gen_ai.output.messages'
 } as const;
 

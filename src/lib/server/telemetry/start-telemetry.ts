@@ -11,8 +11,10 @@ export type TelemetryOptions = {
 	samplerRatio?: number;
 	batchDelayMs: number;
 	serviceName: string;
-	/** OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: answers, tool arguments and results on spans. */
+	/** OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: the messages sent, answers, tool arguments and results on spans. */
 	captureContent: boolean;
+	/** Takes the known secrets out of captured content. */
+	redact: (text: string) => string;
 	instance: string;
 	/** A shared database: the lease and takeover counters are reported. */
 	leases: boolean;
@@ -31,5 +33,5 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
 			serviceName: options.serviceName,
 			instance: options.instance
 		});
-	return new Telemetry(metrics, tracer, options.captureContent);
+	return new Telemetry(metrics, tracer, options.captureContent ? { redact: options.redact } : null);
 }

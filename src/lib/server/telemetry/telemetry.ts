@@ -34,6 +34,8 @@ export interface AttemptRecorder {
 }
 
 export interface ChatRecorder {
+	/** The messages sent, in the conventions' JSON shape; `messages` is called only when content is captured. */
+	sending(messages: () => unknown[]): void;
 	answered(answer: ChatAnswer): void;
 	failed(errorType: string): void;
 }
@@ -45,6 +47,9 @@ export interface ToolRecorder {
 }
 
 type Scope = { runId: string; conversationId: string };
+
+/** OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT on: how captured content is cleaned of secrets. */
+export type ContentCapture = { redact: (text: string) => string };
 
 /** What a log line written now adds: the run it belongs to, and its span when tracing is on. */
 export type LogScope = { run?: string; conversation?: string; trace_id?: string; span_id?: string };
@@ -62,10 +67,11 @@ export class Telemetry {
 	private readonly scope = new AsyncLocalStorage<Scope>();
 	private readonly usage = new Map<string, Usage>();
 
+	/** `capture`: message and tool content goes on spans, with the known secrets taken out by `redact`; null: it never does. */
 	constructor(
 		readonly metrics: MetricsRegistry,
 		private readonly tracer: RunTracer | null,
-		private readonly captureContent: boolean
+		private readonly capture: ContentCapture | null
 	) {}
 
 	attempt(start: AttemptStart): AttemptRecorder {
@@ -124,7 +130,11 @@ export class Telemetry {
 		});
 		const usage = this.usage.get(runId);
 		if (usage) usage.provider ??= call.providerKind;
+		const capture = span && this.capture;
 		return {
+			sending: (messages) => {
+				if (capture) span.setAttribute(GEN_AI.inputMessages, capture.redact(JSON.stringify(messages())));
+			},
 			answered: (answer) => {
 				const m = this.metrics;
 				m.modelRequests.inc({ ...labels, outcome: 'success' });
@@ -137,7 +147,7 @@ export class Telemetry {
 					usage.output += answer.outputTokens ?? 0;
 				}
 				if (!span) return;
-				span.setAttributes(chatAttributes(answer, this.captureContent));
+				span.setAttributes(chatAttributes(answer, this.capture));
 				span.end();
 			},
 			failed: (errorType) => {
@@ -158,7 +168,7 @@ export class Telemetry {
 			[GEN_AI.toolType]: 'extension',
 			...(call.server ? { [MCP.methodName]: 'tools/call', [MCP.networkTransport]: transportOf(call.transport) } : {}),
 			...(call.session ? { [MCP.sessionId]: call.session } : {}),
-			...(this.captureContent ? { [GEN_AI.toolCallArguments]: JSON.stringify(call.args) } : {})
+			...(this.capture ? { [GEN_AI.toolCallArguments]: this.capture.redact(JSON.stringify(call.args)) } : {})
 		});
 		return {
 			meta: () => (span ? this.tracer!.carrier(span) : {}),
@@ -167,7 +177,7 @@ export class Telemetry {
 				this.metrics.toolDuration.observe({ tool: call.tool }, seconds(performance.now() - began));
 				if (!span) return;
 				span.setAttribute(SOPHOS.toolOutcome, outcome);
-				if (this.captureContent && result !== undefined) span.setAttribute(GEN_AI.toolCallResult, result);
+				if (this.capture && result !== undefined) span.setAttribute(GEN_AI.toolCallResult, this.capture.redact(result));
 				if (outcome === 'error' || outcome === 'cancelled' || outcome === 'unknown') failSpan(span, outcome);
 				else span.end();
 			}
@@ -219,14 +229,14 @@ function failSpan(span: Span, errorType: string): void {
 	span.end();
 }
 
-function chatAttributes(answer: ChatAnswer, captureContent: boolean): Attributes {
+function chatAttributes(answer: ChatAnswer, capture: ContentCapture | null): Attributes {
 	const a: Attributes = { [GEN_AI.responseFinishReasons]: answer.finishReasons };
 	if (answer.responseModel) a[GEN_AI.responseModel] = answer.responseModel;
 	if (answer.inputTokens !== undefined) a[GEN_AI.inputTokens] = answer.inputTokens;
 	if (answer.outputTokens !== undefined) a[GEN_AI.outputTokens] = answer.outputTokens;
 	if (answer.reasoningTokens !== undefined) a[GEN_AI.reasoningTokens] = answer.reasoningTokens;
 	if (answer.firstTokenMs !== undefined) a[GEN_AI.timeToFirstChunk] = seconds(answer.firstTokenMs);
-	if (captureContent) a[GEN_AI.outputMessages] = JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: answer.text }] }]);
+	if (capture) a[GEN_AI.outputMessages] = capture.redact(JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: answer.text }] }]));
 	return a;
 }
 

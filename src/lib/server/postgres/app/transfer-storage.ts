@@ -2,7 +2,7 @@
 
 import type pg from 'pg';
 import { putThreadCheckpoints } from '../../checkpoint/thread-put';
-import type { TransferStorage } from '../../storage/app-storage';
+import type { TransferResult, TransferStorage } from '../../storage/app-storage';
 import {
 	TIMESTAMP_COLUMNS,
 	TRANSFER_COLUMNS,
@@ -45,6 +45,11 @@ function withinTransaction(client: pg.PoolClient): pg.Pool {
 	return { connect: async () => inner, query: inner.query } as unknown as pg.Pool;
 }
 
+/** Thrown inside the import's transaction to roll it back, carrying what was taken. */
+class Taken {
+	constructor(readonly result: TransferResult) {}
+}
+
 export function postgresTransferStorage(pool: pg.Pool): TransferStorage {
 	const select = (table: TransferTable) =>
 		`SELECT ${TRANSFER_COLUMNS[table].map((c) => (TIMESTAMP_COLUMNS.has(c) ? `${isoText(c)} AS ${c}` : c)).join(', ')}
@@ -64,19 +69,22 @@ export function postgresTransferStorage(pool: pg.Pool): TransferStorage {
 		},
 
 		async create(records, checkpoints) {
-			const taken = new Error('taken: roll the import back');
 			try {
 				return await inTransaction(
 					pool,
 					async (client) => {
+						// ON CONFLICT on the key itself: a concurrent import of the same id waits for the
+						// other transaction and then conflicts, so the answer holds at commit too.
+						const takenRuns: string[] = [];
 						const insert = async ({ table, rows }: { table: TransferTable; rows: unknown[][] }) => {
 							const columns = TRANSFER_COLUMNS[table];
 							const sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})${
-								table === 'conversations' ? ' ON CONFLICT (id) DO NOTHING' : ''
+								table === 'conversations' || table === 'runs' ? ' ON CONFLICT (id) DO NOTHING' : ''
 							}`;
 							for (const row of rows) {
-								const { rowCount } = await client.query(sql, row);
-								if (table === 'conversations' && rowCount === 0) throw taken;
+								if ((await client.query(sql, row)).rowCount !== 0) continue;
+								if (table === 'conversations') throw new Taken({ status: 'conversation-taken' });
+								takenRuns.push(row[0] as string);
 							}
 						};
 						const [conversation, ...rest] = rowsFromRecords(records);
@@ -84,12 +92,13 @@ export function postgresTransferStorage(pool: pg.Pool): TransferStorage {
 						// Without onPut or fence: the heads are the records', and no run writes these.
 						await putThreadCheckpoints(new DeltaPostgresSaver(withinTransaction(client)), records.conversation.id, checkpoints);
 						for (const table of rest) await insert(table);
-						return 'created' as const;
+						if (takenRuns.length > 0) throw new Taken({ status: 'runs-taken', runIds: takenRuns });
+						return { status: 'created' as const };
 					},
 					{ durable: true }
 				);
 			} catch (e) {
-				if (e === taken) return 'taken';
+				if (e instanceof Taken) return e.result;
 				throw e;
 			}
 		}
