@@ -3,6 +3,7 @@ import { startRuntime } from '$lib/server/runtime';
 import { runtime, setRuntime } from '$lib/server/runtime-instance';
 import { exposureWarning, parseSettings } from '$lib/server/settings';
 import { installShutdown } from '$lib/server/shutdown';
+import { refusalLine } from '$lib/server/telemetry/log-formatter';
 import { AuthThrottle } from '$lib/server/http/auth-throttle';
 import { ConnectionGuard } from '$lib/server/http/connection-guard';
 import { RequestGuard, refusalResponse, type RequestFacts } from '$lib/server/http/request-guard';
@@ -19,6 +20,18 @@ let allowedOrigins: readonly string[] = [];
 
 // Runs before adapter-node opens the port: a bad setting or config stops the start with its message.
 export const init: ServerInit = async () => {
+	try {
+		await start();
+	} catch (e) {
+		// Node would print the error and its stack over several lines; under LOG_FORMAT=json (read
+		// as written: the settings may be what failed) the refusal is one JSON line instead.
+		if (process.env.LOG_FORMAT !== 'json') throw e;
+		process.stderr.write(refusalLine(e) + '\n');
+		process.exit(1);
+	}
+};
+
+async function start(): Promise<void> {
 	// adapter-node reads HOST only after this hook, and without it would listen on every interface.
 	// Loopback is the documented default, and the token rule is judged on the address it listens on.
 	process.env.HOST ||= '127.0.0.1';
@@ -26,8 +39,6 @@ export const init: ServerInit = async () => {
 	// itself, but the memory server replaces memory.jsonl by a rename: only the umask sets that mode.
 	process.umask(0o077);
 	const settings = parseSettings(process.env);
-	const warning = exposureWarning(settings);
-	if (warning) console.warn(warning);
 	// Before the port opens, so no connection is accepted unwatched.
 	new ConnectionGuard({
 		headersTimeoutMs: settings.HEADERS_TIMEOUT_MS,
@@ -42,6 +53,9 @@ export const init: ServerInit = async () => {
 		throw new Error(redactor.redact(e instanceof Error ? e.message : String(e)));
 	}
 	setRuntime(runtime);
+	// After the runtime, which under LOG_FORMAT=json makes console lines JSON too.
+	const warning = exposureWarning(settings);
+	if (warning) console.warn(warning);
 	const token = settings.SOPHOS_TOKEN;
 	allowedOrigins = settings.ALLOWED_ORIGINS;
 	guard = new RequestGuard({
@@ -52,7 +66,7 @@ export const init: ServerInit = async () => {
 		sessions: token === undefined ? undefined : new SessionKeeper(runtime.storage.sessions, token)
 	});
 	installShutdown(runtime);
-};
+}
 
 function requestFacts(event: RequestEvent): RequestFacts {
 	const headers = event.request.headers;

@@ -30,9 +30,9 @@ describe('telemetry', () => {
 		prometheus = service = ollama = receiver = undefined;
 	});
 
-	it('a tool-calling run is one invoke_agent span holding its chat and execute_tool spans, over http/protobuf (the default); its MCP call carries the traceparent; no content or secret is exported; a failed model call marks its span and its JSON log line names the span', async () => {
+	it('a tool-calling run is one invoke_agent span holding its chat and execute_tool spans, over http/protobuf (the default); its MCP call carries the traceparent; no content or secret is exported; a failed model call marks its span and its JSON log line names the span; every line written is one JSON object, an MCP server\'s stderr wrapped and redacted', async () => {
 		receiver = await OtlpReceiver.start();
-		const config = testMcpConfig();
+		const config = testMcpConfig({ approval: 'auto', stderr: `test server starting\nconnecting with key ${API_KEY} now` });
 		ollama = await ScriptedOllama.start(callsScript([{ name: 'test__peek', arguments: {} }]));
 		service = await Service.start({
 			ollamaUrl: ollama.url,
@@ -113,12 +113,21 @@ describe('telemetry', () => {
 		expect(failedChat.status?.code).toBe(2); // ERROR
 		expect(failedAgent.attributes).toMatchObject({ 'sophos.run.status': 'failed', 'error.type': code });
 		await service.waitForOutput(new RegExp(`"message":"Run ${failed} failed"`));
-		// Sophos's own lines; the adapter's `Listening on` and the MCP children's stderr pass through as written.
-		const records = service.output
-			.split('\n')
-			.filter((l) => l.startsWith('{'))
-			.map((l) => JSON.parse(l) as Record<string, unknown>);
+		// Every line on stdout and stderr: Sophos's own, the HTTP server's `Listening on`, what the MCP children wrote.
+		const lines = service.output.split('\n').filter((l) => l !== '');
+		const records = lines.map((l) => {
+			try {
+				return JSON.parse(l) as Record<string, unknown>;
+			} catch {
+				throw new Error(`not a JSON line: ${l}`);
+			}
+		});
 		expect(records.some((r) => String(r.message).startsWith('MCP: connected to "test"'))).toBe(true);
+		expect(records.find((r) => String(r.message).startsWith('Listening on'))).toMatchObject({ level: 'info', message: expect.stringContaining(`:${service.port}`) });
+		expect(records.filter((r) => r.server === 'test')).toEqual([
+			expect.objectContaining({ level: 'info', message: 'test server starting', server: 'test' }),
+			expect.objectContaining({ level: 'info', message: 'connecting with key [redacted] now', server: 'test' })
+		]);
 		expect(records.every((r) => typeof r.time === 'string' && typeof r.level === 'string' && typeof r.instance === 'string')).toBe(true);
 		expect(records.find((r) => r.message === `Run ${failed} failed`)).toMatchObject({
 			level: 'error',
@@ -251,6 +260,17 @@ describe('telemetry', () => {
 		expect((await followRun(service.url, second)).at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
 		// The second run ran its course while the first export still waited for its answer.
 		expect(receiver.open).toBeGreaterThanOrEqual(1);
+	});
+
+	it('LOG_FORMAT=json: a start refused for a bad setting is one JSON line too, naming the variable', async () => {
+		const start = Service.start({ ollamaUrl: 'http://127.0.0.1:9', env: { LOG_FORMAT: 'json', OTEL_TRACES_SAMPLER: 'sometimes' } });
+		const refused = await start.then(
+			() => new Error('the service started'),
+			(e: Error) => e
+		);
+		const [, ...output] = refused.message.split('\n').filter((l) => l !== '');
+		expect(output).toHaveLength(1);
+		expect(JSON.parse(output[0]!)).toMatchObject({ level: 'error', message: expect.stringContaining('OTEL_TRACES_SAMPLER="sometimes"') });
 	});
 
 	// Spans wait for the shutdown to be sent (the batch delay is longer than any test), so what the

@@ -77,4 +77,7 @@ server.registerTool('read_log', { description: 'Returns the call journal.', inpu
 	content: [{ type: 'text', text: fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '' }]
 }));
 
+// Lines for its stderr, as a server's own logging: what Sophos must pass on, wrapped and redacted.
+if (process.env.TEST_MCP_STDERR) process.stderr.write(process.env.TEST_MCP_STDERR + '\n');
+
 await server.connect(new StdioServerTransport());

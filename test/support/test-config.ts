@@ -6,9 +6,9 @@ import { ROOT, tempDir } from './service';
 /**
  * The default MCP config plus the misbehaving test server, whose calls are journalled in `log`.
  * Its tools run without asking unless `approval` says otherwise (undefined: TOOL_APPROVAL decides,
- * so its `effect` write waits for a person).
+ * so its `effect` write waits for a person); `stderr`: lines it writes to its stderr as it starts.
  */
-export function testMcpConfig(options: { approval?: 'auto' | 'ask' } = { approval: 'auto' }): {
+export function testMcpConfig(options: { approval?: 'auto' | 'ask'; stderr?: string } = { approval: 'auto' }): {
 	configDir: string;
 	log: string;
 	calls: () => string[];
@@ -18,7 +18,7 @@ export function testMcpConfig(options: { approval?: 'auto' | 'ask' } = { approva
 	const base = JSON.parse(fs.readFileSync(path.join(ROOT, 'config/mcp.json'), 'utf8'));
 	const test = {
 		...testMcpServerCommand(),
-		env: { TEST_MCP_LOG: log },
+		env: { TEST_MCP_LOG: log, ...(options.stderr ? { TEST_MCP_STDERR: options.stderr } : {}) },
 		// Ours: its annotations are believed (mcp.json `trusted`).
 		trusted: true,
 		...(options.approval ? { approval: options.approval } : {})

@@ -39,7 +39,7 @@ import { openStorageEngine } from './storage/engine';
 import { configuredSecrets, SECRET_SETTINGS } from './secrets/configured-secrets';
 import { redactor } from './secrets/redactor';
 import { randomUUID } from 'node:crypto';
-import { createLog } from './telemetry/log-formatter';
+import { createChildLog, createLog, routeProcessOutput } from './telemetry/log-formatter';
 import { traceExportOf } from './telemetry/otlp-settings';
 import { startTelemetry } from './telemetry/start-telemetry';
 import type { Telemetry } from './telemetry/telemetry';
@@ -88,7 +88,9 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	const crash = createCrashInjector(settings.SOPHOS_CRASH_AT);
 	const instance = settings.SOPHOS_INSTANCE_ID ?? randomUUID();
 	let telemetry: Telemetry | undefined;
-	const logLine = createLog({ format: settings.LOG_FORMAT, instance, redact: (text) => redactor.redact(text), scope: () => telemetry?.logScope() ?? {} });
+	const logOptions = { format: settings.LOG_FORMAT, instance, redact: (text: string) => redactor.redact(text), scope: () => telemetry?.logScope() ?? {} };
+	const logLine = createLog(logOptions);
+	routeProcessOutput(logOptions);
 	const engine = await openStorageEngine(
 		{ ...settings, SOPHOS_INSTANCE_ID: instance },
 		{ maxConcurrentRuns: settings.MAX_CONCURRENT_RUNS, maxQueuedMessages: settings.MAX_QUEUED_MESSAGES },
@@ -118,7 +120,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		deny: settings.MCP_TOOLS_DENY,
 		approval: settings.TOOL_APPROVAL,
 		oauth: (name, c) => new ServerOAuth({ server: name, url: c.url, settings: c.oauth, storage: storage.mcpAuth, log: logLine }),
-		log: logLine
+		log: logLine,
+		childLog: createChildLog(logOptions)
 	});
 
 	telemetry = startTelemetry({

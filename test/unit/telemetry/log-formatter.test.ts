@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Redactor } from '../../../src/lib/server/secrets/redactor';
-import { createLog } from '../../../src/lib/server/telemetry/log-formatter';
+import { createChildLog, createLog, refusalLine } from '../../../src/lib/server/telemetry/log-formatter';
 
 const redactor = new Redactor(['s3cr3t-token-value', 'abc']);
 
@@ -43,5 +43,22 @@ describe('createLog', () => {
 		const { log, out } = capture('text');
 		log('plain line');
 		expect(out).toEqual(['plain line']);
+	});
+
+	it("a stdio server's stderr line: to stderr as written in text, as {level, message, server} in JSON, redacted in both", () => {
+		for (const format of ['text', 'json'] as const) {
+			const out: string[] = [];
+			const err: string[] = [];
+			const child = createChildLog({ format, instance: 'i-1', redact: (t) => redactor.redact(t), scope: () => ({ run: 'r' }), out: (t) => out.push(t), err: (t) => err.push(t) });
+			child('memory', 'key s3cr3t-token-value loaded');
+			expect(out).toEqual([]);
+			if (format === 'text') expect(err).toEqual(['key [redacted] loaded']);
+			else expect(JSON.parse(err[0]!)).toEqual({ time: expect.any(String), level: 'info', message: 'key [redacted] loaded', instance: 'i-1', server: 'memory' });
+		}
+	});
+
+	it('a refused start is one JSON line with its message', () => {
+		expect(JSON.parse(refusalLine(new TypeError('X="y": bad')))).toEqual({ time: expect.any(String), level: 'error', message: 'X="y": bad', error: { name: 'TypeError' } });
+		expect(JSON.parse(refusalLine('plain'))).toMatchObject({ level: 'error', message: 'plain' });
 	});
 });

@@ -1,8 +1,9 @@
-import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ChildLog } from '../telemetry/log-formatter';
 import { isStdio, writesTakeTurns, type McpServerConfig } from './mcp-config';
+import { connectServer, type ServerConnection } from './server-connection';
 import type { ServerOAuth } from './oauth/server-oauth';
 import { SignInRequired } from './oauth/sign-in-required';
 import { ToolServerDown } from './transport-errors';
@@ -31,7 +32,7 @@ const MAX_RETRY_MS = 30_000;
  */
 export class ServerSupervisor {
 	private state: ServerState = 'down';
-	private client: MultiServerMCPClient | null = null;
+	private client: ServerConnection | null = null;
 	private sdk: Client | null = null;
 	private tools: StructuredToolInterface[] = [];
 	private annotations = new Map<string, ToolAnnotations>();
@@ -48,7 +49,9 @@ export class ServerSupervisor {
 		private readonly config: McpServerConfig,
 		private readonly log: (line: string) => void = console.log,
 		/** A remote server's OAuth sign-in (mcp/oauth/server-oauth.ts), when it may ask for one. */
-		readonly oauth?: ServerOAuth
+		readonly oauth?: ServerOAuth,
+		/** Where a stdio child's stderr goes, line by line (telemetry/log-formatter.ts createChildLog). */
+		private readonly childLog: ChildLog = (_, line) => process.stderr.write(line + '\n')
 	) {}
 
 	status(): ServerStatus {
@@ -188,15 +191,10 @@ export class ServerSupervisor {
 		this.state = 'starting';
 		if (this.everUp) this.restarts++;
 		this.oauth?.clearRefusal();
-		const client = new MultiServerMCPClient({
-			mcpServers: { [this.name]: this.connection() },
-			prefixToolNameWithServerName: true,
-			onConnectionError: 'throw'
-		});
+		let client: ServerConnection | undefined;
 		try {
-			const tools = await client.getTools();
-			const sdk = await client.getClient(this.name);
-			if (!sdk) throw new Error('the MCP client did not connect');
+			client = await connectServer(this.name, this.config, { oauth: this.oauth, stderr: (line) => this.childLog(this.name, line) });
+			const { tools, sdk } = client;
 			const listed = await sdk.listTools();
 			if (this.isClosed()) {
 				await client.close();
@@ -213,7 +211,7 @@ export class ServerSupervisor {
 			this.retryAt = 0;
 			this.log(`MCP: connected to "${this.name}" (${tools.length} tools)`);
 		} catch (e) {
-			await client.close().catch(() => {});
+			await client?.close().catch(() => {});
 			if (this.oauth?.wasRefused() && !this.isClosed()) {
 				// Refused for want of a token: a refreshed one connects at once, else a person signs in.
 				this.oauth.clearRefusal();
@@ -234,17 +232,5 @@ export class ServerSupervisor {
 	/** Read through a method: `close()` may have run while `start()` awaited. */
 	private isClosed(): boolean {
 		return this.state === 'closed';
-	}
-
-	private connection() {
-		const c = this.config;
-		return isStdio(c)
-			? { transport: 'stdio' as const, command: c.command, args: c.args, env: c.env, cwd: c.cwd }
-			: {
-					transport: c.type ?? c.transport ?? ('http' as const),
-					url: c.url,
-					headers: c.headers,
-					...(this.oauth ? { authProvider: this.oauth.connectionProvider() } : {})
-				};
 	}
 }

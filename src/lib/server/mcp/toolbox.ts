@@ -3,6 +3,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { resolveApproval, type ApprovalMode, type DefaultApproval } from './approval-policy';
 import { callSignal } from './call-signal';
 import { signsInWithOAuth, type HttpServerConfig, type McpConfig } from './mcp-config';
+import type { ChildLog } from '../telemetry/log-formatter';
 import type { ServerOAuth } from './oauth/server-oauth';
 import { SignInRequired } from './oauth/sign-in-required';
 import { ServerSupervisor, type ServerStatus } from './server-supervisor';
@@ -22,6 +23,8 @@ export type ToolboxOptions = {
 	/** A remote server's OAuth sign-in, for every server that may ask for one (mcp-config.ts signsInWithOAuth). */
 	oauth?: (name: string, config: HttpServerConfig) => ServerOAuth;
 	log?: (line: string) => void;
+	/** Where stdio children's stderr lines go (telemetry/log-formatter.ts createChildLog). */
+	childLog?: ChildLog;
 };
 
 /** A tool the model may call, found by its `server__tool` name. */
@@ -63,7 +66,13 @@ export class Toolbox {
 		private readonly options: ToolboxOptions
 	) {
 		this.servers = Object.entries(config).map(
-			([name, c]) => new ServerSupervisor(name, c, options.log, options.oauth && signsInWithOAuth(c) ? options.oauth(name, c) : undefined)
+			([name, c]) => new ServerSupervisor(
+					name,
+					c,
+					options.log,
+					options.oauth && signsInWithOAuth(c) ? options.oauth(name, c) : undefined,
+					options.childLog
+				)
 		);
 		this.offered = createToolFilter(options.allow, options.deny);
 	}

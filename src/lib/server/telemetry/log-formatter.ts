@@ -18,27 +18,72 @@ export type LogOptions = {
 
 export type Log = (line: string, error?: unknown) => void;
 
+/** A line a stdio MCP server wrote to its stderr. */
+export type ChildLog = (server: string, line: string) => void;
+
+type Level = 'info' | 'warn' | 'error';
+
+function writers(options: LogOptions) {
+	return {
+		out: options.out ?? ((t: string) => process.stdout.write(t + '\n')),
+		err: options.err ?? ((t: string) => process.stderr.write(t + '\n'))
+	};
+}
+
+/** One JSON line, redacted as a whole, so a secret is hidden wherever in the record it stands. */
+function jsonLine(options: LogOptions, level: Level, message: string, extra: Record<string, unknown>): string {
+	return options.redact(JSON.stringify({ time: new Date().toISOString(), level, message, instance: options.instance, ...extra }));
+}
+
 /** The service's log function: a line, and with an error its stack, to stdout or (with an error) stderr. */
 export function createLog(options: LogOptions): Log {
-	const hide = options.redact;
-	const out = options.out ?? ((t: string) => process.stdout.write(t + '\n'));
-	const err = options.err ?? ((t: string) => process.stderr.write(t + '\n'));
+	const { out, err } = writers(options);
 	return (line, error) => {
 		const write = error === undefined ? out : err;
 		if (options.format === 'text') {
-			write(hide(error === undefined ? line : format('%s', line, error)));
+			write(options.redact(error === undefined ? line : format('%s', line, error)));
 			return;
 		}
-		const record = {
-			time: new Date().toISOString(),
-			level: error === undefined ? 'info' : 'error',
-			message: line,
-			instance: options.instance,
-			...options.scope(),
-			...(error === undefined ? {} : { error: errorFields(error) })
-		};
-		write(hide(JSON.stringify(record)));
+		const extra = { ...options.scope(), ...(error === undefined ? {} : { error: errorFields(error) }) };
+		write(jsonLine(options, error === undefined ? 'info' : 'error', line, extra));
 	};
+}
+
+/**
+ * What stdio MCP servers write to their stderr, to Sophos's stderr line by line: in text as they
+ * wrote it, in JSON as `{level: "info", message, server}` (stderr is the MCP stdio transport's
+ * logging channel, not an error channel). Redacted either way: a server may print its own key.
+ */
+export function createChildLog(options: LogOptions): ChildLog {
+	const { err } = writers(options);
+	return (server, line) => err(options.format === 'text' ? options.redact(line) : jsonLine(options, 'info', line, { server }));
+}
+
+/**
+ * LOG_FORMAT=json: whatever else the process writes through `console` (the HTTP server's
+ * `Listening on …`, a library's warning) and Node's process warnings become JSON lines too, so
+ * every line on stdout and stderr is one object. Text: nothing changes.
+ */
+export function routeProcessOutput(options: LogOptions): void {
+	if (options.format === 'text') return;
+	const { out, err } = writers(options);
+	const to = (write: (t: string) => void, level: Level) => (...args: unknown[]) => write(jsonLine(options, level, format(...args), {}));
+	console.log = console.info = console.debug = to(out, 'info');
+	console.warn = to(err, 'warn');
+	console.error = console.trace = to(err, 'error');
+	// Node's own printer of warnings is a listener; without it the warning event still comes.
+	process.removeAllListeners('warning');
+	process.on('warning', (w) => err(jsonLine(options, 'warn', `${w.name}: ${w.message}`, {})));
+}
+
+/**
+ * Pure but for the clock. The JSON line of a start that was refused: its message is already
+ * redacted (a refused setting names itself without its value, a runtime failure is redacted before
+ * it is thrown), and there is no instance yet.
+ */
+export function refusalLine(error: unknown): string {
+	const message = error instanceof Error ? error.message : String(error);
+	return JSON.stringify({ time: new Date().toISOString(), level: 'error', message, ...(error instanceof Error ? { error: { name: error.name } } : {}) });
 }
 
 function errorFields(error: unknown): Record<string, unknown> {
