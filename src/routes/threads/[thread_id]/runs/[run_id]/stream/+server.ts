@@ -16,9 +16,9 @@ export const GET: RequestHandler = async ({ params, request, url }) => {
 			...(url.searchParams.getAll('stream_mode').length > 1 ? { stream_mode: url.searchParams.getAll('stream_mode') } : {})
 		});
 		const modes = query.stream_mode === undefined ? [...STREAM_MODES] : Array.isArray(query.stream_mode) ? query.stream_mode : [query.stream_mode];
-		const protocolRuns = runtime().protocolRuns;
-		if (query.cancel_on_disconnect) request.signal.addEventListener('abort', () => protocolRuns.cancelIfUnread(threadId, runId), { once: true });
-		return await protocolRuns.stream(threadId, runId, modes, protocolLastEventId(request.headers.get('last-event-id')), request.signal);
+		const after = protocolLastEventId(request.headers.get('last-event-id'));
+		const onDisconnect = query.cancel_on_disconnect ? 'cancel' : 'continue';
+		return await runtime().protocolRuns.stream(threadId, runId, modes, after, request.signal, onDisconnect);
 	} catch (e) {
 		return errorResponse(e);
 	}
