@@ -7,6 +7,7 @@ import {
 } from '../../../src/lib/server/agent-protocol/request-schemas';
 import { parseThreadId, refuseUnsupported, requireAssistant } from '../../../src/lib/server/agent-protocol/protocol-request';
 import { ApiError } from '../../../src/lib/server/errors';
+import { joinStreamQueryOf, JoinStreamQuerySchema } from '../../../src/lib/server/agent-protocol/run-create';
 
 function refusal(fn: () => unknown): ApiError {
 	try {
@@ -61,5 +62,22 @@ describe('human content', () => {
 		expect(image.code).toBe('UNSUPPORTED_CONTENT');
 		expect(image.message).toContain('image_url');
 		expect(refusal(() => humanText(HumanContentSchema.parse([{ type: 'file', data: 'x' }]))).status).toBe(422);
+	});
+});
+
+describe('a joined stream query', () => {
+	const read = (query: string) => parseProtocolBody(JoinStreamQuerySchema, joinStreamQueryOf(new URLSearchParams(query)));
+
+	it('takes stream_mode once, repeated, or as the JSON array SDK 1.0.0 sends', () => {
+		expect(read('stream_mode=values').stream_mode).toBe('values');
+		expect(read('stream_mode=values&stream_mode=updates').stream_mode).toEqual(['values', 'updates']);
+		expect(read(`stream_mode=${encodeURIComponent('["messages-tuple","values"]')}`).stream_mode).toEqual(['messages-tuple', 'values']);
+		expect(read('cancel_on_disconnect=1').cancel_on_disconnect).toBe(true);
+	});
+
+	it('refuses a mode it does not know, or a broken array, naming stream_mode', () => {
+		for (const query of ['stream_mode=debug', `stream_mode=${encodeURIComponent('["debug"]')}`, 'stream_mode=%5Bvalues', `stream_mode=${encodeURIComponent('{"a":1}')}`]) {
+			expect(refusal(() => read(query)).message).toContain('stream_mode');
+		}
 	});
 });

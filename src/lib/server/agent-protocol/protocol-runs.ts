@@ -239,21 +239,52 @@ export class ProtocolRuns {
 	 * stream of it translated; once it has ended, `metadata`, the thread's values and its error if it
 	 * failed; for a pending run, `metadata` alone (the client asks again, as the SDK does, while the
 	 * run's status is pending).
+	 *
+	 * `onDisconnect` "cancel": once this reader has left before the run's end and no other reader
+	 * follows the run, the run is cancelled (RunService.cancelIfUnfollowed).
 	 */
-	async stream(threadId: string, runId: string, modes: RunOptions['streamModes'], after: number, signal: AbortSignal): Promise<Response> {
+	async stream(
+		threadId: string,
+		runId: string,
+		modes: RunOptions['streamModes'],
+		after: number,
+		signal: AbortSignal,
+		onDisconnect: RunOptions['onDisconnect'] = 'continue'
+	): Promise<Response> {
 		const headers = runPaths(threadId, runId);
 		const run = await this.get(threadId, runId);
 		const { chain, live } = await this.liveMember(threadId, runId);
 		const values = () => this.values(threadId);
 		const translator = new RunStreamTranslator({ threadId, runId, attempt: Math.max(chain.length, 1), modes, after, values });
 		if (live) {
+			const reading = this.reading(live.id, signal, onDisconnect);
 			// From Sophos's first event, whatever the client saw: the translator needs to know which answer the tokens after `after` belong to.
-			const sophos = await this.parts.runService.follow(threadId, 0, signal, this.parts.streamOptions);
+			const sophos = await this.parts.runService.follow(threadId, 0, reading.signal, this.parts.streamOptions);
 			if (modes.includes('updates')) translator.knowFrom(await values());
-			if (sophos instanceof Response) return protocolStreamResponse(sophos, translator, headers);
+			if (sophos instanceof Response) return protocolStreamResponse(sophos, translator, headers, reading.leave);
 		}
 		if (run.status === 'pending') return settledStreamResponse(translator, [], headers);
 		return settledStreamResponse(translator, await this.finalFrames(threadId, chain, modes), headers);
+	}
+
+	/**
+	 * One reader of Sophos's stream of `liveRunId`, and how it leaves: the client's going, told by
+	 * the response's cancel or the request's signal, whichever comes first. Leaving detaches it from
+	 * the run's log at once (aborting the signal its follow holds), so the count of readers it
+	 * leaves behind is already right when on_disconnect "cancel" reads it, in the same turn.
+	 */
+	private reading(liveRunId: string, request: AbortSignal, onDisconnect: RunOptions['onDisconnect']) {
+		const controller = new AbortController();
+		const leave = () => {
+			if (controller.signal.aborted) return;
+			request.removeEventListener('abort', leave);
+			controller.abort();
+			if (onDisconnect !== 'cancel') return;
+			this.parts.runService.cancelIfUnfollowed(liveRunId)?.catch((e) => this.parts.log(`Run ${liveRunId}: cancelling it as its last reader left failed`, e));
+		};
+		if (request.aborted) leave();
+		else request.addEventListener('abort', leave);
+		return { signal: controller.signal, leave };
 	}
 
 	private async finalFrames(threadId: string, chain: RunRecord[], modes: RunOptions['streamModes']): Promise<ProtocolFrame[]> {
@@ -323,10 +354,7 @@ export class ProtocolRuns {
 	async createAndStream(threadId: string | null, body: RunCreate, signal: AbortSignal): Promise<Response> {
 		const created = await this.create(threadId, body);
 		const { run, options } = created;
-		if (options.onDisconnect === 'cancel') {
-			signal.addEventListener('abort', () => this.cancelIfUnread(created.threadId, run.run_id), { once: true });
-		}
-		return this.stream(created.threadId, run.run_id, options.streamModes, 0, signal);
+		return this.stream(created.threadId, run.run_id, options.streamModes, 0, signal, options.onDisconnect);
 	}
 
 	/** POST …/runs/wait: starts the run and answers once it has ended, with the thread's values (or its error). */
@@ -334,15 +362,5 @@ export class ProtocolRuns {
 		const created = await this.create(threadId, body);
 		const result = await this.join(created.threadId, created.run.run_id, signal);
 		return { result, headers: { 'Content-Location': runPaths(created.threadId, created.run.run_id)['Content-Location'] } };
-	}
-
-	/** on_disconnect "cancel": once the last reader of the run has left, the run is cancelled. */
-	cancelIfUnread(threadId: string, runId: string): void {
-		void (async () => {
-			const { live } = await this.liveMember(threadId, runId);
-			if (!live) return;
-			const readers = this.parts.runService.followers(live.id);
-			if (readers === 0) await this.parts.runService.cancel(live.id);
-		})().catch((e) => this.parts.log(`Run ${runId}: cancelling it as its last reader left failed`, e));
 	}
 }

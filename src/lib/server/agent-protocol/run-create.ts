@@ -114,6 +114,25 @@ export const CancelQuerySchema = z.strictObject({
 	reason: z.string().max(200).optional()
 });
 
+/**
+ * GET …/stream's query as JoinStreamQuerySchema reads it. `stream_mode` comes repeated (the SDK
+ * since 1.x appends each mode) or, from earlier 1.x releases (1.0.0, which agent-chat-ui still
+ * resolves), as one JSON array; anything else is left as sent for the schema to name.
+ */
+export function joinStreamQueryOf(params: URLSearchParams): Record<string, unknown> {
+	const modes = params.getAll('stream_mode');
+	const query: Record<string, unknown> = Object.fromEntries(params);
+	if (modes.length > 1) query.stream_mode = modes;
+	else if (modes.length === 1 && modes[0]!.startsWith('[')) {
+		try {
+			query.stream_mode = JSON.parse(modes[0]!);
+		} catch {
+			// Not JSON: the schema refuses it, naming the field.
+		}
+	}
+	return query;
+}
+
 /** GET …/stream's query. */
 export const JoinStreamQuerySchema = z.strictObject({
 	cancel_on_disconnect: z.enum(['0', '1', 'true', 'false']).default('0').transform((w) => w === '1' || w === 'true'),

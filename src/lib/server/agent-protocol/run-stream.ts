@@ -175,11 +175,17 @@ const idOf = (message: EventSourceMessage): number | null => (message.id && /^\d
  * The protocol's stream of a run, from Sophos's stream of it (`sophos`, an SSE response). The
  * TransformStream keeps backpressure: a client that stops reading stops the reads of Sophos's
  * stream, whose own bound on a reader's backlog then applies.
+ *
+ * `left` is told, synchronously, when the client goes before the stream's end. The body's cancel is
+ * how it learns that: adapter-node cancels the body once the response's socket closes, whereas the
+ * request's signal never fires for a POST whose body was read (it only reports a request cut short
+ * while its body was arriving), and a cancel's way up through the pipes is asynchronous.
  */
 export function protocolStreamResponse(
 	sophos: Response,
 	translator: RunStreamTranslator,
-	headers: Record<string, string>
+	headers: Record<string, string>,
+	left: () => void = () => {}
 ): Response {
 	const translate = new TransformStream<EventSourceMessage, Uint8Array>({
 		start(controller) {
@@ -195,10 +201,26 @@ export function protocolStreamResponse(
 			if (translator.isEnded) controller.terminate();
 		}
 	});
-	const body = sophos
+	const frames = sophos
 		.body!.pipeThrough(new TextDecoderStream())
 		.pipeThrough(new EventSourceParserStream())
-		.pipeThrough(translate);
+		.pipeThrough(translate)
+		.getReader();
+	const body = new ReadableStream<Uint8Array>(
+		{
+			async pull(controller) {
+				const { done, value } = await frames.read();
+				if (done) controller.close();
+				else controller.enqueue(value);
+			},
+			cancel(reason) {
+				left();
+				return frames.cancel(reason);
+			}
+		},
+		// Nothing read ahead of the client: the pipes above hold what it has not read yet.
+		{ highWaterMark: 0 }
+	);
 	return new Response(body, { headers: { ...SSE_HEADERS, ...headers } });
 }
 

@@ -75,9 +75,16 @@ export class RunService {
 		return this.live.cancel(runId);
 	}
 
-	/** Readers following a run this process executes; null for a run it does not. */
-	followers(runId: string): number | null {
-		return this.parts.registry.getById(runId)?.log.followers ?? null;
+	/**
+	 * on_disconnect "cancel": cancels a run this process executes once no reader follows it, through
+	 * `cancel` as any other. Decided synchronously, right after the leaving reader detached, so of
+	 * readers leaving together exactly one finds none left; a run already stopping or ended, still
+	 * followed, or executed by another instance is left alone (null).
+	 */
+	cancelIfUnfollowed(runId: string): ReturnType<LiveRuns['cancel']> | null {
+		const run = this.parts.registry.getById(runId);
+		if (!run || run.log.isEnded || run.signal.aborted || run.log.followers > 0) return null;
+		return this.live.cancel(runId);
 	}
 
 	cancelConversation(conversationId: string) {

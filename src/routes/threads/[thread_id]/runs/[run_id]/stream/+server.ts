@@ -3,7 +3,7 @@ import { runtime } from '$lib/server/runtime-instance';
 import { errorResponse } from '$lib/server/http/api-error';
 import { parseThreadId } from '$lib/server/agent-protocol/protocol-request';
 import { parseProtocolBody } from '$lib/server/agent-protocol/request-schemas';
-import { JoinStreamQuerySchema, parseRunId, STREAM_MODES } from '$lib/server/agent-protocol/run-create';
+import { joinStreamQueryOf, JoinStreamQuerySchema, parseRunId, STREAM_MODES } from '$lib/server/agent-protocol/run-create';
 import { protocolLastEventId } from '$lib/server/agent-protocol/protocol-runs';
 
 /** Joins a run's stream after Last-Event-ID (`-1` or none: from its first event). */
@@ -11,14 +11,11 @@ export const GET: RequestHandler = async ({ params, request, url }) => {
 	try {
 		const threadId = parseThreadId(params.thread_id);
 		const runId = parseRunId(params.run_id);
-		const query = parseProtocolBody(JoinStreamQuerySchema, {
-			...Object.fromEntries(url.searchParams),
-			...(url.searchParams.getAll('stream_mode').length > 1 ? { stream_mode: url.searchParams.getAll('stream_mode') } : {})
-		});
+		const query = parseProtocolBody(JoinStreamQuerySchema, joinStreamQueryOf(url.searchParams));
 		const modes = query.stream_mode === undefined ? [...STREAM_MODES] : Array.isArray(query.stream_mode) ? query.stream_mode : [query.stream_mode];
-		const protocolRuns = runtime().protocolRuns;
-		if (query.cancel_on_disconnect) request.signal.addEventListener('abort', () => protocolRuns.cancelIfUnread(threadId, runId), { once: true });
-		return await protocolRuns.stream(threadId, runId, modes, protocolLastEventId(request.headers.get('last-event-id')), request.signal);
+		const after = protocolLastEventId(request.headers.get('last-event-id'));
+		const onDisconnect = query.cancel_on_disconnect ? 'cancel' : 'continue';
+		return await runtime().protocolRuns.stream(threadId, runId, modes, after, request.signal, onDisconnect);
 	} catch (e) {
 		return errorResponse(e);
 	}

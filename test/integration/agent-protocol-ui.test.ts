@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { Client, type ThreadState } from '@langchain/langgraph-sdk';
+import { extractInterrupts, getBranchContext, getMessagesMetadataMap, MessageTupleManager, StreamManager } from '@langchain/langgraph-sdk/ui';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScriptedOllama, type Script } from '../support/scripted-ollama';
+import { currentTurn } from '../support/scripts';
+import { Service } from '../support/service';
+import { testMcpConfig } from '../support/test-config';
+
+/**
+ * The SDK's headless UI state (what useStream and agent-chat-ui render from) driven by the real
+ * streams of the built service: StreamManager merging values and messages-tuple, the branch
+ * context of a forked edit, and the interrupt an approval pause yields. "peek": a read-only tool
+ * call, then an answer; "save <item>": a write that waits for approval.
+ */
+const script: Script = (request) => {
+	const { user, after } = currentTurn(request);
+	const results = after.filter((m) => m.role === 'tool');
+	if (user === 'peek') return results.length ? { content: 'Nothing new.' } : { content: 'Looking.', toolCalls: [{ name: 'test__peek', arguments: {} }] };
+	const save = /^save (\w+)$/.exec(user);
+	if (save) return results.length ? { content: `Result: ${results.at(-1)!.content}` } : { toolCalls: [{ name: 'test__effect', arguments: { item: save[1]! } }] };
+	return { content: `You said: ${user}` };
+};
+
+type Message = { type: string; id: string; content: unknown };
+type Values = { messages: Message[]; __interrupt__?: unknown[] };
+type Part = { event: string; data: unknown };
+
+const human = (content: string) => ({ messages: [{ type: 'human', content, id: randomUUID() }] });
+const texts = (v: Values | null) => (v?.messages ?? []).map((m) => `${m.type}:${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`);
+
+describe('Agent Server protocol: the SDK headless UI state', () => {
+	let ollama: ScriptedOllama;
+	let service: Service;
+	let client: Client;
+	const config = testMcpConfig({});
+
+	/**
+	 * One stream through a StreamManager as useStream runs it, from `initial`: the merged values it
+	 * ends with, and the message ids it showed at every change.
+	 */
+	async function merged(parts: AsyncIterable<Part>, initial: Values) {
+		const manager = new StreamManager<Values>(new MessageTupleManager(), { throttle: false });
+		const snapshots: string[][] = [];
+		manager.subscribe(() => snapshots.push((manager.values?.messages ?? []).map((m) => m.id)));
+		let failure: unknown;
+		await manager.start(
+			async () =>
+				(async function* () {
+					for await (const part of parts) yield part as never;
+				})(),
+			{
+				getMessages: (v) => (v.messages ?? []) as never,
+				setMessages: (current, messages) => ({ ...current, messages: messages as never }),
+				initialValues: initial,
+				callbacks: {},
+				onSuccess: () => undefined,
+				onError: (e) => {
+					failure = e;
+				}
+			}
+		);
+		expect(failure).toBeUndefined();
+		// A UI merging by id shows each message once, at every step of the stream.
+		for (const ids of snapshots) expect(new Set(ids).size).toBe(ids.length);
+		return manager.values;
+	}
+
+	const metadataOf = (history: ThreadState<Values>[], branch = '') =>
+		getMessagesMetadataMap({
+			initialValues: undefined,
+			history,
+			getMessages: (v: Values) => v.messages as never,
+			branchContext: getBranchContext(branch, history)
+		});
+
+	beforeAll(async () => {
+		ollama = await ScriptedOllama.start(script);
+		service = await Service.start({ ollamaUrl: ollama.url, configDir: config.configDir });
+		client = new Client({ apiUrl: service.url });
+	});
+	afterAll(async () => {
+		await service?.stop();
+		await ollama?.close();
+	});
+
+	it('yields an approval pause as the interrupt agent-chat-ui renders, and merges the resumed run without a duplicate', async () => {
+		const thread = randomUUID();
+		const modes = { streamMode: ['values', 'messages-tuple'] as ('values' | 'messages-tuple')[] };
+		const paused = await merged(client.runs.stream(thread, 'agent', { input: human('save ui'), ifNotExists: 'create', ...modes }), { messages: [] });
+		const state = (await client.threads.getState(thread)) as ThreadState<Values>;
+		const request = {
+			action_requests: [expect.objectContaining({ name: 'test__effect', args: { item: 'ui' } })],
+			review_configs: [{ action_name: 'test__effect', allowed_decisions: ['approve', 'edit', 'reject'] }]
+		};
+		// From the stream's last values, and from the thread's tasks alone (a reload), the same interrupt.
+		const fromStream = extractInterrupts<Record<string, unknown>>(paused, { isLoading: false, threadState: state, error: undefined });
+		expect(fromStream?.value).toMatchObject(request);
+		const fromTasks = extractInterrupts<Record<string, unknown>>({ messages: state.values.messages }, { isLoading: false, threadState: state, error: undefined });
+		expect(fromTasks).toEqual(fromStream);
+		expect(config.calls().filter((l) => l.startsWith('effect '))).toEqual([]);
+
+		// useStream starts a stream from the thread's values and, once it has ended, shows the thread's
+		// state read again (its onSuccess answers null): there the interrupt is gone.
+		const resumed = await merged(client.runs.stream(thread, 'agent', { command: { resume: { decisions: [{ type: 'approve' }] } }, ...modes }), state.values);
+		expect(texts(resumed)).toEqual(['human:save ui', 'ai:', 'tool:saved ui', 'ai:Result: saved ui']);
+		const after = (await client.threads.getState(thread)) as ThreadState<Values>;
+		expect(texts(after.values)).toEqual(texts(resumed));
+		expect(extractInterrupts(after.values, { isLoading: false, threadState: after, error: undefined })).toBeUndefined();
+		expect(config.calls().filter((l) => l.startsWith('effect ')).map((l) => l.split(' ').at(-1))).toEqual(['ui']);
+	});
+
+	it("shows a forked edit's two versions in the branch context, each branch's messages its own", async () => {
+		const thread = randomUUID();
+		const modes = { streamMode: ['values', 'messages-tuple'] as ('values' | 'messages-tuple')[] };
+		await client.runs.wait(thread, 'agent', { input: human('hello'), ifNotExists: 'create' });
+		const first = await merged(client.runs.stream(thread, 'agent', { input: human('peek'), ...modes }), { messages: [] });
+		expect(texts(first)).toEqual(['human:hello', 'ai:You said: hello', 'human:peek', 'ai:Looking.', 'tool:all quiet', 'ai:Nothing new.']);
+
+		// As agent-chat-ui edits a message: a run from the checkpoint before the state it was first seen in.
+		const history = (await client.threads.getHistory(thread, { limit: 100 })) as ThreadState<Values>[];
+		const peek = first!.messages[2]!;
+		const seen = metadataOf(history).find((m) => m.messageId === peek.id)!;
+		const checkpoint = seen.firstSeenState!.parent_checkpoint!;
+		const edited = await merged(client.runs.stream(thread, 'agent', { input: human('instead'), checkpoint, ...modes }), first!);
+		expect(texts(edited)).toEqual(['human:hello', 'ai:You said: hello', 'human:instead', 'ai:You said: instead']);
+
+		const forked = (await client.threads.getHistory(thread, { limit: 100 })) as ThreadState<Values>[];
+		const context = getBranchContext('', forked);
+		expect(texts(context.threadHead!.values)).toEqual(texts(edited));
+		const options = metadataOf(forked).find((m) => m.messageId === edited!.messages[2]!.id)!.branchOptions!;
+		expect(options).toHaveLength(2);
+		// The other option is the first version, with its tool call and answer, as a branch switcher shows it.
+		const other = options.find((b) => getBranchContext(b, forked).threadHead?.checkpoint.checkpoint_id !== context.threadHead!.checkpoint.checkpoint_id)!;
+		expect(texts(getBranchContext(other, forked).threadHead!.values)).toEqual(texts(first));
+	});
+});
