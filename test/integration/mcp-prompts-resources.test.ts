@@ -182,6 +182,16 @@ describe('MCP prompts and resources', () => {
 		expect(await serviceState(service, [conversation])).toBe(before);
 	});
 
+	it('keeps its paths apart from a server’s sign-in paths', async () => {
+		// /api/mcp/prompts/<name> is a prompt, never the server "prompts" (mcp.json may not name one so).
+		const signOut = await service.post('/api/mcp/prompts/sign-out', {});
+		expect(signOut.status).toBe(400);
+		expect((await signOut.json()).error.message).toMatch(/expected server__prompt/);
+		expect((await service.fetch('/api/mcp/prompts/test__hello')).status).toBe(405);
+		expect((await service.fetch('/api/mcp/resources/sign-in', { redirect: 'manual' })).status).toBe(404);
+		expect((await service.post('/api/mcp/resources', {})).status).toBe(405);
+	});
+
 	it('follows list_changed: a quiet change stays unseen, an announced one is listed', async () => {
 		const notes = async () =>
 			(await json(service, '/api/mcp/resources')).servers

@@ -7,7 +7,9 @@ import {
 	resourceChoices,
 	slashQuery
 } from '../../../src/lib/client/mcp-choices';
+import { ChatController } from '../../../src/lib/client/chat-controller';
 import type { McpPrompt } from '../../../src/lib/protocol';
+import { FakeApi, FakeStreams } from '../../support/client-fakes';
 
 const review: McpPrompt = {
 	name: 'docs__review',
@@ -53,5 +55,20 @@ describe('the composer’s MCP choices', () => {
 			{ server: 'docs', uri: 'file:///a', label: 'docs: The A' },
 			{ server: 'docs', uri: 'file:///b', label: 'docs: b' }
 		]);
+	});
+});
+
+describe('a message with attachments', () => {
+	it('sends them with the message, and sends none when there are none', async () => {
+		const api = new FakeApi();
+		const chat = new ChatController({ api, openStream: new FakeStreams().open });
+		await chat.start(null);
+		expect(await chat.send('read this', [{ server: 'docs', uri: 'file:///a' }])).toBe(true);
+		expect(api.calls.startRun[0]![0]).toMatchObject({ message: 'read this', attachments: [{ server: 'docs', uri: 'file:///a' }] });
+		const plain = new FakeApi();
+		const other = new ChatController({ api: plain, openStream: new FakeStreams().open });
+		await other.start(null);
+		await other.send('just text');
+		expect(plain.calls.startRun[0]![0]).not.toHaveProperty('attachments');
 	});
 });
