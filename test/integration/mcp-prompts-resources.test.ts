@@ -1,6 +1,8 @@
 // MCP prompts and resources through the built service: the misbehaving test server (a stdio child)
 // with its prompts, notes, sized and binary resources, and the MCP SDK's own example server over
 // Streamable HTTP; the model is the scripted Ollama.
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OAuthServer, oauthConfig } from '../support/oauth-servers';
 import type { Script } from '../support/model-script';
@@ -38,7 +40,12 @@ describe('MCP prompts and resources', () => {
 	let service: Service;
 	beforeAll(async () => {
 		ollama = await ScriptedOllama.start(script);
-		service = await Service.start({ ollamaUrl: ollama.url, configDir: testMcpConfig().configDir, env: { MCP_CONTENT_MAX_CHARS: String(CAP) } });
+		// Beside the test server, one that dies at start: its prompts and resources are unavailable, not an error of the list.
+		const { configDir } = testMcpConfig();
+		const file = path.join(configDir, 'mcp.json');
+		const servers = JSON.parse(fs.readFileSync(file, 'utf8'));
+		fs.writeFileSync(file, JSON.stringify({ ...servers, broken: { command: process.execPath, args: ['-e', 'process.exit(3)'] } }));
+		service = await Service.start({ ollamaUrl: ollama.url, configDir, env: { MCP_CONTENT_MAX_CHARS: String(CAP) } });
 	});
 	afterAll(async () => {
 		await service?.stop();
@@ -47,7 +54,7 @@ describe('MCP prompts and resources', () => {
 
 	it('lists every server’s prompts as server__prompt with their arguments', async () => {
 		const list = await json(service, '/api/mcp/prompts');
-		expect(list.unavailable).toEqual([]);
+		expect(list.unavailable).toEqual([{ server: 'broken', message: 'MCP server "broken" is not running; it is started again on its next use' }]);
 		const ours = list.prompts.filter((p: { server: string }) => p.server === 'test');
 		expect(ours).toEqual([
 			{
@@ -88,6 +95,7 @@ describe('MCP prompts and resources', () => {
 		['an argument that is not a string', 'test__review', { arguments: { topic: 3 } }, 400, 'BAD_REQUEST', /"arguments.topic"/],
 		['an unknown body key', 'test__hello', { args: {} }, 400, 'BAD_REQUEST', /"args"/],
 		['a body that is not JSON', 'test__hello', 'nope', 400, 'BAD_REQUEST', /must be JSON/],
+		['a server that is down', 'broken__review', {}, 503, 'MCP_SERVER_UNAVAILABLE', /"broken" is not running/],
 		['messages over MCP_CONTENT_MAX_CHARS', 'test__huge', { arguments: { size: String(CAP + 1) } }, 413, 'MCP_CONTENT_TOO_LARGE', /1001 characters, more than MCP_CONTENT_MAX_CHARS \(1000\)/]
 	])('refuses %s, changing nothing', async (_, name, body, status, code, message) => {
 		const before = await serviceState(service, []);
@@ -101,6 +109,7 @@ describe('MCP prompts and resources', () => {
 
 	it('lists resources and resource templates by server, and reads a text resource', async () => {
 		const list = await json(service, '/api/mcp/resources');
+		expect(list.unavailable.map((u: { server: string }) => u.server)).toEqual(['broken']);
 		const ours = list.servers.find((s: { server: string }) => s.server === 'test');
 		expect(ours.resources).toEqual(
 			expect.arrayContaining([
@@ -131,6 +140,7 @@ describe('MCP prompts and resources', () => {
 		['a uri too long', `server=test&uri=test%3A%2F%2F${'a'.repeat(2_100)}`, 400, 'BAD_REQUEST', /"uri"/],
 		['a repeated parameter', 'server=test&server=test&uri=test%3A%2F%2Fnotes%2Fwelcome', 400, 'BAD_REQUEST', /once each/],
 		['an unknown parameter', 'server=test&uri=test%3A%2F%2Fnotes%2Fwelcome&as=raw', 400, 'BAD_REQUEST', /"as"/],
+		['a server that is down', 'server=broken&uri=test%3A%2F%2Fx', 503, 'MCP_SERVER_UNAVAILABLE', /"broken" is not running/],
 		['a resource the server does not have', 'server=test&uri=test%3A%2F%2Fnotes%2Fnosuch', 404, 'NOT_FOUND', /test:\/\/notes\/nosuch not found/],
 		['a binary resource', 'server=test&uri=test%3A%2F%2Flogo.png', 415, 'MCP_CONTENT_NOT_TEXT', /binary \(image\/png\)/],
 		['a resource over MCP_CONTENT_MAX_CHARS', `server=test&uri=test%3A%2F%2Fsized%2F${CAP + 1}`, 413, 'MCP_CONTENT_TOO_LARGE', /1001 characters/]
@@ -147,6 +157,7 @@ describe('MCP prompts and resources', () => {
 		const cases: [unknown, number, string][] = [
 			[attach('nosuch', 'test://notes/welcome'), 404, 'NOT_FOUND'],
 			[attach('test', 'test://notes/nosuch'), 404, 'NOT_FOUND'],
+			[attach('broken', 'test://notes/welcome'), 503, 'MCP_SERVER_UNAVAILABLE'],
 			[attach('test', 'test://logo.png'), 415, 'MCP_CONTENT_NOT_TEXT'],
 			[attach('test', `test://sized/${CAP + 1}`), 413, 'MCP_CONTENT_TOO_LARGE'],
 			[attach('test', 'not a uri'), 400, 'BAD_REQUEST'],
