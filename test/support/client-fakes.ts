@@ -83,7 +83,10 @@ export class FakeApi implements ChatApi {
 		revokeAllowedTool: [],
 		importBundle: [],
 		signOutMcpServer: [],
-		listModels: []
+		listModels: [],
+		listPrompts: [],
+		getPrompt: [],
+		listResources: []
 	};
 	conversations: ConversationSummary[] = [];
 	allowed: AllowedTool[] = [];
@@ -111,7 +114,10 @@ export class FakeApi implements ChatApi {
 		},
 		signOutMcpServer: () => ok(null),
 		listModels: () => ok(MODELS),
-		importBundle: () => ok({ conversation: 'imported', checkpoints: 0 })
+		importBundle: () => ok({ conversation: 'imported', checkpoints: 0 }),
+		listPrompts: () => ok({ prompts: [], unavailable: [] }),
+		getPrompt: (name) => ok({ name, messages: [] }),
+		listResources: () => ok({ servers: [], unavailable: [] })
 	};
 
 	listConversations = (limit: number) => this.answer('listConversations', limit);
@@ -127,6 +133,9 @@ export class FakeApi implements ChatApi {
 	signOutMcpServer = (server: string) => this.answer('signOutMcpServer', server);
 	listModels = () => this.answer('listModels');
 	importBundle = (text: string) => this.answer('importBundle', text);
+	listPrompts = () => this.answer('listPrompts');
+	getPrompt = (name: string, args: Record<string, string>) => this.answer('getPrompt', name, args);
+	listResources = () => this.answer('listResources');
 
 	private async answer<K extends keyof ChatApi>(name: K, ...args: Parameters<ChatApi[K]>): Promise<Awaited<ReturnType<ChatApi[K]>>> {
 		(this.calls[name] as unknown[]).push(args);

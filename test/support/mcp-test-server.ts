@@ -1,6 +1,7 @@
 import fs from 'node:fs';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 /**
@@ -8,7 +9,9 @@ import { z } from 'zod';
  * never answers (and notes the cancellation it receives), one with a huge result, a write that is
  * not safe to repeat and a read that is, and a journal of every call in TEST_MCP_LOG (with the
  * idempotency key the call carried, and a read's traceparent) so tests can count side effects; and one that names the
- * environment variables it inherited.
+ * environment variables it inherited. Prompts and resources too: a prompt with a required argument
+ * and one with none, notes as text resources (added quietly by a tool, announced by another, so a
+ * test sees both the client's cache and `list_changed`), a resource of any size and a binary one.
  */
 const logFile = process.env.TEST_MCP_LOG!;
 const note = (line: string) => fs.appendFileSync(logFile, `${line}\n`);
@@ -79,5 +82,59 @@ server.registerTool('read_log', { description: 'Returns the call journal.', inpu
 
 // Lines for its stderr, as a server's own logging: what Sophos must pass on, wrapped and redacted.
 if (process.env.TEST_MCP_STDERR) process.stderr.write(process.env.TEST_MCP_STDERR + '\n');
+server.registerPrompt(
+	'review',
+	{ title: 'Review', description: 'Asks for a review of a topic.', argsSchema: { topic: z.string().describe('What to review'), tone: z.string().optional() } },
+	({ topic, tone }) => ({
+		messages: [
+			{ role: 'user', content: { type: 'text', text: `Please review ${topic}${tone ? ` in a ${tone} tone` : ''}.` } },
+			{ role: 'assistant', content: { type: 'text', text: 'I will start with the overall structure.' } }
+		]
+	})
+);
+
+server.registerPrompt('hello', { description: 'Takes no arguments.' }, () => ({
+	messages: [{ role: 'user', content: { type: 'text', text: 'Say hello.' } }]
+}));
+
+server.registerPrompt('huge', { description: 'Gives `size` characters.', argsSchema: { size: z.string() } }, ({ size }) => ({
+	messages: [{ role: 'user', content: { type: 'text', text: 'p'.repeat(Number(size)) } }]
+}));
+
+// Changed by add_note without a word to the client; announce_changes then sends list_changed.
+const notes = new Map([['welcome', 'Welcome to the test notes.']]);
+server.registerResource(
+	'note',
+	new ResourceTemplate('test://notes/{name}', {
+		list: () => ({ resources: [...notes.keys()].map((name) => ({ uri: `test://notes/${name}`, name, mimeType: 'text/plain' })) })
+	}),
+	{ description: 'A note, by name.', mimeType: 'text/plain' },
+	(uri, { name }) => {
+		const text = notes.get(String(name));
+		if (text === undefined) throw new McpError(-32002, `Resource ${uri.href} not found`);
+		return { contents: [{ uri: uri.href, mimeType: 'text/plain', text }] };
+	}
+);
+
+server.registerResource('sized', new ResourceTemplate('test://sized/{size}', { list: undefined }), { description: '`size` characters of z.' }, (uri, { size }) => ({
+	contents: [{ uri: uri.href, text: 'z'.repeat(Number(size)) }]
+}));
+
+server.registerResource('logo', 'test://logo.png', { description: 'A binary resource.', mimeType: 'image/png' }, (uri) => ({
+	contents: [{ uri: uri.href, mimeType: 'image/png', blob: Buffer.from([0x89, 0x50, 0x4e, 0x47]).toString('base64') }]
+}));
+
+server.registerTool('add_note', { description: 'Adds a note quietly.', inputSchema: { name: z.string(), text: z.string() } }, ({ name, text }) => {
+	notes.set(name, text);
+	return { content: [{ type: 'text', text: `noted ${name}` }] };
+});
+
+server.registerTool('announce_changes', { description: 'Says the resources changed, and adds a prompt (which says so itself).', inputSchema: {} }, () => {
+	server.sendResourceListChanged();
+	server.registerPrompt('added', { description: 'Added by announce_changes.' }, () => ({
+		messages: [{ role: 'user', content: { type: 'text', text: 'An added prompt.' } }]
+	}));
+	return { content: [{ type: 'text', text: 'announced' }] };
+});
 
 await server.connect(new StdioServerTransport());

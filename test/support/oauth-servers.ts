@@ -21,10 +21,14 @@ export class OAuthServer {
 		this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
 	}
 
-	/** `simpleStreamableHttp.js --oauth`: it names itself `localhost` in its metadata, so Sophos must too. */
-	static async sdkExample(): Promise<OAuthServer> {
+	/**
+	 * `simpleStreamableHttp.js --oauth`: it names itself `localhost` in its metadata, so Sophos must
+	 * too. With `oauth: false` it is open, for its prompts and resources.
+	 */
+	static async sdkExample({ oauth = true }: { oauth?: boolean } = {}): Promise<OAuthServer> {
 		const [mcp, auth] = [await freePort(), await freePort()];
-		const child = spawn(process.execPath, ['node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js', '--oauth'], {
+		const script = 'node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js';
+		const child = spawn(process.execPath, [script, ...(oauth ? ['--oauth'] : [])], {
 			cwd: ROOT,
 			env: { PATH: process.env.PATH, MCP_PORT: String(mcp), MCP_AUTH_PORT: String(auth) },
 			stdio: ['ignore', 'pipe', 'pipe']

@@ -7,6 +7,12 @@ import { z } from '../protocol/zod';
 import {
 	AllowedToolSchema,
 	ModelListSchema,
+	PromptListSchema,
+	PromptMessagesSchema,
+	ResourceListSchema,
+	type PromptList,
+	type PromptMessages,
+	type ResourceList,
 	type AllowedTool,
 	type ChatBody,
 	type ConversationDetail,
@@ -42,6 +48,12 @@ export type ChatApi = {
 	importBundle(text: string): Promise<ApiResult<ImportResult>>;
 	/** POST /api/mcp/<server>/sign-out: forgets the remote server's OAuth tokens. */
 	signOutMcpServer(server: string): Promise<ApiResult<null>>;
+	/** GET /api/mcp/prompts: every MCP server's prompts. */
+	listPrompts(): Promise<ApiResult<PromptList>>;
+	/** POST /api/mcp/prompts/<server__prompt>: the prompt's messages for `args`. */
+	getPrompt(name: string, args: Record<string, string>): Promise<ApiResult<PromptMessages>>;
+	/** GET /api/mcp/resources: every MCP server's resources. */
+	listResources(): Promise<ApiResult<ResourceList>>;
 };
 
 /** POST /api/chat's bodies that start a run (the page cancels by run, POST /api/runs/:id/cancel). */
@@ -114,6 +126,17 @@ export function httpChatApi(fetchImpl: Fetch = (...args) => fetch(...args)): Cha
 		revokeAllowedTool: (tool) => call(fetchImpl, `/api/allowed-tools/${enc(tool)}`, { method: 'DELETE' }, () => null),
 		importBundle: (text) =>
 			call(fetchImpl, '/api/conversations/import', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: text }, (b) => b as ImportResult),
-		signOutMcpServer: (server) => call(fetchImpl, `/api/mcp/${enc(server)}/sign-out`, json({}), () => null)
+		signOutMcpServer: (server) => call(fetchImpl, `/api/mcp/${enc(server)}/sign-out`, json({}), () => null),
+		listPrompts: () => parsed(call(fetchImpl, '/api/mcp/prompts', {}, (b) => PromptListSchema.safeParse(b))),
+		getPrompt: (name, args) => parsed(call(fetchImpl, `/api/mcp/prompts/${enc(name)}`, json({ arguments: args }), (b) => PromptMessagesSchema.safeParse(b))),
+		listResources: () => parsed(call(fetchImpl, '/api/mcp/resources', {}, (b) => ResourceListSchema.safeParse(b)))
 	};
+}
+
+/** An answer parsed with its schema: one the page cannot read is a failure, as a refusal is. */
+async function parsed<T>(answer: Promise<ApiResult<{ success: true; data: T } | { success: false }>>): Promise<ApiResult<T>> {
+	const res = await answer;
+	if (!res.ok) return res;
+	if (!res.value.success) return { ok: false, status: 200, error: { code: 'BAD_RESPONSE', message: 'The server sent an answer this page cannot read.' } };
+	return { ok: true, value: res.value.data };
 }

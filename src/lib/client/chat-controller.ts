@@ -21,7 +21,7 @@ import { RunStarter } from './run-starter';
 import type { OpenRunStream } from './run-stream';
 import { ConversationList } from './conversation-list';
 import { SnapshotStore } from './snapshot-store';
-import type { ConversationDetail, Decision, Readiness, WireError } from '../protocol';
+import type { Attachment, ConversationDetail, Decision, Readiness, WireError } from '../protocol';
 
 export { LIST_PAGE } from './conversation-list';
 
@@ -95,9 +95,9 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 		this.set({ modelChoice: id });
 	}
 
-	/** Starts a run with `text`. False when nothing was sent: the caller gives the text back. */
-	send(text: string): Promise<boolean> {
-		return this.starter.send(text);
+	/** Starts a run with `text` and the attached resources. False when nothing was sent: the caller gives the text back. */
+	send(text: string, attachments: Attachment[] = []): Promise<boolean> {
+		return this.starter.send(text, attachments);
 	}
 
 	resume(): Promise<void> {

@@ -8,7 +8,7 @@ import type { ChatContext } from './chat-context';
 import { DECIDED_ELSEWHERE_MESSAGE, DECIDING_ELSEWHERE_MESSAGE, IN_PROGRESS_MESSAGE, currentSummary } from './chat-snapshot';
 import { modelToSend } from './model-choice';
 import type { RunFollower } from './run-follower';
-import type { Decision, MessageDto } from '../protocol';
+import type { Attachment, Decision, MessageDto } from '../protocol';
 
 type Refusal = Extract<ApiResult<unknown>, { ok: false }>;
 
@@ -20,8 +20,8 @@ export class RunStarter {
 		private readonly follower: RunFollower
 	) {}
 
-	/** Starts a run with `text`. False when nothing was sent: the caller gives the text back. */
-	async send(text: string): Promise<boolean> {
+	/** Starts a run with `text` (and MCP resources read into it). False when nothing was sent: the caller gives the text back. */
+	async send(text: string, attachments: Attachment[] = []): Promise<boolean> {
 		const chat = this.chat;
 		const message = text.trim();
 		if (!message || chat.state.status !== 'idle') return false;
@@ -30,7 +30,7 @@ export class RunStarter {
 		const model = modelToSend(chat.state.modelChoice, conversation ? currentSummary(chat.state) : null, chat.state.models);
 		chat.set({ error: null, notice: null });
 		chat.to('sending');
-		const res = await chat.api.startRun({ message, conversation, ...(model ? { model } : {}) });
+		const res = await chat.api.startRun({ message, conversation, ...(model ? { model } : {}), ...(attachments.length ? { attachments } : {}) });
 		if (epoch !== chat.epoch) return res.ok;
 		if (!res.ok) {
 			if (res.error.code === 'SESSION_IN_PROGRESS' && conversation) {

@@ -10,6 +10,7 @@
  */
 import { z } from './zod';
 import { DecisionSchema } from './dtos';
+import { AttachmentSchema, MAX_ATTACHMENTS } from './mcp-extras';
 import { parseModelId } from './model-id';
 import { parseUuid } from './uuid';
 import type { ApiErrorCode } from './error-codes';
@@ -41,7 +42,9 @@ export const ChatFieldsSchema = z.strictObject({
 	decisions: z.array(DecisionSchema).min(1).max(MAX_DECISIONS).optional(),
 	editOf: MessageIdSchema.optional(),
 	regenerate: MessageIdSchema.optional(),
-	model: ModelIdSchema.optional()
+	model: ModelIdSchema.optional(),
+	/** MCP resources read into a new message's text (GET /api/mcp/resources lists them). */
+	attachments: z.array(AttachmentSchema).min(1).max(MAX_ATTACHMENTS).optional()
 });
 export type ChatFields = z.infer<typeof ChatFieldsSchema>;
 
@@ -60,6 +63,7 @@ export type ChatLimits = { maxMessageChars: number };
 
 const DECISIONS_ALONE = '"decisions" goes with "conversation" alone';
 const NO_BRANCH_RESUME = 'A resume cannot edit or regenerate';
+const ATTACHMENTS_WITH_MESSAGE = 'Resources are attached to a new message only';
 
 /** A key the variant refuses, with the one message that explains it. */
 const absent = (message: string) => z.undefined({ error: message }).optional();
@@ -123,6 +127,7 @@ function chatVariants(limits: ChatLimits) {
 			editOf: absent(DECISIONS_ALONE),
 			regenerate: absent(DECISIONS_ALONE),
 			model: absent(DECISIONS_ALONE),
+			attachments: absent(DECISIONS_ALONE),
 			conversation: conversationTo('decide'),
 			decisions: ChatFieldsSchema.shape.decisions.unwrap()
 		})
@@ -132,6 +137,7 @@ function chatVariants(limits: ChatLimits) {
 			intent: z.literal('cancel'),
 			cancel: z.literal(true),
 			model: absent('A model is chosen with a message or a resume, not a cancel'),
+			attachments: absent(ATTACHMENTS_WITH_MESSAGE),
 			conversation: conversationTo('cancel')
 		})
 		.transform(({ conversation }) => ({ kind: 'cancel' as const, conversation }));
@@ -140,6 +146,7 @@ function chatVariants(limits: ChatLimits) {
 			intent: z.literal('edit'),
 			regenerate: absent('Give editOf or regenerate, not both'),
 			resume: notTrue(NO_BRANCH_RESUME),
+			attachments: absent(ATTACHMENTS_WITH_MESSAGE),
 			conversation: conversationTo('edit'),
 			editOf: MessageIdSchema,
 			message: text(true, limits),
@@ -158,6 +165,7 @@ function chatVariants(limits: ChatLimits) {
 		.object({
 			intent: z.literal('regenerate'),
 			resume: notTrue(NO_BRANCH_RESUME),
+			attachments: absent(ATTACHMENTS_WITH_MESSAGE),
 			conversation: conversationTo('regenerate'),
 			regenerate: MessageIdSchema,
 			message: z
@@ -179,6 +187,7 @@ function chatVariants(limits: ChatLimits) {
 		.object({
 			intent: z.literal('resume'),
 			resume: z.literal(true),
+			attachments: absent(ATTACHMENTS_WITH_MESSAGE),
 			message: text(false, limits),
 			conversation: conversationTo('resume'),
 			model: ModelIdSchema.optional()
@@ -190,14 +199,16 @@ function chatVariants(limits: ChatLimits) {
 			message: text(true, limits),
 			conversation: optionalConversation,
 			ifBusy: IfBusySchema.optional(),
-			model: ModelIdSchema.optional()
+			model: ModelIdSchema.optional(),
+			attachments: ChatFieldsSchema.shape.attachments
 		})
-		.transform(({ conversation, message, ifBusy, model }) => ({
+		.transform(({ conversation, message, ifBusy, model, attachments }) => ({
 			kind: 'message' as const,
 			conversation,
 			message,
 			...busy(ifBusy),
-			...chosen(model)
+			...chosen(model),
+			...(attachments ? { attachments } : {})
 		}));
 	return z.discriminatedUnion('intent', [decide, cancel, edit, regenerate, resume, message]);
 }

@@ -27,6 +27,10 @@ export const API_ERROR_STATUS = {
 	RUN_EXISTS: 409,
 	MESSAGE_TOO_LARGE: 413,
 	PAYLOAD_TOO_LARGE: 413,
+	/** A prompt's messages or a resource longer than MCP_CONTENT_MAX_CHARS: it is refused, not cut. */
+	MCP_CONTENT_TOO_LARGE: 413,
+	/** A resource that holds binary content (a blob): only text resources are read or attached. */
+	MCP_CONTENT_NOT_TEXT: 415,
 	/** A Host that is neither loopback nor in ALLOWED_HOSTS: what a DNS-rebinding page sends. */
 	HOST_NOT_ALLOWED: 421,
 	/** A body of the LangGraph Agent Server protocol that its schema refuses; the message names the field. */
@@ -46,7 +50,11 @@ export const API_ERROR_STATUS = {
 	NOT_IMPLEMENTED: 501,
 	/** A sign-in to a remote MCP server could not begin: its authorization server could not be found or reached, or refused to register Sophos. */
 	MCP_SIGN_IN_FAILED: 502,
+	/** An MCP server answered a prompt or resource request with an error of its own, or did not answer in time. */
+	MCP_REQUEST_FAILED: 502,
 	SHUTTING_DOWN: 503,
+	/** The MCP server a prompt or resource request names is down, starting, or waiting for a sign-in. */
+	MCP_SERVER_UNAVAILABLE: 503,
 	/** The database (PostgreSQL) cannot be reached now: stopped, restarting or cut off. Try again once it is back. */
 	DATABASE_UNAVAILABLE: 503
 } as const;

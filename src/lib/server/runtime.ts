@@ -19,6 +19,8 @@ import { configuredProviders } from './models/configured-providers';
 import { ModelCatalog } from './models/model-catalog';
 import { loadModelsConfig } from './models/models-config';
 import { Toolbox } from './mcp/toolbox';
+import { McpPrompts } from './mcp/prompts';
+import { McpResources } from './mcp/resources';
 import { McpSignIn } from './mcp/oauth/mcp-sign-in';
 import { ServerOAuth } from './mcp/oauth/server-oauth';
 import { runToolStep } from './tools/tool-step';
@@ -62,6 +64,10 @@ export type Runtime = {
 	toolbox: Toolbox;
 	/** OAuth sign-in, callback and sign-out of remote MCP servers (mcp/oauth/mcp-sign-in.ts). */
 	mcpSignIn: McpSignIn;
+	/** Every MCP server's prompts, and a prompt's messages (mcp/prompts.ts). */
+	prompts: McpPrompts;
+	/** Every MCP server's resources, a text resource read, and a message's attachments (mcp/resources.ts). */
+	resources: McpResources;
 	models: ModelCatalog;
 	/** What is left to do on the conversation's thread (runs/thread-work.ts). */
 	threadWork: (conversationId: string) => Promise<ThreadWork>;
@@ -274,6 +280,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		bundles: new ConversationBundles({ transfer: storage.transfer, checkpointer: engine.checkpointer, redactor }),
 		toolbox,
 		mcpSignIn: new McpSignIn(toolbox),
+		prompts: new McpPrompts(toolbox.all(), { maxChars: settings.MCP_CONTENT_MAX_CHARS, timeoutMs: settings.MCP_TOOL_TIMEOUT_MS }),
+		resources: new McpResources(toolbox.all(), { maxChars: settings.MCP_CONTENT_MAX_CHARS, timeoutMs: settings.MCP_TOOL_TIMEOUT_MS }),
 		models,
 		threadWork: (id) => readThreadWork({ threads, storage }, id),
 		turn: () => loop.turn(),

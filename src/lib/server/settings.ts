@@ -136,6 +136,12 @@ export const SettingsSchema = z.object({
 	MAX_IMPORT_BYTES: integer(1_024, 1_073_741_824).default(1_572_864),
 	MCP_TOOL_TIMEOUT_MS: integer(1, 3_600_000).default(60_000),
 	TOOL_RESULT_MAX_CHARS: integer(100, 10_000_000).default(20_000),
+	/**
+	 * Longest MCP resource (all its text contents) read or attached to a message, and longest prompt's
+	 * messages: past it the request is refused (413 MCP_CONTENT_TOO_LARGE), since a cut document is
+	 * not what the person chose to send.
+	 */
+	MCP_CONTENT_MAX_CHARS: integer(100, 10_000_000).default(20_000),
 	MCP_TOOLS_ALLOW: list.optional(),
 	MCP_TOOLS_DENY: list.optional(),
 	UNFINISHED_TOOL_CALLS: z.enum(['auto', 'repeat', 'report', 'ask']).default('auto'),

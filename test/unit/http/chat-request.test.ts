@@ -96,3 +96,27 @@ describe('parseUuid', () => {
 		(v) => expect(parseUuid(v)).toBeNull()
 	);
 });
+
+describe('POST /api/chat attachments', () => {
+	const attachments = [{ server: 'docs', uri: 'file:///notes/a.txt' }];
+
+	it('carries them on a new message only', () => {
+		expect(parseChatRequest({ message: 'read this', attachments }, 100)).toEqual({ kind: 'message', conversation: null, message: 'read this', attachments });
+		expect(parseChatRequest({ message: 'read this' }, 100)).not.toHaveProperty('attachments');
+	});
+
+	it.each([
+		[{ message: 'x', attachments: [] }, 'Invalid field "attachments"'],
+		[{ message: 'x', attachments: [{ server: 'a.b', uri: 'file:///x' }] }, 'Invalid field "attachments.0.server"'],
+		[{ message: 'x', attachments: [{ server: 'docs', uri: 'relative/path' }] }, 'Invalid field "attachments.0.uri": expected an absolute URI'],
+		[{ message: 'x', attachments: [{ server: 'docs', uri: 'file:///x', text: 'smuggled' }] }, 'Invalid field "attachments.0"'],
+		[{ message: 'x', attachments: Array.from({ length: 9 }, () => attachments[0]) }, 'Invalid field "attachments"'],
+		[{ resume: true, conversation: ID, attachments }, 'attached to a new message only'],
+		[{ cancel: true, conversation: ID, attachments }, 'attached to a new message only'],
+		[{ conversation: ID, editOf: 'm1', message: 'x', attachments }, 'attached to a new message only'],
+		[{ conversation: ID, regenerate: 'm1', attachments }, 'attached to a new message only'],
+		[{ conversation: ID, decisions: [{ toolCallId: 'c', action: 'approve' }], attachments }, '"decisions" goes with "conversation" alone']
+	])('refuses %j', (body, message) => {
+		expect(() => parseChatRequest(body, 100)).toThrow(message);
+	});
+});

@@ -110,6 +110,9 @@ describe('mcp.json', () => {
 		['private per tool that is not a boolean', { memory: { ...stdio, private: { read_graph: 1 } } }, /memory/],
 		['writeTurns that is not a boolean', { remote: { url: 'https://x.example', writeTurns: 'on' } }, /remote/],
 		['a server name with a dot', { 'my.server': stdio }, /server names may hold letters, digits, _ and -/],
+		// /api/mcp/prompts/… and /api/mcp/resources/… are the API's, not a server's sign-in paths.
+		['a server named prompts', { prompts: stdio }, /server names "prompts" and "resources" are reserved/],
+		['a server named resources', { mcpServers: { resources: stdio } }, /server names "prompts" and "resources" are reserved/],
 		['an array', [stdio], /top level/],
 		['null', null, /top level/]
 	])('refuses %s, naming it', async (_, config, why) => {

@@ -101,8 +101,14 @@ const HttpServerSchema = z.strictObject({
 });
 
 export const McpServerConfigSchema = z.union([StdioServerSchema, HttpServerSchema]);
+/** Paths under /api/mcp/ that are not a server's: `/api/mcp/prompts/…` must never be read as a server named `prompts`. */
+const RESERVED_SERVER_NAMES = new Set(['prompts', 'resources']);
+
 export const McpConfigSchema = z.record(
-	z.string().regex(/^[A-Za-z0-9_-]+$/, 'server names may hold letters, digits, _ and -'),
+	z
+		.string()
+		.regex(/^[A-Za-z0-9_-]+$/, 'server names may hold letters, digits, _ and -')
+		.refine((name) => !RESERVED_SERVER_NAMES.has(name), 'server names "prompts" and "resources" are reserved (the API\'s /api/mcp/prompts and /api/mcp/resources)'),
 	McpServerConfigSchema
 );
 const WrappedConfigSchema = z.strictObject({ mcpServers: McpConfigSchema });

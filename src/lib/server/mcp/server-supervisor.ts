@@ -1,6 +1,11 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import {
+	PromptListChangedNotificationSchema,
+	ResourceListChangedNotificationSchema,
+	type CallToolResult,
+	type ToolAnnotations
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ChildLog } from '../telemetry/log-formatter';
 import { isStdio, writesTakeTurns, type McpServerConfig } from './mcp-config';
 import { connectServer, type ServerConnection } from './server-connection';
@@ -21,6 +26,9 @@ export type ServerStatus = {
 	/** Connected with an OAuth token (server-oauth.ts), so there is a sign-in to end. */
 	oauth?: boolean;
 };
+
+/** Which of a server's lists it said changed (`notifications/prompts/list_changed`, `resources/list_changed`). */
+export type ListChange = 'prompts' | 'resources';
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
@@ -43,6 +51,7 @@ export class ServerSupervisor {
 	private restarts = 0;
 	private lastError: string | undefined;
 	private everUp = false;
+	private readonly listChanged = new Set<(change: ListChange) => void>();
 
 	constructor(
 		readonly name: string,
@@ -128,6 +137,19 @@ export class ServerSupervisor {
 		}
 	}
 
+	/**
+	 * The connected SDK client, for requests other than tool calls (prompts, resources). Throws
+	 * SignInRequired or ToolServerDown, as a call would, when the server is not up; it does not start it.
+	 */
+	connected(): Client {
+		return this.refuseUnlessUp();
+	}
+
+	/** Tells `listener` each time the server says its prompts or resources changed. */
+	onListChanged(listener: (change: ListChange) => void): void {
+		this.listChanged.add(listener);
+	}
+
 	private refuseUnlessUp(): Client {
 		if (this.state === 'sign-in') throw new SignInRequired(this.name);
 		if (this.state !== 'up' || !this.sdk) throw new ToolServerDown(`MCP server "${this.name}" is not connected`);
@@ -201,6 +223,10 @@ export class ServerSupervisor {
 				return;
 			}
 			sdk.onclose = () => this.client === client && this.markDown('the connection closed');
+			// Lists of prompts and resources are cached (mcp/prompts.ts, resources.ts) until the server says otherwise.
+			const changed = (change: ListChange) => async () => this.listChanged.forEach((listener) => listener(change));
+			sdk.setNotificationHandler(PromptListChangedNotificationSchema, changed('prompts'));
+			sdk.setNotificationHandler(ResourceListChangedNotificationSchema, changed('resources'));
 			this.client = client;
 			this.sdk = sdk;
 			this.tools = tools;

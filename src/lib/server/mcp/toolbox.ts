@@ -187,6 +187,11 @@ export class Toolbox {
 		}
 	}
 
+	/** Every configured server's supervisor, in mcp.json's order. */
+	all(): readonly ServerSupervisor[] {
+		return this.servers;
+	}
+
 	/** The supervisor of a configured server, by its name. */
 	server(name: string): ServerSupervisor | undefined {
 		return this.servers.find((s) => s.name === name);

@@ -4,17 +4,23 @@ import type { Runtime } from '$lib/server/runtime';
 import { errorResponse, jsonResponse, toApiError } from '$lib/server/http/api-error';
 import { readJsonBody } from '$lib/server/http/request-body';
 import { parseChatRequest } from '$lib/server/http/chat-request';
+import { withAttachments } from '$lib/server/mcp/attachments';
 import { runRefusalError, unlessRefused } from '$lib/server/http/run-refusal-error';
 import { parseUuid } from '$lib/protocol/uuid';
 import { parseLastEventId, singleEventResponse } from '$lib/server/stream/sse-response';
 
-type ChatPort = Pick<Runtime, 'settings' | 'runService' | 'models' | 'log' | 'telemetry'>;
+type ChatPort = Pick<Runtime, 'settings' | 'runService' | 'models' | 'resources' | 'log' | 'telemetry'>;
 
 export const POST: RequestHandler = async ({ request }) => {
 	try {
 		const rt: ChatPort = runtime();
-		const parsed = parseChatRequest(await readJsonBody(request), rt.settings.MAX_MESSAGE_CHARS);
+		let parsed = parseChatRequest(await readJsonBody(request), rt.settings.MAX_MESSAGE_CHARS);
 		if (parsed.kind === 'cancel') return jsonResponse(unlessRefused(await rt.runService.cancelConversation(parsed.conversation)));
+		if (parsed.kind === 'message' && parsed.attachments) {
+			// Read before the run is claimed: the resources become the message's text, checkpointed with it.
+			const { attachments, ...message } = parsed;
+			parsed = { ...message, message: await withAttachments(message.message, attachments, rt.resources) };
+		}
 		const started = unlessRefused(await rt.runService.start(unlessRefused(await rt.models.choose(parsed))));
 		return jsonResponse(started, 'queued' in started ? 202 : 200);
 	} catch (e) {
