@@ -84,4 +84,27 @@ describe('migrate', () => {
 		expect(db.prepare(`SELECT name FROM pragma_table_info('runs')`).pluck().all()).not.toContain('trigger');
 		db.close();
 	});
+
+	it('keys sessions and MCP sign-ins by their text alone, keeping their rows', () => {
+		const db = new Database(path.join(tempDir('sophos-keyed-'), 'sophos.db'));
+		const keyed = MIGRATIONS.findIndex((m) => m.name.includes('WITHOUT ROWID'));
+		for (const migration of MIGRATIONS.slice(0, keyed)) {
+			if (typeof migration.up === 'string') db.exec(migration.up);
+			else migration.up(db);
+		}
+		db.pragma(`user_version = ${keyed}`);
+		db.exec(`INSERT INTO sessions VALUES ('d1', '2026-12-31T00:00:00.000Z');
+			INSERT INTO mcp_auth VALUES ('docs', '{"client_id":"c"}', '{"access_token":"t"}', NULL, '2026-12-01T00:00:00.000Z');
+			INSERT INTO mcp_sign_ins VALUES ('s1', 'docs', 'v', 'http://127.0.0.1:1/cb', '2026-12-01T00:10:00.000Z')`);
+		const rows = () => ['sessions', 'mcp_auth', 'mcp_sign_ins'].map((table) => db.prepare(`SELECT * FROM ${table}`).all());
+		const before = rows();
+		migrate(db);
+		expect(rows()).toEqual(before);
+		const withoutRowid = db.prepare(`SELECT name FROM pragma_table_list WHERE wr = 1 AND name NOT LIKE 'lg_%' ORDER BY name`).pluck().all();
+		expect(withoutRowid).toEqual(['mcp_auth', 'mcp_sign_ins', 'sessions']);
+		const indexes = db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name IN ('sessions', 'mcp_auth', 'mcp_sign_ins')`);
+		expect(indexes.pluck().all()).toEqual(['sessions_by_expiry']);
+		expect(() => db.exec(`INSERT INTO sessions VALUES ('d1', '2027-01-01T00:00:00.000Z')`)).toThrow(/UNIQUE constraint failed/);
+		db.close();
+	});
 });

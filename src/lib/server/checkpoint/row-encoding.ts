@@ -2,16 +2,16 @@
 // `channels`, `metadata` and `encoding` columns. Pure: shared by the SQLite store and the
 // PostgreSQL engine.
 
-import { ENCODING, encode, unpack, type Encoding } from './blob.js';
+import { CURRENT_ENCODING, ENCODING, encode, unpack, type Encoding } from './blob.js';
 import type { ChannelMap } from './channel-map.js';
 
-/** A row's parts in one encoding, the smaller: all with the dictionary, or all as they are. */
+/** A row's parts in one encoding, the smaller: all with the current dictionary, or all as they are. */
 export function encodeTogether<K extends string>(parts: Record<K, Uint8Array>): Record<K, Uint8Array> & { encoding: Encoding } {
 	const entries = Object.entries(parts) as [K, Uint8Array][];
-	const packed = Object.fromEntries(entries.map(([key, bytes]) => [key, encode(bytes, ENCODING.DICTIONARY_V1)])) as Record<K, Uint8Array>;
+	const packed = Object.fromEntries(entries.map(([key, bytes]) => [key, encode(bytes, CURRENT_ENCODING)])) as Record<K, Uint8Array>;
 	const size = (values: Uint8Array[]) => values.reduce((n, value) => n + value.byteLength, 0);
 	return size(Object.values(packed)) < size(entries.map(([, bytes]) => bytes))
-		? { ...packed, encoding: ENCODING.DICTIONARY_V1 }
+		? { ...packed, encoding: CURRENT_ENCODING }
 		: { ...parts, encoding: ENCODING.RAW };
 }
 

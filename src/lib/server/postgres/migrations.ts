@@ -239,7 +239,11 @@ const MIGRATIONS: readonly string[] = [
 		verifier text NOT NULL,
 		redirect_uri text NOT NULL,
 		expires_at timestamptz NOT NULL
-	);`
+	);`,
+	`-- Nothing to change in the tables: values written from here on may be deflated with DICTIONARY_V2
+	-- (checkpoint/blob.ts), which a release before it cannot read. The version this records makes such
+	-- a release refuse the database at start rather than fail on reading a value.
+	SELECT 1;`
 ];
 
 /** Any number of instances may start at once: the first to take this lock migrates, the rest wait. */

@@ -241,6 +241,46 @@ export const MIGRATIONS: readonly Migration[] = [
 		redirect_uri TEXT NOT NULL,
 		expires_at TEXT NOT NULL
 	);`
+	},
+	{
+		// Nothing to change in the tables: values written from here on may be deflated with
+		// DICTIONARY_V2 (checkpoint/blob.ts), which a release before it cannot read. The version this
+		// records makes such a release refuse the file at start rather than fail on reading a value.
+		name: 'checkpoint store: values deflated with dictionary 2',
+		up: () => undefined
+	},
+	{
+		// Tables read only by their TEXT key: as rowid tables they stored each key twice (the row and
+		// the key's index) and every file paid an index page for each, used or not.
+		name: 'sessions and MCP sign-ins keyed by their text alone (WITHOUT ROWID)',
+		up: `CREATE TABLE sessions_by_key (
+		digest TEXT PRIMARY KEY,
+		expires_at TEXT NOT NULL
+	) WITHOUT ROWID;
+	INSERT INTO sessions_by_key SELECT digest, expires_at FROM sessions;
+	DROP TABLE sessions;
+	ALTER TABLE sessions_by_key RENAME TO sessions;
+	CREATE INDEX sessions_by_expiry ON sessions (expires_at);
+	CREATE TABLE mcp_auth_by_key (
+		server TEXT PRIMARY KEY,
+		client TEXT,
+		tokens TEXT,
+		expires_at TEXT,
+		updated_at TEXT NOT NULL
+	) WITHOUT ROWID;
+	INSERT INTO mcp_auth_by_key SELECT server, client, tokens, expires_at, updated_at FROM mcp_auth;
+	DROP TABLE mcp_auth;
+	ALTER TABLE mcp_auth_by_key RENAME TO mcp_auth;
+	CREATE TABLE mcp_sign_ins_by_key (
+		state TEXT PRIMARY KEY,
+		server TEXT NOT NULL,
+		verifier TEXT NOT NULL,
+		redirect_uri TEXT NOT NULL,
+		expires_at TEXT NOT NULL
+	) WITHOUT ROWID;
+	INSERT INTO mcp_sign_ins_by_key SELECT state, server, verifier, redirect_uri, expires_at FROM mcp_sign_ins;
+	DROP TABLE mcp_sign_ins;
+	ALTER TABLE mcp_sign_ins_by_key RENAME TO mcp_sign_ins;`
 	}
 ];
 
