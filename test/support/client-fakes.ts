@@ -28,7 +28,7 @@ export function summary(id: string, extra: Partial<ConversationSummary> = {}): C
 }
 
 export function detail(id: string, messages: MessageDto[], extra: Partial<ConversationSummary> = {}, resumable = false): ConversationDetail {
-	return { conversation: summary(id, { messageCount: messages.length, ...extra }), messages, resumable, queue: [], approvals: [] };
+	return { conversation: summary(id, { messageCount: messages.length, ...extra }), messages, resumable, queue: [], approvals: [], elicitations: [] };
 }
 
 /** A call that waits for a decision, as the detail and the `approval` event carry it. */

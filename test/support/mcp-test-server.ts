@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 /**
@@ -70,6 +71,37 @@ server.registerTool(
 	({ url }, extra) => {
 		note(`visit ${keyOf(extra)} ${url}`);
 		return { content: [{ type: 'text', text: `Visited ${url}. See also https://example.org/next for more.` }] };
+	}
+);
+
+// Asks the person during the call (MCP elicitation) and answers with what came back, noting it.
+server.registerTool(
+	'ask',
+	{ description: 'Asks the person their name and age.', inputSchema: {}, annotations: { readOnlyHint: true } },
+	async (_args, extra) => {
+		note(`ask started ${keyOf(extra)}`);
+		const answer = await extra.sendRequest(
+			{
+				method: 'elicitation/create',
+				params: {
+					mode: 'form',
+					message: 'Who is asking?',
+					requestedSchema: {
+						type: 'object',
+						properties: {
+							name: { type: 'string', title: 'Name', minLength: 1 },
+							age: { type: 'integer', title: 'Age', minimum: 0, maximum: 150 },
+							tea: { type: 'boolean', title: 'Tea?' },
+							colour: { type: 'string', title: 'Colour', enum: ['red', 'green'], enumNames: ['Red', 'Green'] }
+						},
+						required: ['name']
+					}
+				}
+			},
+			ElicitResultSchema
+		);
+		note(`ask answered ${JSON.stringify(answer)}`);
+		return { content: [{ type: 'text', text: `The person answered ${JSON.stringify(answer)}` }] };
 	}
 );
 

@@ -7,3 +7,4 @@ export * from './chat-request';
 export * from './model-id';
 export * from './uuid';
 export * from './bundle';
+export * from './elicitation';

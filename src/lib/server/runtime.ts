@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Readiness, RunEvent } from '../protocol';
 import type { Settings } from './settings';
 import { ApprovalExpiry } from './runs/approval-expiry';
+import { Elicitations } from './elicitation/elicitations';
 import { ensurePrivateDir, restrictFile } from './private-files';
 import { buildAgentGraph } from './agent/agent-graph';
 import { readSystemPrompt } from './agent/system-prompt';
@@ -62,6 +63,8 @@ export type Runtime = {
 	toolbox: Toolbox;
 	/** OAuth sign-in, callback and sign-out of remote MCP servers (mcp/oauth/mcp-sign-in.ts). */
 	mcpSignIn: McpSignIn;
+	/** The questions tool servers ask the person during calls this instance runs (elicitation/elicitations.ts). */
+	elicitations: Elicitations;
 	models: ModelCatalog;
 	/** What is left to do on the conversation's thread (runs/thread-work.ts). */
 	threadWork: (conversationId: string) => Promise<ThreadWork>;
@@ -98,6 +101,12 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	logLine(`Storage: ${engine.where}`);
 	const checkpointer = crashBeforeCheckpoint(engine.checkpointer, crash);
 	const registry = new RunRegistry();
+	const elicitations = new Elicitations({
+		timeoutMs: settings.ELICITATION_TIMEOUT_MS,
+		now,
+		publish: (runId, event) => registry.getById(runId)?.log.publish(event),
+		log: logLine
+	});
 
 	ensurePrivateDir(path.dirname(settings.paths.memoryFile));
 	restrictFile(settings.paths.memoryFile);
@@ -162,7 +171,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				maxCallsPerStep: settings.MAX_TOOL_CALLS_PER_STEP,
 				crash,
 				now,
-				telemetry: observed
+				telemetry: observed,
+				elicitations
 			}),
 		turn: () => loop.turn(),
 		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md')),
@@ -257,7 +267,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			log: logLine,
 			refusalError: runRefusalError
 		}),
-		conversations: new ConversationService({ threads, storage, branchReader, checkpointer }),
+		conversations: new ConversationService({ threads, storage, branchReader, checkpointer, elicitations }),
 		agentProtocol: createAgentProtocol({
 			graph,
 			threads,
@@ -270,6 +280,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		bundles: new ConversationBundles({ transfer: storage.transfer, checkpointer: engine.checkpointer, redactor }),
 		toolbox,
 		mcpSignIn: new McpSignIn(toolbox),
+		elicitations,
 		models,
 		threadWork: (id) => readThreadWork({ threads, storage }, id),
 		turn: () => loop.turn(),

@@ -1,8 +1,10 @@
-import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { CallClock, NEVER_MS } from './call-clock';
 import { isStdio, writesTakeTurns, type McpServerConfig } from './mcp-config';
+import { openConnection } from './mcp-connection';
+import { QuestionRouter, type CallAsker } from './question-router';
 import type { ServerOAuth } from './oauth/server-oauth';
 import { SignInRequired } from './oauth/sign-in-required';
 import { ToolServerDown } from './transport-errors';
@@ -31,7 +33,6 @@ const MAX_RETRY_MS = 30_000;
  */
 export class ServerSupervisor {
 	private state: ServerState = 'down';
-	private client: MultiServerMCPClient | null = null;
 	private sdk: Client | null = null;
 	private tools: StructuredToolInterface[] = [];
 	private annotations = new Map<string, ToolAnnotations>();
@@ -42,6 +43,7 @@ export class ServerSupervisor {
 	private restarts = 0;
 	private lastError: string | undefined;
 	private everUp = false;
+	private readonly questions: QuestionRouter;
 
 	constructor(
 		readonly name: string,
@@ -49,7 +51,9 @@ export class ServerSupervisor {
 		private readonly log: (line: string) => void = console.log,
 		/** A remote server's OAuth sign-in (mcp/oauth/server-oauth.ts), when it may ask for one. */
 		readonly oauth?: ServerOAuth
-	) {}
+	) {
+		this.questions = new QuestionRouter((line) => log(`${line} (server "${name}")`));
+	}
 
 	status(): ServerStatus {
 		return {
@@ -91,7 +95,9 @@ export class ServerSupervisor {
 	 * Calls a tool on the running server. Aborting `signal` or passing `timeoutMs` makes the SDK
 	 * send `notifications/cancelled` and reject; a server that is down rejects at once, before
 	 * `beforeSend`. `beforeSend` runs when the request is about to go out: inside the call's turn
-	 * (takeTurn), what it records is that the call was sent, not that it was queued.
+	 * (takeTurn), what it records is that the call was sent, not that it was queued. `ask` answers
+	 * the questions the server asks during the call (elicitation); while one waits, the call's
+	 * timeout stands still (call-clock.ts). Without it they are answered `cancel`.
 	 */
 	async callTool(
 		tool: string,
@@ -101,17 +107,25 @@ export class ServerSupervisor {
 			timeoutMs: number;
 			meta: Record<string, unknown>;
 			beforeSend?: () => Promise<void>;
+			ask?: CallAsker;
 		}
 	): Promise<CallToolResult> {
 		this.refuseUnlessUp();
 		await options.beforeSend?.();
 		// The server may have gone while the call was recorded.
 		const sdk = this.refuseUnlessUp();
-		const send = async () =>
-			(await sdk.callTool({ name: tool, arguments: args, _meta: options.meta }, undefined, {
-				signal: options.signal,
-				timeout: options.timeoutMs
-			})) as CallToolResult;
+		const send = async () => {
+			const clock = new CallClock(options.timeoutMs);
+			const ask = options.ask;
+			const signal = options.signal ? AbortSignal.any([options.signal, clock.signal]) : clock.signal;
+			try {
+				return (await this.questions.within(ask && ((request, closed) => clock.paused(() => ask(request, closed))), () =>
+					sdk.callTool({ name: tool, arguments: args, _meta: options.meta }, undefined, { signal, timeout: NEVER_MS })
+				)) as CallToolResult;
+			} finally {
+				clock.stop();
+			}
+		};
 		if (!this.oauth) return send();
 		try {
 			return await send();
@@ -150,8 +164,7 @@ export class ServerSupervisor {
 	}
 
 	private drop(): void {
-		const client = this.client;
-		this.client = null;
+		const client = this.sdk;
 		this.sdk = null;
 		void client?.close().catch(() => {});
 	}
@@ -177,8 +190,7 @@ export class ServerSupervisor {
 	async close(): Promise<void> {
 		this.state = 'closed';
 		await this.starting?.catch(() => {});
-		const client = this.client;
-		this.client = null;
+		const client = this.sdk;
 		this.sdk = null;
 		await client?.close().catch(() => {});
 	}
@@ -188,32 +200,25 @@ export class ServerSupervisor {
 		this.state = 'starting';
 		if (this.everUp) this.restarts++;
 		this.oauth?.clearRefusal();
-		const client = new MultiServerMCPClient({
-			mcpServers: { [this.name]: this.connection() },
-			prefixToolNameWithServerName: true,
-			onConnectionError: 'throw'
-		});
 		try {
-			const tools = await client.getTools();
-			const sdk = await client.getClient(this.name);
-			if (!sdk) throw new Error('the MCP client did not connect');
-			const listed = await sdk.listTools();
+			const { client: sdk, tools, annotations } = await openConnection(this.name, this.config, {
+				elicit: this.questions.route,
+				authProvider: this.oauth?.connectionProvider()
+			});
 			if (this.isClosed()) {
-				await client.close();
+				await sdk.close();
 				return;
 			}
-			sdk.onclose = () => this.client === client && this.markDown('the connection closed');
-			this.client = client;
+			sdk.onclose = () => this.sdk === sdk && this.markDown('the connection closed');
 			this.sdk = sdk;
 			this.tools = tools;
-			this.annotations = new Map(listed.tools.map((t) => [t.name, t.annotations ?? {}]));
+			this.annotations = annotations;
 			this.state = 'up';
 			this.everUp = true;
 			this.failures = 0;
 			this.retryAt = 0;
 			this.log(`MCP: connected to "${this.name}" (${tools.length} tools)`);
 		} catch (e) {
-			await client.close().catch(() => {});
 			if (this.oauth?.wasRefused() && !this.isClosed()) {
 				// Refused for want of a token: a refreshed one connects at once, else a person signs in.
 				this.oauth.clearRefusal();
@@ -234,17 +239,5 @@ export class ServerSupervisor {
 	/** Read through a method: `close()` may have run while `start()` awaited. */
 	private isClosed(): boolean {
 		return this.state === 'closed';
-	}
-
-	private connection() {
-		const c = this.config;
-		return isStdio(c)
-			? { transport: 'stdio' as const, command: c.command, args: c.args, env: c.env, cwd: c.cwd }
-			: {
-					transport: c.type ?? c.transport ?? ('http' as const),
-					url: c.url,
-					headers: c.headers,
-					...(this.oauth ? { authProvider: this.oauth.connectionProvider() } : {})
-				};
 	}
 }
