@@ -9,11 +9,11 @@ export function parseElicitationAnswer(body: unknown): ElicitationAnswer {
 	throw new ApiError('BAD_REQUEST', 'The body must be {"action": "accept", "content": {…}}, {"action": "decline"} or {"action": "cancel"}');
 }
 
-/** The error a refused answer is sent as; `runExists` tells an unknown run from an unknown question. */
-export function elicitationRefusalError(refusal: AnswerRefusal, runExists: boolean): ApiError {
+/** The error a refused answer to a question of a run that exists is sent as. */
+export function elicitationRefusalError(refusal: AnswerRefusal): ApiError {
 	switch (refusal.refused) {
 		case 'not-found':
-			return runExists ? new ApiError('NOT_FOUND', 'No question with this id was asked in this run') : new ApiError('NOT_FOUND', 'Run Not Found');
+			return new ApiError('NOT_FOUND', 'No question with this id was asked in this run');
 		case 'other-run':
 			return new ApiError('ELICITATION_OF_ANOTHER_RUN', 'This question was asked in another run');
 		case 'closed':

@@ -14,8 +14,9 @@ export const POST: RequestHandler = async ({ params, request }) => {
 		if (!run || !id) throw new ApiError('BAD_REQUEST', 'Invalid run or question id');
 		const answer = parseElicitationAnswer(await readJsonBody(request));
 		const { elicitations, storage } = runtime();
+		if (!(await storage.runs.get(run))) throw new ApiError('NOT_FOUND', 'Run Not Found');
 		const result = elicitations.answer(run, id, answer);
-		if ('refused' in result) throw elicitationRefusalError(result, result.refused === 'not-found' && (await storage.runs.get(run)) !== undefined);
+		if ('refused' in result) throw elicitationRefusalError(result);
 		return jsonResponse({ run, id, action: result.action });
 	} catch (e) {
 		return errorResponse(e);
