@@ -134,6 +134,12 @@ describe('MCP elicitation', () => {
 			expect(res.status, JSON.stringify(body)).toBe(status);
 			expect((await res.json()).error.message).toMatch(message);
 		}
+		const post = (init: RequestInit) => service.fetch(`/api/runs/${question.run}/elicitations/${question.id}`, { method: 'POST', ...init });
+		// Another site's page cannot answer for the person, and an oversized body is refused before it is read.
+		const crossSite = await post({ headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: JSON.stringify({ action: 'decline' }) });
+		expect(crossSite.status).toBe(403);
+		const huge = await post({ headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'accept', content: { comments: 'x'.repeat(2_000_000) } }) });
+		expect(huge.status).toBe(413);
 		const notJson = await service.fetch(`/api/runs/${question.run}/elicitations/${question.id}`, { method: 'POST', body: '{', headers: { 'content-type': 'application/json' } });
 		expect(notJson.status).toBe(400);
 		const unknownRun = await answer(service, '00000000-0000-4000-8000-000000000000', question.id, { action: 'cancel' });
