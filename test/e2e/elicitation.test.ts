@@ -11,7 +11,8 @@ import type { Service } from '../support/service';
 const askScript: Script = (request) => {
 	const { after } = currentTurn(request);
 	const result = after.find((m) => m.role === 'tool');
-	return result ? { content: `Tool said: ${result.content}` } : { toolCalls: [{ name: 'test__ask', arguments: {} }] };
+	if (result) return { content: `Tool said: ${result.content}` };
+	return { toolCalls: [{ name: currentTurn(request).user.startsWith('open') ? 'test__ask_url' : 'test__ask', arguments: {} }] };
 };
 
 describe('a tool server\'s question in the page (MCP elicitation)', () => {
@@ -65,6 +66,30 @@ describe('a tool server\'s question in the page (MCP elicitation)', () => {
 			await waitForIdle(page);
 			await page.getByTestId('assistant-message').filter({ hasText: '{"action":"decline"}' }).waitFor();
 			expect(await page.getByTestId('elicitation-card').count()).toBe(0);
+			expect(pageErrors).toEqual([]);
+		} finally {
+			await context.close();
+		}
+	});
+
+	it('a URL question shows the URL and its host, and opens it only when the person presses Open', async () => {
+		const { context, page, pageErrors } = await openPage(browser, service.url);
+		try {
+			const popups: string[] = [];
+			context.on('page', (p) => popups.push(p.url()));
+			await sendMessage(page, 'open the form');
+			const card = page.getByTestId('elicitation-card');
+			await card.waitFor();
+			expect(await card.getByTestId('elicitation-host').textContent()).toBe('127.0.0.1:9');
+			expect(await card.getByTestId('elicitation-url').textContent()).toBe('http://127.0.0.1:9/form');
+			expect(await card.getByTestId('elicitation-submit').count()).toBe(0);
+			expect(popups).toEqual([]);
+			const popup = context.waitForEvent('page');
+			await card.getByTestId('elicitation-open').click();
+			await popup;
+			await waitForIdle(page);
+			await page.getByTestId('assistant-message').filter({ hasText: '{"action":"accept"}' }).waitFor();
+			expect(popups).toHaveLength(1);
 			expect(pageErrors).toEqual([]);
 		} finally {
 			await context.close();

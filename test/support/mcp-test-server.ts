@@ -105,6 +105,16 @@ server.registerTool(
 	}
 );
 
+// Asks the person to open a page (URL-mode elicitation) at TEST_MCP_FORM_URL.
+server.registerTool('ask_url', { description: 'Asks the person to open a form page.', inputSchema: {}, annotations: { readOnlyHint: true } }, async (_args, extra) => {
+	const answer = await extra.sendRequest(
+		{ method: 'elicitation/create', params: { mode: 'url', message: 'Fill in the form on our site', elicitationId: 'form-1', url: process.env.TEST_MCP_FORM_URL ?? 'http://127.0.0.1:9/form' } },
+		ElicitResultSchema
+	);
+	note(`ask_url answered ${JSON.stringify(answer)}`);
+	return { content: [{ type: 'text', text: `The person answered ${JSON.stringify(answer)}` }] };
+});
+
 server.registerTool('read_log', { description: 'Returns the call journal.', inputSchema: {} }, () => ({
 	content: [{ type: 'text', text: fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '' }]
 }));
