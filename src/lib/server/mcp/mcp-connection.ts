@@ -20,6 +20,7 @@ export type McpConnection = {
 	annotations: Map<string, ToolAnnotations>;
 };
 
+/** How Sophos introduces itself to a server (`clientInfo`): package.json's name and version. */
 const CLIENT_INFO = { name: 'sophos', version: '0.1.0' };
 
 /**
