@@ -20,7 +20,7 @@ export const LAYERS: readonly (readonly string[])[] = [
 	['storage'],
 	['sqlite', 'postgres'],
 	['engine', 'portable'],
-	['models', 'mcp'],
+	['models', 'mcp', 'elicitation'],
 	['agent', 'approvals', 'branches', 'tools'],
 	['runs'],
 	['conversations', 'readiness'],

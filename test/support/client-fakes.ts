@@ -28,7 +28,7 @@ export function summary(id: string, extra: Partial<ConversationSummary> = {}): C
 }
 
 export function detail(id: string, messages: MessageDto[], extra: Partial<ConversationSummary> = {}, resumable = false): ConversationDetail {
-	return { conversation: summary(id, { messageCount: messages.length, ...extra }), messages, resumable, queue: [], approvals: [] };
+	return { conversation: summary(id, { messageCount: messages.length, ...extra }), messages, resumable, queue: [], approvals: [], elicitations: [] };
 }
 
 /** A call that waits for a decision, as the detail and the `approval` event carry it. */
@@ -77,6 +77,7 @@ export class FakeApi implements ChatApi {
 		startRun: [],
 		switchBranch: [],
 		cancelRun: [],
+		answerElicitation: [],
 		deleteConversation: [],
 		readiness: [],
 		listAllowedTools: [],
@@ -104,6 +105,7 @@ export class FakeApi implements ChatApi {
 			return d ? ok(d) : fail(404, 'NOT_FOUND', 'Conversation Not Found');
 		},
 		cancelRun: () => fail(404, 'HTTP_404', 'Not Found'),
+		answerElicitation: () => ok({}),
 		deleteConversation: () => ok(null),
 		readiness: () => ok(READY),
 		listAllowedTools: () => ok([...this.allowed]),
@@ -126,6 +128,7 @@ export class FakeApi implements ChatApi {
 	startRun = (body: Parameters<ChatApi['startRun']>[0]) => this.answer('startRun', body);
 	switchBranch = (id: string, messageId: string) => this.answer('switchBranch', id, messageId);
 	cancelRun = (runId: string) => this.answer('cancelRun', runId);
+	answerElicitation = (run: string, id: string, answer: Parameters<ChatApi['answerElicitation']>[2]) => this.answer('answerElicitation', run, id, answer);
 	deleteConversation = (id: string) => this.answer('deleteConversation', id);
 	readiness = () => this.answer('readiness');
 	listAllowedTools = () => this.answer('listAllowedTools');

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 /**
@@ -75,6 +75,47 @@ server.registerTool(
 		return { content: [{ type: 'text', text: `Visited ${url}. See also https://example.org/next for more.` }] };
 	}
 );
+
+// Asks the person during the call (MCP elicitation) and answers with what came back, noting it.
+server.registerTool(
+	'ask',
+	{ description: 'Asks the person their name and age.', inputSchema: {}, annotations: { readOnlyHint: true } },
+	async (_args, extra) => {
+		note(`ask started ${keyOf(extra)}`);
+		const answer = await extra.sendRequest(
+			{
+				method: 'elicitation/create',
+				params: {
+					mode: 'form',
+					message: 'Who is asking?',
+					requestedSchema: {
+						type: 'object',
+						properties: {
+							name: { type: 'string', title: 'Name', minLength: 1 },
+							age: { type: 'integer', title: 'Age', minimum: 0, maximum: 150 },
+							tea: { type: 'boolean', title: 'Tea?' },
+							colour: { type: 'string', title: 'Colour', enum: ['red', 'green'], enumNames: ['Red', 'Green'] }
+						},
+						required: ['name']
+					}
+				}
+			},
+			ElicitResultSchema
+		);
+		note(`ask answered ${JSON.stringify(answer)}`);
+		return { content: [{ type: 'text', text: `The person answered ${JSON.stringify(answer)}` }] };
+	}
+);
+
+// Asks the person to open a page (URL-mode elicitation) at TEST_MCP_FORM_URL.
+server.registerTool('ask_url', { description: 'Asks the person to open a form page.', inputSchema: {}, annotations: { readOnlyHint: true } }, async (_args, extra) => {
+	const answer = await extra.sendRequest(
+		{ method: 'elicitation/create', params: { mode: 'url', message: 'Fill in the form on our site', elicitationId: 'form-1', url: process.env.TEST_MCP_FORM_URL ?? 'http://127.0.0.1:9/form' } },
+		ElicitResultSchema
+	);
+	note(`ask_url answered ${JSON.stringify(answer)}`);
+	return { content: [{ type: 'text', text: `The person answered ${JSON.stringify(answer)}` }] };
+});
 
 server.registerTool('read_log', { description: 'Returns the call journal.', inputSchema: {} }, () => ({
 	content: [{ type: 'text', text: fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '' }]

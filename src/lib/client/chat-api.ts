@@ -18,6 +18,7 @@ import {
 	type ConversationDetail,
 	type ConversationPage,
 	type Decision,
+	type ElicitationAnswer,
 	type ImportResult,
 	type ModelList,
 	type Readiness,
@@ -54,6 +55,8 @@ export type ChatApi = {
 	getPrompt(name: string, args: Record<string, string>): Promise<ApiResult<PromptMessages>>;
 	/** GET /api/mcp/resources: every MCP server's resources. */
 	listResources(): Promise<ApiResult<ResourceList>>;
+	/** POST /api/runs/<run>/elicitations/<id>: 400 names the field the content fails on, 409 a closed question. */
+	answerElicitation(run: string, id: string, answer: ElicitationAnswer): Promise<ApiResult<unknown>>;
 };
 
 /** POST /api/chat's bodies that start a run (the page cancels by run, POST /api/runs/:id/cancel). */
@@ -114,6 +117,7 @@ export function httpChatApi(fetchImpl: Fetch = (...args) => fetch(...args)): Cha
 				return list.success ? list.data : null;
 			}),
 		cancelRun: (runId) => call(fetchImpl, `/api/runs/${enc(runId)}/cancel`, json({}), (b) => b),
+		answerElicitation: (run, id, answer) => call(fetchImpl, `/api/runs/${enc(run)}/elicitations/${enc(id)}`, json(answer), (b) => b),
 		deleteConversation: (id) => call(fetchImpl, `/api/conversations/${enc(id)}`, { method: 'DELETE' }, () => null),
 		// 503 carries the same body as 200: which check is down is the point of asking.
 		readiness: () => call(fetchImpl, '/api/readyz', {}, (b) => b as Readiness, [503]),

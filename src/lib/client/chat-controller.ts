@@ -21,7 +21,7 @@ import { RunStarter } from './run-starter';
 import type { OpenRunStream } from './run-stream';
 import { ConversationList } from './conversation-list';
 import { SnapshotStore } from './snapshot-store';
-import type { Attachment, ConversationDetail, Decision, Readiness, WireError } from '../protocol';
+import type { Attachment, ConversationDetail, Decision, ElicitationAnswer, PendingElicitation, Readiness, WireError } from '../protocol';
 
 export { LIST_PAGE } from './conversation-list';
 
@@ -105,6 +105,18 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 	}
 
 	/** Decides every waiting call at once (run-starter.ts); false when no run started. */
+	/** Answers a tool server's question; the error to show beside it, or null once it is answered. */
+	async answerElicitation(question: PendingElicitation, answer: ElicitationAnswer): Promise<WireError | null> {
+		const res = await this.deps.api.answerElicitation(question.run, question.id, answer);
+		if (res.ok) {
+			this.set({ elicitations: this.state.elicitations.filter((q) => q.id !== question.id) });
+			return null;
+		}
+		// Closed meanwhile (answered in another tab, timed out, or its call ended): the card goes.
+		if (res.status === 409 || res.status === 404) this.set({ elicitations: this.state.elicitations.filter((q) => q.id !== question.id) });
+		return res.error;
+	}
+
 	decide(decisions: Decision[]): Promise<boolean> {
 		return this.starter.decide(decisions);
 	}
@@ -212,7 +224,7 @@ export class ChatController extends SnapshotStore<ChatSnapshot> {
 	/** Leaves the open conversation: closes its stream and forgets its state. */
 	private navigate(): number {
 		this.follower.close();
-		const forgotten = { live: null, runId: null, resumable: false, approvals: [], error: null, notice: null, connection: null };
+		const forgotten = { live: null, runId: null, resumable: false, approvals: [], elicitations: [], error: null, notice: null, connection: null };
 		this.set({ conversationId: null, base: [], ...forgotten, modelChoice: null, lastRunUsage: null });
 		return ++this.epoch;
 	}

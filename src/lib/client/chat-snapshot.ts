@@ -4,7 +4,7 @@
  */
 import type { ChatStatus } from './chat-status';
 import type { LiveRun } from './live-run';
-import type { ConversationSummary, MessageDto, ModelList, PendingApproval, Readiness, RunUsage, WireError } from '../protocol';
+import type { ConversationSummary, MessageDto, ModelList, PendingApproval, PendingElicitation, Readiness, RunUsage, WireError } from '../protocol';
 
 export type Notice = { kind: 'detached' | 'cancelled' | 'info'; message: string };
 
@@ -35,6 +35,8 @@ export type ChatSnapshot = {
 	 * the run's `approval` event until the detail is read again after `end`.
 	 */
 	approvals: PendingApproval[];
+	/** The questions tool servers ask during the followed run (MCP elicitation), from its events. */
+	elicitations: PendingElicitation[];
 	error: WireError | null;
 	notice: Notice | null;
 	readiness: Readiness | null;
@@ -80,6 +82,7 @@ export const INITIAL_SNAPSHOT: ChatSnapshot = {
 	runId: null,
 	resumable: false,
 	approvals: [],
+	elicitations: [],
 	error: null,
 	notice: null,
 	readiness: null,

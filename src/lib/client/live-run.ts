@@ -148,7 +148,9 @@ export function applyRunEvent(run: LiveRun, e: StreamEvent): LiveRun {
 		case 'warning':
 			return { ...advanced, warnings: [...advanced.warnings, e.data] };
 		case 'approval':
-			// The calls are the conversation's, shown from its detail, which the page reads after `end`.
+		case 'elicitation':
+		case 'elicitation-closed':
+			// The calls and questions are the conversation's, kept beside the run (run-follower.ts).
 			return advanced;
 	}
 }

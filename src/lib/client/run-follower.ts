@@ -23,7 +23,7 @@ export class RunFollower {
 		const chat = this.chat;
 		this.close();
 		chat.nextEpoch();
-		chat.set({ live: emptyLiveRun(), connection: 'connecting', resumable: false, approvals: [], notice: null, error: null, lastRunUsage: null });
+		chat.set({ live: emptyLiveRun(), connection: 'connecting', resumable: false, approvals: [], elicitations: [], notice: null, error: null, lastRunUsage: null });
 		if (chat.state.status !== 'streaming') chat.to('streaming');
 		const handle: RunStreamHandle = this.openStream(id, {
 			onEvent: (e) => this.stream === handle && this.onEvent(id, e),
@@ -111,6 +111,10 @@ export class RunFollower {
 		const chat = this.chat;
 		// The card can show at once; the detail read after `end` is what stays.
 		if (e.event === 'approval' && e.data.conversation === id) chat.set({ approvals: e.data.approvals });
+		// The stream replays from the run's first event, so its questions are rebuilt from it alone.
+		if (e.event === 'elicitation' && e.data.conversation === id) chat.set({ elicitations: [...chat.state.elicitations.filter((q) => q.id !== e.data.elicitation.id), e.data.elicitation] });
+		if (e.event === 'elicitation-closed') chat.set({ elicitations: chat.state.elicitations.filter((q) => q.id !== e.data.id) });
+		if (isTerminal(e)) chat.set({ elicitations: [] });
 		const before = chat.state.live ?? emptyLiveRun();
 		const live = applyRunEvent(before, e);
 		if (live === before) return;

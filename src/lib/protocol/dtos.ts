@@ -4,6 +4,7 @@
  */
 import { z } from './zod';
 import { PendingApprovalSchema } from './events';
+import { PendingElicitationSchema } from './elicitation';
 import { RunStatusSchema, RunTriggerSchema } from './run-status';
 
 const WireErrorSchema = z.object({ code: z.string(), message: z.string() });
@@ -112,7 +113,9 @@ export const ConversationDetailSchema = z.object({
 	resumable: z.boolean(),
 	queue: z.array(QueuedMessageSchema),
 	/** The calls the conversation waits on a decision for (status `waiting`); empty otherwise. */
-	approvals: z.array(PendingApprovalSchema)
+	approvals: z.array(PendingApprovalSchema),
+	/** The questions its running tool call waits on an answer to (MCP elicitation), held by the instance running it. */
+	elicitations: z.array(PendingElicitationSchema)
 });
 export type ConversationDetail = z.infer<typeof ConversationDetailSchema>;
 

@@ -17,6 +17,10 @@ export const API_ERROR_STATUS = {
 	APPROVAL_REQUIRED: 409,
 	/** Decisions for a conversation that waits for none. */
 	NOT_WAITING: 409,
+	/** An answer to a question (MCP elicitation) already answered, timed out, or whose call has ended. */
+	ELICITATION_CLOSED: 409,
+	/** An answer sent for a question under another run than the one that asked it. */
+	ELICITATION_OF_ANOTHER_RUN: 409,
 	/** An edit or regenerate whose starting checkpoint CHECKPOINT_RETENTION has pruned. */
 	BRANCH_POINT_PRUNED: 409,
 	/** POST /threads with `if_exists: "raise"` (the default) for a thread id that is taken. */

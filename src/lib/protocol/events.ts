@@ -8,6 +8,7 @@
  */
 import { z } from './zod';
 import { RunStatusSchema } from './run-status';
+import { ElicitationActionSchema, PendingElicitationSchema } from './elicitation';
 
 export const TraceNoteSchema = z.object({
 	step: z.number(),
@@ -52,6 +53,19 @@ export const EVENT_DATA = {
 		conversation: z.string(),
 		run: z.string(),
 		approvals: z.array(PendingApprovalSchema)
+	}),
+	/** A tool server asks the person during a call (elicitation); answered at POST /api/runs/<run>/elicitations/<id>. */
+	elicitation: z.object({
+		conversation: z.string(),
+		run: z.string(),
+		elicitation: PendingElicitationSchema
+	}),
+	/** The question is closed: answered (here or from another page), timed out (`cancel`), or its call ended (`ended`). */
+	'elicitation-closed': z.object({
+		conversation: z.string(),
+		run: z.string(),
+		id: z.string(),
+		action: z.union([ElicitationActionSchema, z.literal('ended')])
 	}),
 	end: z.object({
 		conversation: z.string(),

@@ -8,3 +8,4 @@ export * from './model-id';
 export * from './uuid';
 export * from './bundle';
 export * from './mcp-extras';
+export * from './elicitation';

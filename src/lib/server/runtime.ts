@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Readiness, RunEvent } from '../protocol';
 import type { Settings } from './settings';
 import { ApprovalExpiry } from './runs/approval-expiry';
+import { Elicitations } from './elicitation/elicitations';
 import { ensurePrivateDir, restrictFile } from './private-files';
 import { buildAgentGraph } from './agent/agent-graph';
 import { readSystemPrompt } from './agent/system-prompt';
@@ -68,6 +69,8 @@ export type Runtime = {
 	prompts: McpPrompts;
 	/** Every MCP server's resources, a text resource read, and a message's attachments (mcp/resources.ts). */
 	resources: McpResources;
+	/** The questions tool servers ask the person during calls this instance runs (elicitation/elicitations.ts). */
+	elicitations: Elicitations;
 	models: ModelCatalog;
 	/** What is left to do on the conversation's thread (runs/thread-work.ts). */
 	threadWork: (conversationId: string) => Promise<ThreadWork>;
@@ -106,6 +109,12 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	logLine(`Storage: ${engine.where}`);
 	const checkpointer = crashBeforeCheckpoint(engine.checkpointer, crash);
 	const registry = new RunRegistry();
+	const elicitations = new Elicitations({
+		timeoutMs: settings.ELICITATION_TIMEOUT_MS,
+		now,
+		publish: (runId, event) => registry.getById(runId)?.log.publish(event),
+		log: logLine
+	});
 
 	ensurePrivateDir(path.dirname(settings.paths.memoryFile));
 	restrictFile(settings.paths.memoryFile);
@@ -172,7 +181,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				maxCallsPerStep: settings.MAX_TOOL_CALLS_PER_STEP,
 				crash,
 				now,
-				telemetry: observed
+				telemetry: observed,
+				elicitations
 			}),
 		turn: () => loop.turn(),
 		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md')),
@@ -267,7 +277,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			log: logLine,
 			refusalError: runRefusalError
 		}),
-		conversations: new ConversationService({ threads, storage, branchReader, checkpointer }),
+		conversations: new ConversationService({ threads, storage, branchReader, checkpointer, elicitations }),
 		agentProtocol: createAgentProtocol({
 			graph,
 			threads,
@@ -282,6 +292,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		mcpSignIn: new McpSignIn(toolbox),
 		prompts: new McpPrompts(toolbox.all(), { maxChars: settings.MCP_CONTENT_MAX_CHARS, timeoutMs: settings.MCP_TOOL_TIMEOUT_MS }),
 		resources: new McpResources(toolbox.all(), { maxChars: settings.MCP_CONTENT_MAX_CHARS, timeoutMs: settings.MCP_TOOL_TIMEOUT_MS }),
+		elicitations,
 		models,
 		threadWork: (id) => readThreadWork({ threads, storage }, id),
 		turn: () => loop.turn(),

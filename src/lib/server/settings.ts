@@ -147,6 +147,8 @@ export const SettingsSchema = z.object({
 	UNFINISHED_TOOL_CALLS: z.enum(['auto', 'repeat', 'report', 'ask']).default('auto'),
 	TOOL_APPROVAL: z.enum(['writes', 'all', 'none']).default('writes'),
 	APPROVAL_TIMEOUT_MS: integer(1_000, 365 * 24 * 3_600_000).default(24 * 3_600_000),
+	/** A tool server's question during a call nobody answers within this is answered `cancel`. */
+	ELICITATION_TIMEOUT_MS: integer(100, 24 * 3_600_000).default(600_000),
 	EXFILTRATION_GUARD: boolean.default(true),
 	/** A call of a tool that may write, once untrusted content (an open-world tool's result) is in the context. */
 	UNTRUSTED_CONTENT_WRITES: z.enum(['ask', 'auto']).default('auto'),

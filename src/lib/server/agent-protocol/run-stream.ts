@@ -113,6 +113,10 @@ export class RunStreamTranslator {
 			}
 			case 'warning':
 				return this.wants('custom') ? [{ event: 'custom', data: { type: 'warning', code: event.data.code, message: event.data.message } }] : [];
+			case 'elicitation':
+			case 'elicitation-closed':
+				// A tool server's question, answered at Sophos's own route: told to custom-mode readers.
+				return this.wants('custom') ? [{ event: 'custom', data: { type: event.event, ...event.data } }] : [];
 			case 'approval': {
 				const values = await this.context.values();
 				const frames: Frame[] = [];

@@ -3,13 +3,20 @@ import type { BranchReader } from '../branches/branch-reader';
 import { withVersions } from '../branches/branch-versions';
 import { readThreadWork, type ThreadWorkSources } from '../runs/read-thread-work';
 import type { AppStorage } from '../storage/app-storage';
+import type { Elicitations } from '../elicitation/elicitations';
 
 /**
  * GET /api/conversations/:id: the active branch's messages, with `versions` where branches
- * diverge, whether a resume has work, the queue and the calls waiting for a decision.
+ * diverge, whether a resume has work, the queue, the calls waiting for a decision and the questions
+ * its running call waits on an answer to.
  */
 export async function conversationDetail(
-	parts: { threads: ThreadWorkSources['threads']; storage: Pick<AppStorage, 'runs' | 'queue' | 'approvals' | 'branches'>; branchReader: BranchReader },
+	parts: {
+		threads: ThreadWorkSources['threads'];
+		storage: Pick<AppStorage, 'runs' | 'queue' | 'approvals' | 'branches'>;
+		branchReader: BranchReader;
+		elicitations: Pick<Elicitations, 'pending'>;
+	},
 	conversation: ConversationSummary
 ): Promise<ConversationDetail> {
 	const { messages } = await parts.threads.state(conversation.id);
@@ -19,6 +26,7 @@ export async function conversationDetail(
 		messages: await withVersions(parts.branchReader, conversation.id, messages),
 		resumable: work.kind === 'unfinished' && !(await parts.storage.runs.hasRunning(conversation.id)),
 		queue: await parts.storage.queue.list(conversation.id),
-		approvals: await parts.storage.approvals.pending(conversation.id)
+		approvals: await parts.storage.approvals.pending(conversation.id),
+		elicitations: parts.elicitations.pending(conversation.id)
 	};
 }

@@ -7,8 +7,10 @@ import {
 	type ToolAnnotations
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ChildLog } from '../telemetry/log-formatter';
+import { CallClock, NEVER_MS } from './call-clock';
 import { isStdio, writesTakeTurns, type McpServerConfig } from './mcp-config';
-import { connectServer, type ServerConnection } from './server-connection';
+import { openConnection } from './mcp-connection';
+import { QuestionRouter, type CallAsker } from './question-router';
 import type { ServerOAuth } from './oauth/server-oauth';
 import { SignInRequired } from './oauth/sign-in-required';
 import { ToolServerDown } from './transport-errors';
@@ -40,7 +42,6 @@ const MAX_RETRY_MS = 30_000;
  */
 export class ServerSupervisor {
 	private state: ServerState = 'down';
-	private client: ServerConnection | null = null;
 	private sdk: Client | null = null;
 	private tools: StructuredToolInterface[] = [];
 	private annotations = new Map<string, ToolAnnotations>();
@@ -52,6 +53,7 @@ export class ServerSupervisor {
 	private lastError: string | undefined;
 	private everUp = false;
 	private readonly listChanged = new Set<(change: ListChange) => void>();
+	private readonly questions: QuestionRouter;
 
 	constructor(
 		readonly name: string,
@@ -61,7 +63,9 @@ export class ServerSupervisor {
 		readonly oauth?: ServerOAuth,
 		/** Where a stdio child's stderr goes, line by line (telemetry/log-formatter.ts createChildLog). */
 		private readonly childLog: ChildLog = (_, line) => process.stderr.write(line + '\n')
-	) {}
+	) {
+		this.questions = new QuestionRouter((line) => log(`${line} (server "${name}")`));
+	}
 
 	status(): ServerStatus {
 		return {
@@ -103,7 +107,9 @@ export class ServerSupervisor {
 	 * Calls a tool on the running server. Aborting `signal` or passing `timeoutMs` makes the SDK
 	 * send `notifications/cancelled` and reject; a server that is down rejects at once, before
 	 * `beforeSend`. `beforeSend` runs when the request is about to go out: inside the call's turn
-	 * (takeTurn), what it records is that the call was sent, not that it was queued.
+	 * (takeTurn), what it records is that the call was sent, not that it was queued. `ask` answers
+	 * the questions the server asks during the call (elicitation); while one waits, the call's
+	 * timeout stands still (call-clock.ts). Without it they are answered `cancel`.
 	 */
 	async callTool(
 		tool: string,
@@ -113,17 +119,25 @@ export class ServerSupervisor {
 			timeoutMs: number;
 			meta: Record<string, unknown>;
 			beforeSend?: () => Promise<void>;
+			ask?: CallAsker;
 		}
 	): Promise<CallToolResult> {
 		this.refuseUnlessUp();
 		await options.beforeSend?.();
 		// The server may have gone while the call was recorded.
 		const sdk = this.refuseUnlessUp();
-		const send = async () =>
-			(await sdk.callTool({ name: tool, arguments: args, _meta: options.meta }, undefined, {
-				signal: options.signal,
-				timeout: options.timeoutMs
-			})) as CallToolResult;
+		const send = async () => {
+			const clock = new CallClock(options.timeoutMs);
+			const ask = options.ask;
+			const signal = options.signal ? AbortSignal.any([options.signal, clock.signal]) : clock.signal;
+			try {
+				return (await this.questions.within(ask && ((request, closed) => clock.paused(() => ask(request, closed))), () =>
+					sdk.callTool({ name: tool, arguments: args, _meta: options.meta }, undefined, { signal, timeout: NEVER_MS })
+				)) as CallToolResult;
+			} finally {
+				clock.stop();
+			}
+		};
 		if (!this.oauth) return send();
 		try {
 			return await send();
@@ -175,8 +189,7 @@ export class ServerSupervisor {
 	}
 
 	private drop(): void {
-		const client = this.client;
-		this.client = null;
+		const client = this.sdk;
 		this.sdk = null;
 		void client?.close().catch(() => {});
 	}
@@ -202,8 +215,7 @@ export class ServerSupervisor {
 	async close(): Promise<void> {
 		this.state = 'closed';
 		await this.starting?.catch(() => {});
-		const client = this.client;
-		this.client = null;
+		const client = this.sdk;
 		this.sdk = null;
 		await client?.close().catch(() => {});
 	}
@@ -213,31 +225,30 @@ export class ServerSupervisor {
 		this.state = 'starting';
 		if (this.everUp) this.restarts++;
 		this.oauth?.clearRefusal();
-		let client: ServerConnection | undefined;
 		try {
-			client = await connectServer(this.name, this.config, { oauth: this.oauth, stderr: (line) => this.childLog(this.name, line) });
-			const { tools, sdk } = client;
-			const listed = await sdk.listTools();
+			const { client: sdk, tools, annotations } = await openConnection(this.name, this.config, {
+				elicit: this.questions.route,
+				authProvider: this.oauth?.connectionProvider(),
+				stderr: (line) => this.childLog(this.name, line)
+			});
 			if (this.isClosed()) {
-				await client.close();
+				await sdk.close();
 				return;
 			}
-			sdk.onclose = () => this.client === client && this.markDown('the connection closed');
+			sdk.onclose = () => this.sdk === sdk && this.markDown('the connection closed');
 			// Lists of prompts and resources are cached (mcp/prompts.ts, resources.ts) until the server says otherwise.
 			const changed = (change: ListChange) => async () => this.listChanged.forEach((listener) => listener(change));
 			sdk.setNotificationHandler(PromptListChangedNotificationSchema, changed('prompts'));
 			sdk.setNotificationHandler(ResourceListChangedNotificationSchema, changed('resources'));
-			this.client = client;
 			this.sdk = sdk;
 			this.tools = tools;
-			this.annotations = new Map(listed.tools.map((t) => [t.name, t.annotations ?? {}]));
+			this.annotations = annotations;
 			this.state = 'up';
 			this.everUp = true;
 			this.failures = 0;
 			this.retryAt = 0;
 			this.log(`MCP: connected to "${this.name}" (${tools.length} tools)`);
 		} catch (e) {
-			await client?.close().catch(() => {});
 			if (this.oauth?.wasRefused() && !this.isClosed()) {
 				// Refused for want of a token: a refreshed one connects at once, else a person signs in.
 				this.oauth.clearRefusal();

@@ -9,6 +9,7 @@ import { SignInRequired } from './oauth/sign-in-required';
 import { ServerSupervisor, type ServerStatus } from './server-supervisor';
 import { createToolFilter } from './tool-filter';
 import { toToolOutcome, type ToolOutcome } from './tool-result';
+import type { CallAsker } from './question-router';
 import { isTransportGone } from './transport-errors';
 
 export type ToolboxOptions = {
@@ -127,6 +128,7 @@ export class Toolbox {
 	 * turn covers `beforeSend` (run when the request is about to go out) and `afterAnswer` (run with
 	 * the outcome): the next write starts only once this one's outcome is recorded, so a process that
 	 * dies then has recorded no later call as sent. `trace`: `traceparent`/`tracestate` for `params._meta`.
+	 * `ask`: who answers the server's questions during the call (elicitation).
 	 */
 	async call(
 		target: ResolvedTool,
@@ -137,6 +139,7 @@ export class Toolbox {
 			beforeSend?: () => Promise<void>;
 			afterAnswer?: (outcome: ToolOutcome) => Promise<void>;
 			trace?: Record<string, string>;
+			ask?: CallAsker;
 		}
 	): Promise<ToolOutcome> {
 		return target.server.takeTurn(!target.readOnly, async () => {
@@ -149,7 +152,7 @@ export class Toolbox {
 	private async callOnce(
 		target: ResolvedTool,
 		args: Record<string, unknown>,
-		options: { signal?: AbortSignal; idempotencyKey: string; beforeSend?: () => Promise<void>; trace?: Record<string, string> }
+		options: { signal?: AbortSignal; idempotencyKey: string; beforeSend?: () => Promise<void>; trace?: Record<string, string>; ask?: CallAsker }
 	): Promise<ToolOutcome> {
 		const { toolTimeoutMs, maxResultChars } = this.options;
 		const own = callSignal(options.signal);
@@ -159,7 +162,8 @@ export class Toolbox {
 				timeoutMs: toolTimeoutMs,
 				// Trace context beside the key, as the MCP semantic conventions place it.
 				meta: { ...options.trace, idempotencyKey: options.idempotencyKey },
-				beforeSend: options.beforeSend
+				beforeSend: options.beforeSend,
+				ask: options.ask
 			});
 			return toToolOutcome(result, maxResultChars);
 		} catch (e) {

@@ -6,6 +6,7 @@ import { deniedMessage, planCall, type CallPlan } from '../approvals/approval-ga
 import { composedUrls } from '../approvals/exfiltration-guard';
 import { readRunContext, type RunContext } from '../approvals/run-context';
 import type { CrashInjector } from '../crash-points';
+import type { Elicitations } from '../elicitation/elicitations';
 import type { Toolbox } from '../mcp/toolbox';
 import type { ToolOutcome } from '../mcp/tool-result';
 import type { AppStorage } from '../storage/app-storage';
@@ -32,6 +33,8 @@ export type ToolStepParts = {
 	crash: CrashInjector;
 	now: () => string;
 	telemetry?: Telemetry;
+	/** Where a server's questions during a call go to the person (MCP elicitation). */
+	elicitations?: Elicitations;
 };
 
 /** `key`: the call's id in the journal and in approvals, its own id unless another call took it (journal-key.ts). */
@@ -229,6 +232,7 @@ async function runCall(call: ToolCall, plan: ReadyPlan, at: At, parts: ToolStepP
 			signal: at.signal,
 			idempotencyKey,
 			trace,
+			ask: parts.elicitations && ((request, closed) => parts.elicitations!.ask({ conversation: at.threadId, run: at.runId, server: target.server.name, tool: call.name }, request, closed)),
 			beforeSend: async () => {
 				await intent();
 				parts.crash('before-tool-call');
