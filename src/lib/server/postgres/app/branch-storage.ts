@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { BranchStorage } from '../../storage/app-storage';
 import type { Queryable } from '../checkpoint/store.js';
 import { inTransaction } from '../transaction.js';
-import { lockClaims } from './claim-lock.js';
+import { LOCK_CLAIMS } from './claim-lock.js';
 
 /** In the claim's transaction: the branch the claimed run starts begins at `checkpointId`. */
 export async function startBranchAt(q: Queryable, conversationId: string, checkpointId: string): Promise<void> {
@@ -40,8 +40,9 @@ export function postgresBranchStorage(pool: pg.Pool): BranchStorage {
 		head: async (conversationId) => (await row(conversationId))?.head,
 		switchedAfterRun: async (conversationId) => (await row(conversationId))?.switched_after_run ?? null,
 		switchTo: (conversationId, checkpointId, shown) =>
-			inTransaction(pool, async (client) => {
-				await lockClaims(client);
+			inTransaction(
+				pool,
+				async (client) => {
 				const { rows } = await client.query<{ busy: boolean; waiting: boolean }>(
 					`SELECT EXISTS (SELECT 1 FROM runs WHERE conversation_id = $1 AND status = 'running') AS busy,
 					        EXISTS (SELECT 1 FROM tool_approvals WHERE thread_id = $1 AND decision IS NULL) AS waiting`,
@@ -61,6 +62,8 @@ export function postgresBranchStorage(pool: pg.Pool): BranchStorage {
 					conversationId
 				]);
 				return 'switched';
-			})
+				},
+				{ opening: LOCK_CLAIMS }
+			)
 	};
 }

@@ -4,7 +4,6 @@
 
 import type pg from 'pg';
 import type { OrphanedRun, RunLeases } from '../../storage/app-storage';
-import type { Queryable } from '../checkpoint/store.js';
 import type { RunOwner } from './run-storage.js';
 
 /** A write of a run this instance no longer owns: another took it over, or it has ended. */
@@ -17,17 +16,15 @@ export class RunFencedError extends Error {
 }
 
 /**
- * In the caller's transaction, before its writes: the run must still be running and owned by this
- * instance. The row stays share-locked until the transaction ends, so a takeover (which updates
- * the row) waits for the write to commit, and every write after a takeover is refused.
+ * The fence, as SQL for the statement that writes (issue 26: a check of its own cost a round trip
+ * and a transaction per write): a row while the run is still running and owned by `owner`, both
+ * parameter placeholders such as `$3`. Selecting it share-locks the run's row until the
+ * transaction ends, so a takeover (which updates the row) waits for the write to commit, and a
+ * write after a takeover finds no row: the statement writes nothing and says so, and its caller
+ * throws RunFencedError.
  */
-export async function holdRun(q: Queryable, runId: string, owner: RunOwner): Promise<void> {
-	const { rowCount } = await q.query(`SELECT 1 FROM runs WHERE id = $1 AND owner = $2 AND status = 'running' FOR SHARE`, [
-		runId,
-		owner.instanceId
-	]);
-	if (!rowCount) throw new RunFencedError(runId);
-}
+export const heldRun = (run: string, owner: string) =>
+	`SELECT 1 FROM runs WHERE id = ${run} AND owner = ${owner} AND status = 'running' FOR SHARE`;
 
 export function postgresRunLeases(pool: pg.Pool, owner: RunOwner): RunLeases {
 	const takeOver = async (alsoOwn: boolean): Promise<OrphanedRun[]> => {

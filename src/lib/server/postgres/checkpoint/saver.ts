@@ -27,7 +27,7 @@ import { DEFAULT_MAX_SEGMENTS } from '../../checkpoint/segments.js';
 import { inTransaction } from '../transaction.js';
 import { TupleReader } from './reader.js';
 import { putSql } from './put-statements.js';
-import { checkpointSql } from './store.js';
+import { checkpointSql, type RunFence } from './store.js';
 import { putTarget, writesTarget } from '../../checkpoint/saver-config.js';
 
 export interface DeltaPostgresSaverOptions {
@@ -46,10 +46,12 @@ export interface DeltaPostgresSaverOptions {
 	 */
 	onPut?: (client: pg.PoolClient, put: { threadId: string; ns: string; checkpointId: string; parentId: string | undefined }) => Promise<void>;
 	/**
-	 * Called first in the transaction of each put and putWrites, with the call's config: a throw
-	 * refuses the write (a run this instance no longer owns, postgres/app/run-leases.ts holdRun).
+	 * The run a put or putWrites call belongs to, from its config, or undefined for a write outside
+	 * a run: the run is checked in the statement that locks the thread or inserts the writes, and a
+	 * run this instance no longer owns refuses the write with RunFencedError
+	 * (postgres/app/run-leases.ts heldRun).
 	 */
-	fence?: (client: pg.PoolClient, config: RunnableConfig) => Promise<void>;
+	fence?: (config: RunnableConfig) => RunFence | undefined;
 }
 
 /**
@@ -124,8 +126,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		await Promise.allSettled(this.writesInFlight.get(threadKeyOf(threadId, ns)) ?? []);
 
 		const placed = await inTransaction(this.pool, async (client) => {
-			await this.fence?.(client, config);
-			const locked = await putSql.lockThread(client, threadId, ns, parentId);
+			const locked = await putSql.lockThread(client, threadId, ns, parentId, this.fence?.(config));
 			const parent = locked.parent && (await this.planner.parent(parentId!, locked.parent));
 			// Only versioned channels, as the stock PostgresSaver (values keyed by version) reads back:
 			// LangGraph's unversioned `__pregel_tasks: []`, or an input checkpoint's empty `messages`.
@@ -179,13 +180,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		const inFlight = this.writesInFlight.get(key) ?? new Set();
 		this.writesInFlight.set(key, inFlight);
 		const thread = { threadId, ns, checkpointId, taskId, taskPath: taskPath ?? '' };
-		const fence = this.fence;
-		const insert = fence
-			? inTransaction(this.pool, async (client) => {
-					await fence(client, config);
-					await checkpointSql.insertWrites(client, thread, rows, replace);
-				})
-			: checkpointSql.insertWrites(this.pool, thread, rows, replace);
+		const insert = checkpointSql.insertWrites(this.pool, thread, rows, replace, this.fence?.(config));
 		inFlight.add(insert);
 		try {
 			await insert;
