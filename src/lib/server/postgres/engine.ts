@@ -57,9 +57,8 @@ export async function openPostgresEngine(
 		throw new DatabaseUnavailableError(`Cannot open ${where}: ${(e as Error).message}${code ? ` (${code})` : ''}`, { cause: e });
 	}
 	const saver = new DeltaPostgresSaver(pool, {
-		onPut: async (client, { threadId, ns, checkpointId, parentId }) => {
-			if (ns === '' && parentId !== undefined) await advanceBranchHead(client, threadId, parentId, checkpointId);
-		},
+		onPut: async ({ threadId, ns, checkpointId, parentId }) =>
+			ns === '' && parentId !== undefined ? advanceBranchHead(threadId, parentId, checkpointId) : undefined,
 		// A run's steps carry its id: only its owner may write them. A write outside a run (a state update) is not fenced.
 		fence: (config) => {
 			const runId = config.configurable?.run_id;

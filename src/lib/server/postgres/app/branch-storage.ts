@@ -3,6 +3,7 @@
 
 import type pg from 'pg';
 import type { BranchStorage } from '../../storage/app-storage';
+import type { PutRider } from '../checkpoint/put-statements.js';
 import type { Queryable } from '../checkpoint/store.js';
 import { inTransaction } from '../transaction.js';
 import { LOCK_CLAIMS } from './claim-lock.js';
@@ -17,15 +18,15 @@ export async function startBranchAt(q: Queryable, conversationId: string, checkp
 }
 
 /**
- * In the put's transaction (DeltaPostgresSaver's onPut): a checkpoint stored with `parentId` as its
- * parent moves the head to it if the parent was the head, so the head never lags its branch.
+ * With the put (DeltaPostgresSaver's onPut, in its write statement): a checkpoint stored with
+ * `parentId` as its parent moves the head to it if the parent was the head, so the head never lags
+ * its branch.
  */
-export async function advanceBranchHead(q: Queryable, conversationId: string, parentId: string, checkpointId: string): Promise<void> {
-	await q.query(`UPDATE conversation_branches SET head = $1 WHERE conversation_id = $2 AND head = $3`, [
-		checkpointId,
-		conversationId,
-		parentId
-	]);
+export function advanceBranchHead(conversationId: string, parentId: string, checkpointId: string): PutRider {
+	return {
+		sql: ([head, conversation, parent]) => `UPDATE conversation_branches SET head = ${head} WHERE conversation_id = ${conversation} AND head = ${parent}`,
+		params: [checkpointId, conversationId, parentId]
+	};
 }
 
 export function postgresBranchStorage(pool: pg.Pool): BranchStorage {

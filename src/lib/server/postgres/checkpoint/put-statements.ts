@@ -40,6 +40,16 @@ export interface CheckpointWrite {
 	logLengths: readonly { logId: number; length: number }[];
 	/** Pending writes of the parent stored as links from now on (write-links.ts). */
 	relinks: readonly Relink[];
+	rider?: PutRider;
+}
+
+/**
+ * A data-modifying statement (INSERT, UPDATE, DELETE) that commits with a put, run as a CTE of the
+ * put's write statement: `sql` is given the placeholders of `params`, in order.
+ */
+export interface PutRider {
+	sql: (placeholders: string[]) => string;
+	params: unknown[];
 }
 
 type RawLock = {
@@ -103,6 +113,9 @@ function toLocked(raw: RawLock): LockedThread {
 	return { threadKey: raw.thread_key, parent, logLengths: new Map(logIds.map((id, i) => [id, raw.lengths![i]!])) };
 }
 
+/** Parameters of writeCheckpoint's statement before a rider's. */
+const WRITE_PARAMS = 19;
+
 export const putSql = {
 	/**
 	 * Locks the thread's row until the transaction ends (creating it if new), so puts to one thread
@@ -158,6 +171,8 @@ export const putSql = {
 	async writeCheckpoint(client: pg.PoolClient, write: CheckpointWrite): Promise<void> {
 		const items = (key: keyof ItemRow) => write.items.map((item) => item[key]);
 		const relinks = (key: keyof Relink) => write.relinks.map((relink) => relink[key]);
+		const { rider } = write;
+		const riding = rider ? `, rider AS (${rider.sql(rider.params.map((_, i) => `$${WRITE_PARAMS + 1 + i}`))})` : '';
 		await client.query(
 			`WITH added AS (
 				INSERT INTO lg_log_items (log_id, seq, type, value, encoding)
@@ -171,7 +186,7 @@ export const putSql = {
 				UPDATE lg_writes w SET value = r.value, encoding = r.encoding
 				FROM unnest($8::text[], $9::int[], $10::bytea[], $11::smallint[]) AS r(task_id, idx, value, encoding)
 				WHERE w.thread_key = $12 AND w.checkpoint_id = $13 AND w.task_id = r.task_id AND w.idx = r.idx
-			)
+			)${riding}
 			INSERT INTO lg_checkpoints (thread_key, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, channels, encoding)
 			VALUES ($12, $14, $13, $15, $16, $17::jsonb, $18, $19)
 			ON CONFLICT (thread_key, checkpoint_id) DO UPDATE SET parent_checkpoint_id = EXCLUDED.parent_checkpoint_id,
@@ -196,7 +211,8 @@ export const putSql = {
 				write.checkpoint,
 				write.metadata,
 				write.channels,
-				write.encoding
+				write.encoding,
+				...(rider?.params ?? [])
 			]
 		);
 	}

@@ -26,7 +26,7 @@ import { encodeTogether } from '../../checkpoint/row-encoding.js';
 import { DEFAULT_MAX_SEGMENTS } from '../../checkpoint/segments.js';
 import { inTransaction } from '../transaction.js';
 import { TupleReader } from './reader.js';
-import { putSql } from './put-statements.js';
+import { putSql, type PutRider } from './put-statements.js';
 import { checkpointSql, type RunFence } from './store.js';
 import { putTarget, writesTarget } from '../../checkpoint/saver-config.js';
 
@@ -40,11 +40,13 @@ export interface DeltaPostgresSaverOptions {
 	/** Decoded items kept in memory across calls (checkpoint/item-cache.ts); 0 disables. */
 	cacheItems?: number;
 	/**
-	 * Called inside each put's transaction, on its connection, once the checkpoint is written: what
-	 * must commit with it (a branch head following its branch, postgres/app/branch-storage.ts
-	 * advanceBranchHead). A throw rolls the put back.
+	 * Called in each put's transaction, the thread locked, just before its write: what must commit
+	 * with the checkpoint (a branch head following its branch, postgres/app/branch-storage.ts
+	 * advanceBranchHead), as a data-modifying statement that goes into the put's one write
+	 * statement, so it costs no round trip of its own (issue 26). A throw, or a failing rider,
+	 * rolls the put back.
 	 */
-	onPut?: (client: pg.PoolClient, put: { threadId: string; ns: string; checkpointId: string; parentId: string | undefined }) => Promise<void>;
+	onPut?: (put: { threadId: string; ns: string; checkpointId: string; parentId: string | undefined }) => Promise<PutRider | undefined>;
 	/**
 	 * The run a put or putWrites call belongs to, from its config, or undefined for a write outside
 	 * a run: the run is checked in the statement that locks the thread or inserts the writes, and a
@@ -139,6 +141,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 			if (plan.type !== 'json') throw new Error(`DeltaPostgresSaver keeps metadata as jsonb and needs a JSON serde, got "${plan.type}"`);
 			const newLogs = await putSql.createLogs(client, locked.threadKey, plan.logs.filter((log) => log.newLog).length);
 			const { placed, map } = this.planner.place(plan, newLogs);
+			const rider = await this.onPut?.({ threadId, ns, checkpointId: plan.id, parentId });
 			await putSql.writeCheckpoint(client, {
 				threadKey: locked.threadKey,
 				checkpointId: plan.id,
@@ -157,9 +160,9 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 					idx: write.idx,
 					value,
 					encoding
-				}))
+				})),
+				rider
 			});
-			await this.onPut?.(client, { threadId, ns, checkpointId: plan.id, parentId });
 			return placed;
 		});
 		this.planner.remember(placed);
