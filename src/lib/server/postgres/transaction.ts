@@ -9,19 +9,19 @@ import type pg from 'pg';
  * even on a server run with synchronous_commit=off, for the writes a power cut must not undo (as
  * sqlite/durable-commit.ts does on SQLite). BEGIN and that setting go in one round trip (a
  * multi-statement query without parameters), as does `opening`: statements without parameters
- * the transaction starts with (a lock), issue 26.
+ * the transaction starts with (a lock), issue 26; `work` is given their results.
  */
 export async function inTransaction<T>(
 	pool: pg.Pool,
-	work: (client: pg.PoolClient) => Promise<T>,
+	work: (client: pg.PoolClient, opened: pg.QueryResult[]) => Promise<T>,
 	options: { durable?: boolean; opening?: string } = {}
 ): Promise<T> {
 	const client = await pool.connect();
 	let broken: Error | undefined;
 	try {
 		const opening = ['BEGIN', ...(options.durable ? ['SET LOCAL synchronous_commit TO on'] : []), ...(options.opening ? [options.opening] : [])];
-		await client.query(opening.join('; '));
-		const result = await work(client);
+		const results: pg.QueryResult | pg.QueryResult[] = await client.query(opening.join('; '));
+		const result = await work(client, Array.isArray(results) ? results.slice(1) : []);
 		await client.query('COMMIT');
 		return result;
 	} catch (error) {

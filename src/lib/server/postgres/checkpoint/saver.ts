@@ -127,8 +127,11 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		const copy = copyCheckpoint(checkpoint);
 		await Promise.allSettled(this.writesInFlight.get(threadKeyOf(threadId, ns)) ?? []);
 
-		const placed = await inTransaction(this.pool, async (client) => {
-			const locked = await putSql.lockThread(client, threadId, ns, parentId, this.fence?.(config));
+		const fence = this.fence?.(config);
+		const placed = await inTransaction(
+			this.pool,
+			async (client, [opened]) => {
+			const locked = await putSql.lockThread(client, opened, { threadId, ns, parentId, fence });
 			const parent = locked.parent && (await this.planner.parent(parentId!, locked.parent));
 			// Only versioned channels, as the stock PostgresSaver (values keyed by version) reads back:
 			// LangGraph's unversioned `__pregel_tasks: []`, or an input checkpoint's empty `messages`.
@@ -164,7 +167,9 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 				rider
 			});
 			return placed;
-		});
+			},
+			{ opening: putSql.lockOpening(threadId, ns, fence) }
+		);
 		this.planner.remember(placed);
 		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
 	}
