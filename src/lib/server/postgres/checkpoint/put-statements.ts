@@ -85,20 +85,23 @@ type LockRow = { held: boolean; thread_key: number | null };
 
 // A statement of its own, after the lock: a statement that waits for a row lock reads everything
 // but that row as of before the wait, so tips read with the lock could miss the last put's append.
-const READ_THREAD = `
+// Sent with BEGIN and the lock, its values as literals (the thread by its id, as its key is not
+// known yet); with parameters, by key, when the lock is tried again.
+const readThreadSql = (thread: string, parent: string) => `
 	SELECT t.thread_key, p.type, p.checkpoint, p.channels, p.encoding,
 	       w.w_task_ids, w.w_idxs, w.w_channels, w.w_types, w.w_values, w.w_encodings, l.log_ids, l.lengths
 	FROM lg_threads t
-	LEFT JOIN lg_checkpoints p ON p.thread_key = t.thread_key AND p.checkpoint_id = $2
+	LEFT JOIN lg_checkpoints p ON p.thread_key = t.thread_key AND p.checkpoint_id = ${parent}
 	CROSS JOIN LATERAL (
 		SELECT array_agg(w.task_id) AS w_task_ids, array_agg(w.idx) AS w_idxs, array_agg(w.channel) AS w_channels,
 		       array_agg(w.type) AS w_types, array_agg(w.value) AS w_values, array_agg(w.encoding) AS w_encodings
-		FROM lg_writes w WHERE w.thread_key = t.thread_key AND w.checkpoint_id = $2
+		FROM lg_writes w WHERE w.thread_key = t.thread_key AND w.checkpoint_id = ${parent}
 	) w
 	CROSS JOIN LATERAL (
 		SELECT array_agg(l.log_id) AS log_ids, array_agg(l.length) AS lengths FROM lg_logs l WHERE l.thread_key = t.thread_key
 	) l
-	WHERE t.thread_key = $1`;
+	WHERE ${thread}`;
+const READ_THREAD = readThreadSql('t.thread_key = $1', '$2');
 
 function toLocked(raw: RawLock): LockedThread {
 	const logIds = raw.log_ids ?? [];
@@ -130,22 +133,25 @@ export const putSql = {
 	 * Locks the thread's row until the transaction ends (creating it if new), so puts to one thread
 	 * run one at a time across every connection and process, and reads the parent and log tips.
 	 * With a fence, first holds its run (run-leases.ts heldRun) or throws RunFencedError. The first
-	 * lock is `opening`'s, sent with BEGIN; its result is `opened`.
+	 * lock and read are `lockOpening`'s, sent with BEGIN; their results are `opened`.
 	 */
-	lockOpening: lockThreadSql,
+	lockOpening: (threadId: string, ns: string, parentId: string | undefined, fence: RunFence | undefined) =>
+		`${lockThreadSql(threadId, ns, fence)};
+		${readThreadSql(`t.thread_id = ${escapeLiteral(threadId)} AND t.checkpoint_ns = ${escapeLiteral(ns)}`, parentId === undefined ? 'NULL' : escapeLiteral(parentId))}`,
 
 	async lockThread(
 		client: pg.PoolClient,
-		opened: pg.QueryResult | undefined,
+		opened: pg.QueryResult[],
 		thread: { threadId: string; ns: string; parentId?: string; fence?: RunFence }
 	): Promise<LockedThread> {
 		const { threadId, ns, parentId, fence } = thread;
 		for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt += 1) {
-			const found = (attempt === 0 && opened) || (await client.query<LockRow>(lockThreadSql(threadId, ns, fence)));
+			const first = attempt === 0 && opened.length === 2;
+			const found = first ? opened[0]! : await client.query<LockRow>(lockThreadSql(threadId, ns, fence));
 			const row = found.rows[0] as LockRow;
 			if (!row.held) throw new RunFencedError(fence!.runId);
 			if (row.thread_key !== null) {
-				const read = await client.query<RawLock>(READ_THREAD, [row.thread_key, parentId ?? null]);
+				const read = first ? opened[1]! : await client.query<RawLock>(READ_THREAD, [row.thread_key, parentId ?? null]);
 				return toLocked(read.rows[0]!);
 			}
 			// A concurrent first put inserts the same row: ON CONFLICT waits for it, then the loop locks it.

@@ -130,7 +130,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		const fence = this.fence?.(config);
 		const placed = await inTransaction(
 			this.pool,
-			async (client, [opened]) => {
+			async (client, opened) => {
 			const locked = await putSql.lockThread(client, opened, { threadId, ns, parentId, fence });
 			const parent = locked.parent && (await this.planner.parent(parentId!, locked.parent));
 			// Only versioned channels, as the stock PostgresSaver (values keyed by version) reads back:
@@ -168,7 +168,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 			});
 			return placed;
 			},
-			{ opening: putSql.lockOpening(threadId, ns, fence) }
+			{ opening: putSql.lockOpening(threadId, ns, parentId, fence) }
 		);
 		this.planner.remember(placed);
 		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
