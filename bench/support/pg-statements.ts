@@ -12,7 +12,7 @@ export type Breakdown = { statements: Map<string, Tally>; poolWait: Tally; lockS
 const KINDS: [RegExp, string][] = [
 	[/^BEGIN; SET LOCAL/i, 'BEGIN; SET LOCAL synchronous_commit (durable)'],
 	[/^BEGIN; SELECT pg_advisory_xact_lock/i, 'BEGIN; claim lock (advisory)'],
-	[/^BEGIN; SELECT .* AS held,\s*\(SELECT thread_key FROM lg_threads/is, 'BEGIN; checkpoint put: fence and lock thread'],
+	[/^BEGIN; SELECT .* AS held,\s*\(SELECT thread_key FROM lg_threads/is, 'BEGIN; checkpoint put: fence, lock thread, read parent and log tips'],
 	[/^BEGIN/i, 'BEGIN'],
 	[/^COMMIT/i, 'COMMIT'],
 	[/^ROLLBACK/i, 'ROLLBACK'],
