@@ -6,7 +6,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { DeltaPostgresSaver, migratePostgres, postgresAppStorage } from '../../src/lib/server/postgres/index.js';
-import { heldRun, postgresRunLeases, RunFencedError } from '../../src/lib/server/postgres/app/run-leases.js';
+import { heldRun, RunFencedError } from '../../src/lib/server/postgres/app/run-fence.js';
+import { postgresRunLeases } from '../../src/lib/server/postgres/app/run-leases.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 
 const T = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();

@@ -6,7 +6,7 @@ import type { Queryable } from '../checkpoint/store.js';
 import { inTransaction } from '../transaction.js';
 import { allowTools } from './allowed-tool-storage.js';
 import { isoText } from './iso-text.js';
-import { heldRun, RunFencedError } from './run-leases.js';
+import { heldRun, RunFencedError } from './run-fence.js';
 import { LOCK_CLAIMS } from './claim-lock.js';
 import { claimRun, type ClaimRules } from './run-storage.js';
 import { toDecision, toPending, type ApprovalRow, type RecordedDecision } from '../../storage/approval-records';
@@ -50,7 +50,7 @@ export function postgresApprovalStorage(pool: pg.Pool, rules: ClaimRules): Appro
 	return {
 		async request(threadId, runId, requests, now, expiresAt) {
 			// DO NOTHING: a step that is run again (a resume, a crash) asks for the same call once.
-			// Fenced in the statement (run-leases.ts heldRun); durable, so it keeps its transaction.
+			// Fenced in the statement (run-fence.ts heldRun); durable, so it keeps its transaction.
 			const { rows } = await inTransaction(
 				pool,
 				(client) =>

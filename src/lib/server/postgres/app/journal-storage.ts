@@ -3,7 +3,7 @@
 import type pg from 'pg';
 import type { JournalStorage } from '../../storage/app-storage';
 import { inTransaction } from '../transaction.js';
-import { heldRun, RunFencedError } from './run-leases.js';
+import { heldRun, RunFencedError } from './run-fence.js';
 import type { RunOwner } from './run-storage.js';
 import { toEntry, type JournalRow } from '../../storage/journal-records';
 
@@ -36,7 +36,7 @@ function expectHeld(rows: { held: boolean }[], runId: string): void {
 }
 
 /**
- * Writes are fenced (run-leases.ts heldRun): only the owner of the run making the call records it,
+ * Writes are fenced (run-fence.ts heldRun): only the owner of the run making the call records it,
  * checked in the writing statement. A durable intent is the one write that needs a transaction (its
  * commit waits for the disk); every other is one round trip.
  */

@@ -2,7 +2,7 @@
 // write everything in one statement. Fewer round trips is most of a put's cost on PostgreSQL.
 
 import pg from 'pg';
-import { heldRun, RunFencedError } from '../app/run-leases.js';
+import { heldRun, RunFencedError } from '../app/run-fence.js';
 import { RACE_ATTEMPTS, type CheckpointRow, type ItemRow, type Queryable, type RunFence, type WriteRow } from './store.js';
 
 export interface ParentRow extends Pick<CheckpointRow, 'type' | 'checkpoint' | 'channels' | 'encoding'> {
@@ -132,7 +132,7 @@ export const putSql = {
 	/**
 	 * Locks the thread's row until the transaction ends (creating it if new), so puts to one thread
 	 * run one at a time across every connection and process, and reads the parent and log tips.
-	 * With a fence, first holds its run (run-leases.ts heldRun) or throws RunFencedError. The first
+	 * With a fence, first holds its run (run-fence.ts heldRun) or throws RunFencedError. The first
 	 * lock and read are `lockOpening`'s, sent with BEGIN; their results are `opened`.
 	 */
 	lockOpening: (threadId: string, ns: string, parentId: string | undefined, fence: RunFence | undefined) =>

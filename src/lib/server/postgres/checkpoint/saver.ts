@@ -51,7 +51,7 @@ export interface DeltaPostgresSaverOptions {
 	 * The run a put or putWrites call belongs to, from its config, or undefined for a write outside
 	 * a run: the run is checked in the statement that locks the thread or inserts the writes, and a
 	 * run this instance no longer owns refuses the write with RunFencedError
-	 * (postgres/app/run-leases.ts heldRun).
+	 * (postgres/app/run-fence.ts heldRun).
 	 */
 	fence?: (config: RunnableConfig) => RunFence | undefined;
 }

@@ -3,12 +3,12 @@
 // callers run the ones that must be atomic on one transaction's client.
 
 import type pg from 'pg';
-import { heldRun, RunFencedError } from '../app/run-leases.js';
+import { heldRun, RunFencedError } from '../app/run-fence.js';
 
 /** A pool or one of its connections: whatever runs a statement. */
 export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
-/** The run a write belongs to and the instance that must own it (app/run-leases.ts heldRun). */
+/** The run a write belongs to and the instance that must own it (app/run-fence.ts heldRun). */
 export interface RunFence {
 	runId: string;
 	owner: string;
