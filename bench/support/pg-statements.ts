@@ -17,6 +17,7 @@ const KINDS: [RegExp, string][] = [
 	[/^COMMIT/i, 'COMMIT'],
 	[/^ROLLBACK/i, 'ROLLBACK'],
 	[/SET LOCAL synchronous_commit/i, 'SET LOCAL synchronous_commit (durable commit)'],
+	[/^SELECT (EXISTS|true) .* AS held,\s*\(SELECT thread_key FROM lg_threads/is, 'checkpoint put: fence and lock thread, again (a new thread)'],
 	[/^SELECT 1 FROM runs WHERE id = \$1 AND owner = \$2 AND status = 'running' FOR SHARE/i, 'fence: SELECT … FOR SHARE (holdRun, before issue 26)'],
 	[/pg_advisory_xact_lock\(\$1\)/i, 'claim lock (advisory)'],
 	[/INSERT INTO runs/i, 'run claim'],
