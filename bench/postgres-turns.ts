@@ -9,6 +9,8 @@ import { ScriptedOllama } from '../test/support/scripted-ollama';
 import { callsScript } from '../test/support/scripts';
 import { tempDir } from '../test/support/service';
 import { reportSummary } from './support/summary';
+import { breakdownTable, instrumentPg, resetPgCounts, sampleLockWaits } from './support/pg-statements';
+import { serviceSide } from './support/service-turns';
 import { alternate, bareSide, median, sophosSide, type Turn } from './support/turn-sides';
 
 /**
@@ -17,11 +19,18 @@ import { alternate, bareSide, median, sophosSide, type Turn } from './support/tu
  * in one process, on the same scripted model server and MCP tool (bench/support/turn-sides.ts).
  * PostgreSQL is Debian's 15 started for the run (a temp directory, loopback, synchronous_commit=off,
  * the counterpart of the SQLite file's synchronous=NORMAL); its own CPU time is in the wall figures.
- * Run: npx tsx bench/postgres-turns.ts [threads] [turnsPerThread]
+ * Also prints where a PostgreSQL turn's time goes on each PostgreSQL side: round trips and time by
+ * kind of statement, waits for a pooled connection and on locks (support/pg-statements.ts).
+ * Then the same turn through the built service (POST /api/chat, its SSE stream to the end), a
+ * service process on PostgreSQL beside one on its SQLite file, alternating thread by thread.
+ * Run: npx tsx bench/postgres-turns.ts [threads] [turnsPerThread] [serviceThreads] (needs `npm run build`)
  */
 const THREADS = Number(process.argv[2] ?? 20);
 const TURNS = Number(process.argv[3] ?? 10);
+/** Threads through the built service per engine, after one warm-up thread each. */
+const SERVICE_THREADS = Number(process.argv[4] ?? 10);
 
+instrumentPg();
 const server = await startPostgres({ settings: { synchronous_commit: 'off' } });
 const dir = tempDir('sophos-bench-');
 const log = path.join(dir, 'calls.log');
@@ -37,7 +46,9 @@ try {
 		'bare + stock SqliteSaver': await bareSide({ ollamaUrl: ollama.url, log, saver: new SqliteSaver(new Database(path.join(dir, 'bare.db'))), turns: TURNS }),
 		'Sophos on SQLite': await sophosSide({ ollamaUrl: ollama.url, log, dir: path.join(dir, 'sqlite'), turns: TURNS })
 	};
-	const measured = await alternate(sides, THREADS, 3);
+	const stopSampling = await sampleLockWaits(server.url());
+	const measured = await alternate(sides, THREADS, 3, resetPgCounts);
+	await stopSampling();
 	for (const side of Object.values(sides)) await side.close();
 
 	const fig = (turns: Turn[]) => ({ wall: median(turns.map((t) => t.wall)), cpu: median(turns.map((t) => t.cpu)) });
@@ -48,8 +59,46 @@ try {
 	console.log(`Reproduce: npx tsx bench/postgres-turns.ts ${THREADS} ${TURNS}\n`);
 	console.log('| path | ms per turn | CPU ms per turn | ÷ bare + stock PostgresSaver (wall) |\n| --- | --- | --- | --- |');
 	for (const [name, v] of Object.entries(f)) console.log(`| ${name} | ${v.wall.toFixed(1)} | ${v.cpu.toFixed(1)} | ${(v.wall / base.wall).toFixed(2)} |`);
+	for (const [name, db] of [['bare + stock PostgresSaver', bareDb], ['Sophos on PostgreSQL', oursDb]] as const) {
+		console.log(`\nWhere a turn's time goes, ${name} (means over the ${THREADS * TURNS} measured turns; statement time is from send to answer in this process)\n`);
+		console.log(breakdownTable(db.name, THREADS * TURNS));
+	}
+
+	const serviceDb = await createTestDatabase(server.url(), 'service');
+	const services = {
+		'service on PostgreSQL': await serviceSide({ ollamaUrl: ollama.url, log, dir: tempDir('sophos-bench-svc-'), turns: TURNS, env: { DATABASE_URL: serviceDb.url, SOPHOS_INSTANCE_ID: 'bench' } }),
+		'service on SQLite': await serviceSide({ ollamaUrl: ollama.url, log, dir: tempDir('sophos-bench-svc-'), turns: TURNS })
+	};
+	const through: Record<keyof typeof services, number[]> = { 'service on PostgreSQL': [], 'service on SQLite': [] };
+	for (let n = 0; n < SERVICE_THREADS + 1; n++) {
+		for (const name of Object.keys(services) as (keyof typeof services)[]) {
+			const times = await services[name].thread();
+			if (n > 0) through[name].push(...times);
+		}
+	}
+	for (const side of Object.values(services)) await side.close();
+	const [svcPg, svcLite] = [median(through['service on PostgreSQL']), median(through['service on SQLite'])];
+	console.log(`\nThe same turn through the built service (POST /api/chat, then its SSE stream to the end), ${SERVICE_THREADS} threads × ${TURNS} turns each, alternating, median\n`);
+	console.log('| path | ms per turn | ÷ service on SQLite |\n| --- | --- | --- |');
+	console.log(`| service on PostgreSQL | ${svcPg.toFixed(1)} | ${(svcPg / svcLite).toFixed(2)} |`);
+	console.log(`| service on SQLite | ${svcLite.toFixed(1)} | 1.00 |`);
+	await serviceDb.drop();
+
 	reportSummary('postgres-turns', [
-		{ figure: 'ms per turn on PostgreSQL, in-process', ours: f['Sophos on PostgreSQL'].wall.toFixed(1), baseline: base.wall.toFixed(1), goal: '' },
+		{
+			figure: 'ms per turn on PostgreSQL, in-process',
+			ours: f['Sophos on PostgreSQL'].wall.toFixed(1),
+			baseline: base.wall.toFixed(1),
+			goal: '≤ bare + stock PostgresSaver',
+			met: f['Sophos on PostgreSQL'].wall <= base.wall
+		},
+		{
+			figure: 'ms per tool-calling turn through the service, PostgreSQL ÷ SQLite',
+			ours: `${svcPg.toFixed(1)} (${(svcPg / svcLite).toFixed(2)}×)`,
+			baseline: `${svcLite.toFixed(1)} on SQLite`,
+			goal: '≤ 1.3×',
+			met: svcPg / svcLite <= 1.3
+		},
 		{ figure: 'ms per turn on SQLite, in-process', ours: f['Sophos on SQLite'].wall.toFixed(1), baseline: f['bare + stock SqliteSaver'].wall.toFixed(1), goal: '' }
 	]);
 	await Promise.all([bareDb.drop(), oursDb.drop()]);

@@ -110,11 +110,20 @@ export async function sophosSide(options: { ollamaUrl: string; log: string; dir:
 	};
 }
 
-/** Warm-up threads first (module loading, JIT), not counted; then the sides take turns thread by thread. */
-export async function alternate<K extends string>(sides: Record<K, Side>, threads: number, warmup: number): Promise<Record<K, Turn[]>> {
+/**
+ * Warm-up threads first (module loading, JIT), not counted; then the sides take turns thread by
+ * thread. `onWarm` is called once warm-up is over.
+ */
+export async function alternate<K extends string>(
+	sides: Record<K, Side>,
+	threads: number,
+	warmup: number,
+	onWarm?: () => void
+): Promise<Record<K, Turn[]>> {
 	const names = Object.keys(sides) as K[];
 	const measured = Object.fromEntries(names.map((n) => [n, [] as Turn[]])) as Record<K, Turn[]>;
 	for (let n = 0; n < warmup + threads; n++) {
+		if (n === warmup) onWarm?.();
 		for (const name of names) {
 			const turns = await sides[name].thread(n);
 			if (n >= warmup) measured[name].push(...turns);

@@ -137,11 +137,12 @@ describe('checkpoint history on PostgreSQL shared by instances', () => {
 		const gate = deferred<void>();
 		let held = false;
 		const db = await openDatabase(1, {
-			// The put holds the thread's lock here, its checkpoint written and not yet committed.
+			// The put holds the thread's lock here, its checkpoint planned and not yet written or committed.
 			onPut: async () => {
-				if (!held) return;
+				if (!held) return undefined;
 				entered.resolve();
 				await gate.promise;
+				return undefined;
 			}
 		});
 		try {

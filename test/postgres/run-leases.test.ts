@@ -6,7 +6,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { DeltaPostgresSaver, migratePostgres, postgresAppStorage } from '../../src/lib/server/postgres/index.js';
-import { holdRun, postgresRunLeases, RunFencedError } from '../../src/lib/server/postgres/app/run-leases.js';
+import { heldRun, RunFencedError } from '../../src/lib/server/postgres/app/run-fence.js';
+import { postgresRunLeases } from '../../src/lib/server/postgres/app/run-leases.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 
 const T = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
@@ -15,14 +16,14 @@ const LIMITS = { maxConcurrentRuns: 10, maxQueuedMessages: 10 };
 let database: TestDatabase;
 let pool: pg.Pool;
 const instance = (instanceId: string) => {
-	const owner = { instanceId, leaseMs: 60_000 };
+	const owner = instanceId;
 	const saver = new DeltaPostgresSaver(pool, {
-		fence: async (client, config) => {
+		fence: (config) => {
 			const runId = config.configurable?.run_id;
-			if (typeof runId === 'string') await holdRun(client, runId, owner);
+			return typeof runId === 'string' ? { runId, owner } : undefined;
 		}
 	});
-	return { storage: postgresAppStorage(pool, LIMITS, owner), leases: postgresRunLeases(pool, owner), saver };
+	return { storage: postgresAppStorage(pool, LIMITS, { instanceId, leaseMs: 60_000 }), leases: postgresRunLeases(pool, { instanceId, leaseMs: 60_000 }), saver };
 };
 const expire = (runId: string) => pool.query(`UPDATE runs SET lease_until = now() - interval '1 second' WHERE id = $1`, [runId]);
 
@@ -105,7 +106,7 @@ describe('run leases', () => {
 		const client = await pool.connect();
 		try {
 			await client.query('BEGIN');
-			await holdRun(client, 'r1', { instanceId: 'a', leaseMs: 60_000 });
+			expect((await client.query(heldRun('$1', '$2'), ['r1', 'a'])).rowCount).toBe(1);
 			const takeover = b.leases.takeOverExpired();
 			// The takeover's update is blocked on the row the write holds, not finished.
 			for (;;) {

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { DatabaseUnavailableError } from '../../../src/lib/server/postgres/engine';
 import { isDatabaseUnavailable } from '../../../src/lib/server/storage/database-errors';
-import { RunFencedError } from '../../../src/lib/server/postgres/app/run-leases';
+import { RunFencedError } from '../../../src/lib/server/postgres/app/run-fence';
 
 const errno = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code, errno: -1, syscall: 'connect' });
 

@@ -3,7 +3,7 @@
 import pg from 'pg';
 import { DeltaPostgresSaver, migratePostgres, postgresAppStorage } from '../postgres';
 import { advanceBranchHead } from '../postgres/app/branch-storage.js';
-import { holdRun, postgresRunLeases } from '../postgres/app/run-leases.js';
+import { postgresRunLeases } from '../postgres/app/run-leases.js';
 import type { RunOwner } from '../postgres/app/run-storage.js';
 import { startSharedRuns } from '../postgres/events/shared-runs.js';
 import { postgresCheckpointHistory } from '../postgres/checkpoint/history.js';
@@ -57,13 +57,12 @@ export async function openPostgresEngine(
 		throw new DatabaseUnavailableError(`Cannot open ${where}: ${(e as Error).message}${code ? ` (${code})` : ''}`, { cause: e });
 	}
 	const saver = new DeltaPostgresSaver(pool, {
-		onPut: async (client, { threadId, ns, checkpointId, parentId }) => {
-			if (ns === '' && parentId !== undefined) await advanceBranchHead(client, threadId, parentId, checkpointId);
-		},
+		onPut: async ({ threadId, ns, checkpointId, parentId }) =>
+			ns === '' && parentId !== undefined ? advanceBranchHead(threadId, parentId, checkpointId) : undefined,
 		// A run's steps carry its id: only its owner may write them. A write outside a run (a state update) is not fenced.
-		fence: async (client, config) => {
+		fence: (config) => {
 			const runId = config.configurable?.run_id;
-			if (typeof runId === 'string') await holdRun(client, runId, owner);
+			return typeof runId === 'string' ? { runId, owner: owner.instanceId } : undefined;
 		}
 	});
 	return {

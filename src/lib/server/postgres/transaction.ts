@@ -7,19 +7,21 @@ import type pg from 'pg';
  * rethrows that error. A connection whose ROLLBACK fails too (it broke mid-transaction) is closed
  * instead of going back to the pool. `durable`: the commit waits for its WAL to be flushed to disk
  * even on a server run with synchronous_commit=off, for the writes a power cut must not undo (as
- * sqlite/durable-commit.ts does on SQLite).
+ * sqlite/durable-commit.ts does on SQLite). BEGIN and that setting go in one round trip (a
+ * multi-statement query without parameters), as does `opening`: statements without parameters
+ * the transaction starts with (a lock), issue 26; `work` is given their results.
  */
 export async function inTransaction<T>(
 	pool: pg.Pool,
-	work: (client: pg.PoolClient) => Promise<T>,
-	options: { durable?: boolean } = {}
+	work: (client: pg.PoolClient, opened: pg.QueryResult[]) => Promise<T>,
+	options: { durable?: boolean; opening?: string } = {}
 ): Promise<T> {
 	const client = await pool.connect();
 	let broken: Error | undefined;
 	try {
-		await client.query('BEGIN');
-		if (options.durable) await client.query('SET LOCAL synchronous_commit TO on');
-		const result = await work(client);
+		const opening = ['BEGIN', ...(options.durable ? ['SET LOCAL synchronous_commit TO on'] : []), ...(options.opening ? [options.opening] : [])];
+		const results: pg.QueryResult | pg.QueryResult[] = await client.query(opening.join('; '));
+		const result = await work(client, Array.isArray(results) ? results.slice(1) : []);
 		await client.query('COMMIT');
 		return result;
 	} catch (error) {

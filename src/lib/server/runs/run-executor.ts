@@ -176,7 +176,7 @@ async function attemptRun(run: ActiveRun, input: RunInput, parts: ExecutorParts,
 	run.log.publish(terminalEvent(run, outcome, recorded));
 }
 
-/** A write another instance's takeover refused (postgres/app/run-leases.ts RunFencedError), told by its code. */
+/** A write another instance's takeover refused (postgres/app/run-fence.ts RunFencedError), told by its code. */
 const isFenced = (e: unknown) => (e as { code?: unknown } | undefined)?.code === 'RUN_FENCED';
 
 function terminalEvent(run: ActiveRun, outcome: Omit<RunOutcome, 'messageCount'>, recorded: boolean): RunEvent {

@@ -34,7 +34,10 @@ export class RunLauncher {
 		parts.registry.add(run);
 		run.done = executeRun(run, input, parts).finally(async () => {
 			parts.registry.remove(run);
-			await detach?.().catch((e) => parts.log(`Run ${runId}: keeping its events failed`, e));
+			// Not awaited: the run's readers here had every event from memory, and readers elsewhere
+			// wait for its terminal row themselves; the next run need not wait for that flush (issue 26).
+			// Closing the shared runs waits for it.
+			void detach?.().catch((e) => parts.log(`Run ${runId}: keeping its events failed`, e));
 			await parts.ended(conversationId).catch((e) => parts.log(`After run ${runId}`, e));
 		});
 	}

@@ -6,7 +6,8 @@ import type { Queryable } from '../checkpoint/store.js';
 import { inTransaction } from '../transaction.js';
 import { allowTools } from './allowed-tool-storage.js';
 import { isoText } from './iso-text.js';
-import { holdRun } from './run-leases.js';
+import { heldRun, RunFencedError } from './run-fence.js';
+import { LOCK_CLAIMS } from './claim-lock.js';
 import { claimRun, type ClaimRules } from './run-storage.js';
 import { toDecision, toPending, type ApprovalRow, type RecordedDecision } from '../../storage/approval-records';
 
@@ -49,18 +50,22 @@ export function postgresApprovalStorage(pool: pg.Pool, rules: ClaimRules): Appro
 	return {
 		async request(threadId, runId, requests, now, expiresAt) {
 			// DO NOTHING: a step that is run again (a resume, a crash) asks for the same call once.
-			await inTransaction(
+			// Fenced in the statement (run-fence.ts heldRun); durable, so it keeps its transaction.
+			const { rows } = await inTransaction(
 				pool,
-				async (client) => {
-					await holdRun(client, runId, rules.owner);
-					await client.query(
-						`INSERT INTO tool_approvals
-						 (thread_id, tool_call_id, attempt, run_id, tool, args, reason_kind, reason, requested_at, expires_at)
-						 SELECT $1, r.tool_call_id, r.attempt, $2, r.tool, r.args, r.reason_kind, r.reason, $3, $4
-						 FROM unnest($5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[])
-						   WITH ORDINALITY AS r(tool_call_id, attempt, tool, args, reason_kind, reason, n)
-						 ORDER BY r.n
-						 ON CONFLICT DO NOTHING`,
+				(client) =>
+					client.query<{ held: boolean }>(
+						`WITH held AS (${heldRun('$2', '$11')}),
+						written AS (
+							INSERT INTO tool_approvals
+							(thread_id, tool_call_id, attempt, run_id, tool, args, reason_kind, reason, requested_at, expires_at)
+							SELECT $1, r.tool_call_id, r.attempt, $2, r.tool, r.args, r.reason_kind, r.reason, $3, $4
+							FROM held, unnest($5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[])
+							  WITH ORDINALITY AS r(tool_call_id, attempt, tool, args, reason_kind, reason, n)
+							ORDER BY r.n
+							ON CONFLICT DO NOTHING
+						)
+						SELECT EXISTS (SELECT 1 FROM held) AS held`,
 						[
 							threadId,
 							runId,
@@ -71,12 +76,13 @@ export function postgresApprovalStorage(pool: pg.Pool, rules: ClaimRules): Appro
 							requests.map((r) => r.tool),
 							requests.map((r) => JSON.stringify(r.args)),
 							requests.map((r) => r.reason.kind),
-							requests.map((r) => r.reason.message)
+							requests.map((r) => r.reason.message),
+							rules.owner.instanceId
 						]
-					);
-				},
+					),
 				{ durable: true }
 			);
+			if (!rows[0]?.held) throw new RunFencedError(runId);
 		},
 
 		pending: (threadId) => pendingOf(pool, threadId),
@@ -101,7 +107,7 @@ export function postgresApprovalStorage(pool: pg.Pool, rules: ClaimRules): Appro
 					await allowTools(client, checked.filter((d) => d.remember).map((d) => d.tool), now);
 					return claim;
 				},
-				{ durable: true }
+				{ durable: true, opening: LOCK_CLAIMS }
 			);
 		},
 

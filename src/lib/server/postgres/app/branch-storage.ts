@@ -3,9 +3,10 @@
 
 import type pg from 'pg';
 import type { BranchStorage } from '../../storage/app-storage';
+import type { PutRider } from '../checkpoint/put-statements.js';
 import type { Queryable } from '../checkpoint/store.js';
 import { inTransaction } from '../transaction.js';
-import { lockClaims } from './claim-lock.js';
+import { LOCK_CLAIMS } from './claim-lock.js';
 
 /** In the claim's transaction: the branch the claimed run starts begins at `checkpointId`. */
 export async function startBranchAt(q: Queryable, conversationId: string, checkpointId: string): Promise<void> {
@@ -17,15 +18,15 @@ export async function startBranchAt(q: Queryable, conversationId: string, checkp
 }
 
 /**
- * In the put's transaction (DeltaPostgresSaver's onPut): a checkpoint stored with `parentId` as its
- * parent moves the head to it if the parent was the head, so the head never lags its branch.
+ * With the put (DeltaPostgresSaver's onPut, in its write statement): a checkpoint stored with
+ * `parentId` as its parent moves the head to it if the parent was the head, so the head never lags
+ * its branch.
  */
-export async function advanceBranchHead(q: Queryable, conversationId: string, parentId: string, checkpointId: string): Promise<void> {
-	await q.query(`UPDATE conversation_branches SET head = $1 WHERE conversation_id = $2 AND head = $3`, [
-		checkpointId,
-		conversationId,
-		parentId
-	]);
+export function advanceBranchHead(conversationId: string, parentId: string, checkpointId: string): PutRider {
+	return {
+		sql: ([head, conversation, parent]) => `UPDATE conversation_branches SET head = ${head} WHERE conversation_id = ${conversation} AND head = ${parent}`,
+		params: [checkpointId, conversationId, parentId]
+	};
 }
 
 export function postgresBranchStorage(pool: pg.Pool): BranchStorage {
@@ -40,8 +41,9 @@ export function postgresBranchStorage(pool: pg.Pool): BranchStorage {
 		head: async (conversationId) => (await row(conversationId))?.head,
 		switchedAfterRun: async (conversationId) => (await row(conversationId))?.switched_after_run ?? null,
 		switchTo: (conversationId, checkpointId, shown) =>
-			inTransaction(pool, async (client) => {
-				await lockClaims(client);
+			inTransaction(
+				pool,
+				async (client) => {
 				const { rows } = await client.query<{ busy: boolean; waiting: boolean }>(
 					`SELECT EXISTS (SELECT 1 FROM runs WHERE conversation_id = $1 AND status = 'running') AS busy,
 					        EXISTS (SELECT 1 FROM tool_approvals WHERE thread_id = $1 AND decision IS NULL) AS waiting`,
@@ -61,6 +63,8 @@ export function postgresBranchStorage(pool: pg.Pool): BranchStorage {
 					conversationId
 				]);
 				return 'switched';
-			})
+				},
+				{ opening: LOCK_CLAIMS }
+			)
 	};
 }

@@ -6,6 +6,7 @@ import type { ConversationDeletion, ConversationStorage } from '../../storage/ap
 import { checkpointSql } from '../checkpoint/store.js';
 import { inTransaction } from '../transaction.js';
 import { isoText } from './iso-text.js';
+import { LOCK_CLAIMS } from './claim-lock.js';
 import { claimRun, type ClaimRules } from './run-storage.js';
 import { titleFromMessage, toSummary, type SummaryRow } from '../../storage/conversation-records';
 
@@ -50,7 +51,7 @@ export function postgresConversationStorage(pool: pg.Pool, rules: ClaimRules): C
 					const claim = await claimRun(client, { conversationId: id, runId, now, trigger: 'message', input: firstMessage }, rules);
 					if (claim === 'full') throw full;
 					return 'claimed' as const;
-				});
+				}, { opening: LOCK_CLAIMS });
 			} catch (e) {
 				if (e === full) return 'full';
 				throw e;

@@ -3,21 +3,43 @@
 import type pg from 'pg';
 import type { JournalStorage } from '../../storage/app-storage';
 import { inTransaction } from '../transaction.js';
-import { holdRun } from './run-leases.js';
+import { heldRun, RunFencedError } from './run-fence.js';
 import type { RunOwner } from './run-storage.js';
 import { toEntry, type JournalRow } from '../../storage/journal-records';
 
 const JOURNAL_COLUMNS = 'thread_id, tool_call_id, run_id, step, tool, args_hash, call_hash, idempotency_key, message_id, attempts, outcome, result';
 
-// A call with an outcome keeps its row as it is; one without counts another attempt.
+// A call with an outcome keeps its row as it is; one without counts another attempt. Fenced in the
+// statement: nothing is written unless the run is held.
 const RECORD_INTENT = `
-	INSERT INTO tool_calls (thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, message_id, intent_at, call_hash)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-	ON CONFLICT (thread_id, tool_call_id) DO UPDATE SET
-		run_id = EXCLUDED.run_id, attempts = tool_calls.attempts + 1, intent_at = EXCLUDED.intent_at
-	WHERE tool_calls.outcome IS NULL`;
+	WITH held AS (${heldRun('$3', '$11')}),
+	written AS (
+		INSERT INTO tool_calls (thread_id, tool_call_id, run_id, step, tool, args_hash, idempotency_key, message_id, intent_at, call_hash)
+		SELECT $1, $2, $3, $4::int, $5, $6, $7, $8, $9::timestamptz, $10 FROM held
+		ON CONFLICT (thread_id, tool_call_id) DO UPDATE SET
+			run_id = EXCLUDED.run_id, attempts = tool_calls.attempts + 1, intent_at = EXCLUDED.intent_at
+		WHERE tool_calls.outcome IS NULL
+	)
+	SELECT EXISTS (SELECT 1 FROM held) AS held`;
 
-/** Writes are fenced (run-leases.ts holdRun): only the owner of the run making the call records it. */
+const RECORD_OUTCOME = `
+	WITH held AS (${heldRun('$6', '$7')}),
+	written AS (
+		UPDATE tool_calls SET outcome = $1, result = $2, outcome_at = $3
+		WHERE thread_id = $4 AND tool_call_id = $5 AND outcome IS NULL AND EXISTS (SELECT 1 FROM held)
+	)
+	SELECT EXISTS (SELECT 1 FROM held) AS held`;
+
+/** Throws RunFencedError unless the fenced statement's `held` column says the run was held. */
+function expectHeld(rows: { held: boolean }[], runId: string): void {
+	if (!rows[0]?.held) throw new RunFencedError(runId);
+}
+
+/**
+ * Writes are fenced (run-fence.ts heldRun): only the owner of the run making the call records it,
+ * checked in the writing statement. A durable intent is the one write that needs a transaction (its
+ * commit waits for the disk); every other is one round trip.
+ */
 export function postgresJournalStorage(pool: pg.Pool, owner: RunOwner): JournalStorage {
 	return {
 		async get(threadId, toolCallId) {
@@ -48,27 +70,26 @@ export function postgresJournalStorage(pool: pg.Pool, owner: RunOwner): JournalS
 				entry.idempotencyKey,
 				entry.messageId,
 				now,
-				entry.callHash
+				entry.callHash,
+				owner.instanceId
 			];
-			await inTransaction(
-				pool,
-				async (client) => {
-					await holdRun(client, entry.runId, owner);
-					await client.query(RECORD_INTENT, args);
-				},
-				{ durable }
-			);
+			const { rows } = durable
+				? await inTransaction(pool, (client) => client.query<{ held: boolean }>(RECORD_INTENT, args), { durable })
+				: await pool.query<{ held: boolean }>(RECORD_INTENT, args);
+			expectHeld(rows, entry.runId);
 		},
 
 		async recordOutcome(threadId, toolCallId, runId, outcome, now) {
-			await inTransaction(pool, async (client) => {
-				await holdRun(client, runId, owner);
-				await client.query(
-					`UPDATE tool_calls SET outcome = $1, result = $2, outcome_at = $3
-					 WHERE thread_id = $4 AND tool_call_id = $5 AND outcome IS NULL`,
-					[outcome.outcome, outcome.result, now, threadId, toolCallId]
-				);
-			});
+			const { rows } = await pool.query<{ held: boolean }>(RECORD_OUTCOME, [
+				outcome.outcome,
+				outcome.result,
+				now,
+				threadId,
+				toolCallId,
+				runId,
+				owner.instanceId
+			]);
+			expectHeld(rows, runId);
 		}
 	};
 }

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import type { AppStorageLimits, QueueFull, QueueStorage } from '../../storage/app-storage';
 import { inTransaction } from '../transaction.js';
 import { isoText } from './iso-text.js';
+import { LOCK_CLAIMS } from './claim-lock.js';
 import { claimRun, type ClaimRules } from './run-storage.js';
 import { toQueuedMessage, type QueuedRow } from '../../storage/queue-records';
 
@@ -52,6 +53,6 @@ export function postgresQueueStorage(pool: pg.Pool, limits: AppStorageLimits, ru
 				const claim = await claimRun(client, { conversationId, ...run }, rules);
 				if (claim === 'claimed') await client.query(`DELETE FROM queued_messages WHERE id = $1`, [queuedId]);
 				return claim;
-			})
+			}, { opening: LOCK_CLAIMS })
 	};
 }

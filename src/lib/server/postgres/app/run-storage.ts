@@ -5,7 +5,7 @@ import type { RunTrigger } from '../../../protocol';
 import type { Claim, RunStorage } from '../../storage/app-storage';
 import { inTransaction } from '../transaction.js';
 import { startBranchAt } from './branch-storage.js';
-import { lockClaims } from './claim-lock.js';
+import { LOCK_CLAIMS } from './claim-lock.js';
 import { isoText } from './iso-text.js';
 import { toRecord, type RunRow } from '../../storage/run-records';
 import { titleFromMessage, UNTITLED } from '../../storage/conversation-records';
@@ -25,7 +25,7 @@ export interface ClaimRules {
 }
 
 /**
- * In the caller's transaction: inserts a `running` run, owned by this instance under a new lease, unless maxConcurrentRuns runs are running
+ * In the caller's transaction, which began with LOCK_CLAIMS (claim-lock.ts): inserts a `running` run, owned by this instance under a new lease, unless maxConcurrentRuns runs are running
  * ('full', unless the conversation is busy itself) or one holds the conversation ('busy': the
  * partial unique index decides). A run that sends a message (a message, an edit) moves the
  * conversation to the top of the list in the same statement; one that starts a branch makes it
@@ -44,7 +44,6 @@ export async function claimRun(
 	},
 	rules: ClaimRules
 ): Promise<Claim> {
-	await lockClaims(client);
 	const { rows } = await client.query<{ claim: Claim }>(
 		`WITH counted AS (
 			SELECT count(*) AS running, coalesce(bool_or(conversation_id = $2), false) AS busy FROM runs WHERE status = 'running'
@@ -87,7 +86,7 @@ export function postgresRunStorage(pool: pg.Pool, rules: ClaimRules): RunStorage
 	const me = rules.owner.instanceId;
 	return {
 		claim: (conversationId, runId, now, trigger, input, also) =>
-			inTransaction(pool, (client) => claimRun(client, { conversationId, runId, now, trigger, input, ...also }, rules)),
+			inTransaction(pool, (client) => claimRun(client, { conversationId, runId, now, trigger, input, ...also }, rules), { opening: LOCK_CLAIMS }),
 
 		async touchConversation(conversationId, now) {
 			await pool.query(`UPDATE conversations SET updated_at = $1 WHERE id = $2`, [now, conversationId]);

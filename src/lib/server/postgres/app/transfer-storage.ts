@@ -33,13 +33,20 @@ const ORDER: Record<TransferTable, string> = {
 /**
  * The saver's puts inside a transaction already open on `client`: each put's own BEGIN and COMMIT
  * become nothing, and its ROLLBACK too, since the error that caused it rolls the whole import back.
+ * What a BEGIN opens with (transaction.ts `opening`) still runs, its results after BEGIN's.
  */
 function withinTransaction(client: pg.PoolClient): pg.Pool {
+	const none = { rows: [], rowCount: 0 };
+	const run = client.query as (...args: unknown[]) => Promise<unknown>;
 	const inner = {
-		query: (text: unknown, ...rest: unknown[]) =>
-			text === 'BEGIN' || text === 'COMMIT' || text === 'ROLLBACK'
-				? Promise.resolve({ rows: [], rowCount: 0 })
-				: (client.query as (...args: unknown[]) => Promise<unknown>)(text, ...rest),
+		query: async (text: unknown, ...rest: unknown[]) => {
+			if (text === 'BEGIN' || text === 'COMMIT' || text === 'ROLLBACK') return none;
+			if (typeof text === 'string' && text.startsWith('BEGIN; ')) {
+				const opened = await run.call(client, text.slice('BEGIN; '.length));
+				return [none, ...(Array.isArray(opened) ? opened : [opened])];
+			}
+			return run.call(client, text, ...rest);
+		},
 		release: () => {}
 	};
 	return { connect: async () => inner, query: inner.query } as unknown as pg.Pool;

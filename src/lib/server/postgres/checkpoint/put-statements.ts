@@ -1,8 +1,9 @@
 // The statements of one put's transaction: lock the thread, read what the put builds on, then
 // write everything in one statement. Fewer round trips is most of a put's cost on PostgreSQL.
 
-import type pg from 'pg';
-import { RACE_ATTEMPTS, type CheckpointRow, type ItemRow, type Queryable, type WriteRow } from './store.js';
+import pg from 'pg';
+import { heldRun, RunFencedError } from '../app/run-fence.js';
+import { RACE_ATTEMPTS, type CheckpointRow, type ItemRow, type Queryable, type RunFence, type WriteRow } from './store.js';
 
 export interface ParentRow extends Pick<CheckpointRow, 'type' | 'checkpoint' | 'channels' | 'encoding'> {
 	/** The parent's pending writes, which the put may turn into links. */
@@ -39,6 +40,16 @@ export interface CheckpointWrite {
 	logLengths: readonly { logId: number; length: number }[];
 	/** Pending writes of the parent stored as links from now on (write-links.ts). */
 	relinks: readonly Relink[];
+	rider?: PutRider;
+}
+
+/**
+ * A data-modifying statement (INSERT, UPDATE, DELETE) that commits with a put, run as a CTE of the
+ * put's write statement: `sql` is given the placeholders of `params`, in order.
+ */
+export interface PutRider {
+	sql: (placeholders: string[]) => string;
+	params: unknown[];
 }
 
 type RawLock = {
@@ -57,26 +68,40 @@ type RawLock = {
 	lengths: number[] | null;
 };
 
+const { escapeLiteral } = pg;
+
 // NO KEY UPDATE: puts to the thread wait for each other, while inserting writes (whose foreign key
-// check takes KEY SHARE on the thread row) does not wait for a put.
-const LOCK_THREAD = `SELECT thread_key FROM lg_threads WHERE thread_id = $1 AND checkpoint_ns = $2 FOR NO KEY UPDATE`;
+// check takes KEY SHARE on the thread row) does not wait for a put. The run's fence (when the put
+// is a run's) in the same statement. Its values as literals (pg's escapeLiteral), so that it goes
+// with the transaction's BEGIN in one round trip (transaction.ts `opening`): together two round
+// trips fewer per put (issue 26).
+function lockThreadSql(threadId: string, ns: string, fence: RunFence | undefined): string {
+	const held = fence ? `EXISTS (${heldRun(escapeLiteral(fence.runId), escapeLiteral(fence.owner))})` : 'true';
+	return `SELECT ${held} AS held,
+	(SELECT thread_key FROM lg_threads WHERE thread_id = ${escapeLiteral(threadId)} AND checkpoint_ns = ${escapeLiteral(ns)} FOR NO KEY UPDATE) AS thread_key`;
+}
+
+type LockRow = { held: boolean; thread_key: number | null };
 
 // A statement of its own, after the lock: a statement that waits for a row lock reads everything
 // but that row as of before the wait, so tips read with the lock could miss the last put's append.
-const READ_THREAD = `
+// Sent with BEGIN and the lock, its values as literals (the thread by its id, as its key is not
+// known yet); with parameters, by key, when the lock is tried again.
+const readThreadSql = (thread: string, parent: string) => `
 	SELECT t.thread_key, p.type, p.checkpoint, p.channels, p.encoding,
 	       w.w_task_ids, w.w_idxs, w.w_channels, w.w_types, w.w_values, w.w_encodings, l.log_ids, l.lengths
 	FROM lg_threads t
-	LEFT JOIN lg_checkpoints p ON p.thread_key = t.thread_key AND p.checkpoint_id = $2
+	LEFT JOIN lg_checkpoints p ON p.thread_key = t.thread_key AND p.checkpoint_id = ${parent}
 	CROSS JOIN LATERAL (
 		SELECT array_agg(w.task_id) AS w_task_ids, array_agg(w.idx) AS w_idxs, array_agg(w.channel) AS w_channels,
 		       array_agg(w.type) AS w_types, array_agg(w.value) AS w_values, array_agg(w.encoding) AS w_encodings
-		FROM lg_writes w WHERE w.thread_key = t.thread_key AND w.checkpoint_id = $2
+		FROM lg_writes w WHERE w.thread_key = t.thread_key AND w.checkpoint_id = ${parent}
 	) w
 	CROSS JOIN LATERAL (
 		SELECT array_agg(l.log_id) AS log_ids, array_agg(l.length) AS lengths FROM lg_logs l WHERE l.thread_key = t.thread_key
 	) l
-	WHERE t.thread_key = $1`;
+	WHERE ${thread}`;
+const READ_THREAD = readThreadSql('t.thread_key = $1', '$2');
 
 function toLocked(raw: RawLock): LockedThread {
 	const logIds = raw.log_ids ?? [];
@@ -100,16 +125,33 @@ function toLocked(raw: RawLock): LockedThread {
 	return { threadKey: raw.thread_key, parent, logLengths: new Map(logIds.map((id, i) => [id, raw.lengths![i]!])) };
 }
 
+/** Parameters of writeCheckpoint's statement before a rider's. */
+const WRITE_PARAMS = 19;
+
 export const putSql = {
 	/**
 	 * Locks the thread's row until the transaction ends (creating it if new), so puts to one thread
 	 * run one at a time across every connection and process, and reads the parent and log tips.
+	 * With a fence, first holds its run (run-fence.ts heldRun) or throws RunFencedError. The first
+	 * lock and read are `lockOpening`'s, sent with BEGIN; their results are `opened`.
 	 */
-	async lockThread(client: pg.PoolClient, threadId: string, ns: string, parentId?: string): Promise<LockedThread> {
+	lockOpening: (threadId: string, ns: string, parentId: string | undefined, fence: RunFence | undefined) =>
+		`${lockThreadSql(threadId, ns, fence)};
+		${readThreadSql(`t.thread_id = ${escapeLiteral(threadId)} AND t.checkpoint_ns = ${escapeLiteral(ns)}`, parentId === undefined ? 'NULL' : escapeLiteral(parentId))}`,
+
+	async lockThread(
+		client: pg.PoolClient,
+		opened: pg.QueryResult[],
+		thread: { threadId: string; ns: string; parentId?: string; fence?: RunFence }
+	): Promise<LockedThread> {
+		const { threadId, ns, parentId, fence } = thread;
 		for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt += 1) {
-			const found = await client.query<{ thread_key: number }>(LOCK_THREAD, [threadId, ns]);
-			if (found.rows[0]) {
-				const read = await client.query<RawLock>(READ_THREAD, [found.rows[0].thread_key, parentId ?? null]);
+			const first = attempt === 0 && opened.length === 2;
+			const found = first ? opened[0]! : await client.query<LockRow>(lockThreadSql(threadId, ns, fence));
+			const row = found.rows[0] as LockRow;
+			if (!row.held) throw new RunFencedError(fence!.runId);
+			if (row.thread_key !== null) {
+				const read = first ? opened[1]! : await client.query<RawLock>(READ_THREAD, [row.thread_key, parentId ?? null]);
 				return toLocked(read.rows[0]!);
 			}
 			// A concurrent first put inserts the same row: ON CONFLICT waits for it, then the loop locks it.
@@ -148,6 +190,8 @@ export const putSql = {
 	async writeCheckpoint(client: pg.PoolClient, write: CheckpointWrite): Promise<void> {
 		const items = (key: keyof ItemRow) => write.items.map((item) => item[key]);
 		const relinks = (key: keyof Relink) => write.relinks.map((relink) => relink[key]);
+		const { rider } = write;
+		const riding = rider ? `, rider AS (${rider.sql(rider.params.map((_, i) => `$${WRITE_PARAMS + 1 + i}`))})` : '';
 		await client.query(
 			`WITH added AS (
 				INSERT INTO lg_log_items (log_id, seq, type, value, encoding)
@@ -161,7 +205,7 @@ export const putSql = {
 				UPDATE lg_writes w SET value = r.value, encoding = r.encoding
 				FROM unnest($8::text[], $9::int[], $10::bytea[], $11::smallint[]) AS r(task_id, idx, value, encoding)
 				WHERE w.thread_key = $12 AND w.checkpoint_id = $13 AND w.task_id = r.task_id AND w.idx = r.idx
-			)
+			)${riding}
 			INSERT INTO lg_checkpoints (thread_key, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, channels, encoding)
 			VALUES ($12, $14, $13, $15, $16, $17::jsonb, $18, $19)
 			ON CONFLICT (thread_key, checkpoint_id) DO UPDATE SET parent_checkpoint_id = EXCLUDED.parent_checkpoint_id,
@@ -186,7 +230,8 @@ export const putSql = {
 				write.checkpoint,
 				write.metadata,
 				write.channels,
-				write.encoding
+				write.encoding,
+				...(rider?.params ?? [])
 			]
 		);
 	}

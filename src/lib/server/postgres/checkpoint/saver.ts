@@ -26,8 +26,8 @@ import { encodeTogether } from '../../checkpoint/row-encoding.js';
 import { DEFAULT_MAX_SEGMENTS } from '../../checkpoint/segments.js';
 import { inTransaction } from '../transaction.js';
 import { TupleReader } from './reader.js';
-import { putSql } from './put-statements.js';
-import { checkpointSql } from './store.js';
+import { putSql, type PutRider } from './put-statements.js';
+import { checkpointSql, type RunFence } from './store.js';
 import { putTarget, writesTarget } from '../../checkpoint/saver-config.js';
 
 export interface DeltaPostgresSaverOptions {
@@ -40,16 +40,20 @@ export interface DeltaPostgresSaverOptions {
 	/** Decoded items kept in memory across calls (checkpoint/item-cache.ts); 0 disables. */
 	cacheItems?: number;
 	/**
-	 * Called inside each put's transaction, on its connection, once the checkpoint is written: what
-	 * must commit with it (a branch head following its branch, postgres/app/branch-storage.ts
-	 * advanceBranchHead). A throw rolls the put back.
+	 * Called in each put's transaction, the thread locked, just before its write: what must commit
+	 * with the checkpoint (a branch head following its branch, postgres/app/branch-storage.ts
+	 * advanceBranchHead), as a data-modifying statement that goes into the put's one write
+	 * statement, so it costs no round trip of its own (issue 26). A throw, or a failing rider,
+	 * rolls the put back.
 	 */
-	onPut?: (client: pg.PoolClient, put: { threadId: string; ns: string; checkpointId: string; parentId: string | undefined }) => Promise<void>;
+	onPut?: (put: { threadId: string; ns: string; checkpointId: string; parentId: string | undefined }) => Promise<PutRider | undefined>;
 	/**
-	 * Called first in the transaction of each put and putWrites, with the call's config: a throw
-	 * refuses the write (a run this instance no longer owns, postgres/app/run-leases.ts holdRun).
+	 * The run a put or putWrites call belongs to, from its config, or undefined for a write outside
+	 * a run: the run is checked in the statement that locks the thread or inserts the writes, and a
+	 * run this instance no longer owns refuses the write with RunFencedError
+	 * (postgres/app/run-fence.ts heldRun).
 	 */
-	fence?: (client: pg.PoolClient, config: RunnableConfig) => Promise<void>;
+	fence?: (config: RunnableConfig) => RunFence | undefined;
 }
 
 /**
@@ -123,9 +127,11 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		const copy = copyCheckpoint(checkpoint);
 		await Promise.allSettled(this.writesInFlight.get(threadKeyOf(threadId, ns)) ?? []);
 
-		const placed = await inTransaction(this.pool, async (client) => {
-			await this.fence?.(client, config);
-			const locked = await putSql.lockThread(client, threadId, ns, parentId);
+		const fence = this.fence?.(config);
+		const placed = await inTransaction(
+			this.pool,
+			async (client, opened) => {
+			const locked = await putSql.lockThread(client, opened, { threadId, ns, parentId, fence });
 			const parent = locked.parent && (await this.planner.parent(parentId!, locked.parent));
 			// Only versioned channels, as the stock PostgresSaver (values keyed by version) reads back:
 			// LangGraph's unversioned `__pregel_tasks: []`, or an input checkpoint's empty `messages`.
@@ -138,6 +144,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 			if (plan.type !== 'json') throw new Error(`DeltaPostgresSaver keeps metadata as jsonb and needs a JSON serde, got "${plan.type}"`);
 			const newLogs = await putSql.createLogs(client, locked.threadKey, plan.logs.filter((log) => log.newLog).length);
 			const { placed, map } = this.planner.place(plan, newLogs);
+			const rider = await this.onPut?.({ threadId, ns, checkpointId: plan.id, parentId });
 			await putSql.writeCheckpoint(client, {
 				threadKey: locked.threadKey,
 				checkpointId: plan.id,
@@ -156,11 +163,13 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 					idx: write.idx,
 					value,
 					encoding
-				}))
+				})),
+				rider
 			});
-			await this.onPut?.(client, { threadId, ns, checkpointId: plan.id, parentId });
 			return placed;
-		});
+			},
+			{ opening: putSql.lockOpening(threadId, ns, parentId, fence) }
+		);
 		this.planner.remember(placed);
 		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
 	}
@@ -179,13 +188,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		const inFlight = this.writesInFlight.get(key) ?? new Set();
 		this.writesInFlight.set(key, inFlight);
 		const thread = { threadId, ns, checkpointId, taskId, taskPath: taskPath ?? '' };
-		const fence = this.fence;
-		const insert = fence
-			? inTransaction(this.pool, async (client) => {
-					await fence(client, config);
-					await checkpointSql.insertWrites(client, thread, rows, replace);
-				})
-			: checkpointSql.insertWrites(this.pool, thread, rows, replace);
+		const insert = checkpointSql.insertWrites(this.pool, thread, rows, replace, this.fence?.(config));
 		inFlight.add(insert);
 		try {
 			await insert;

@@ -3,9 +3,16 @@
 // callers run the ones that must be atomic on one transaction's client.
 
 import type pg from 'pg';
+import { heldRun, RunFencedError } from '../app/run-fence.js';
 
 /** A pool or one of its connections: whatever runs a statement. */
 export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+
+/** The run a write belongs to and the instance that must own it (app/run-fence.ts heldRun). */
+export interface RunFence {
+	runId: string;
+	owner: string;
+}
 
 /** A serialised value as stored: serde type, bytes, and how the bytes are encoded (blob.ts). */
 export interface StoredValue {
@@ -183,13 +190,15 @@ export const checkpointSql = {
 	/**
 	 * One statement: the thread row is created if it is new, then the writes inserted. Special
 	 * writes (errors, interrupts, resume values) replace earlier ones; regular writes are kept on
-	 * retry, the rule of the stock savers.
+	 * retry, the rule of the stock savers. With a fence, nothing is written unless its run is held,
+	 * checked in the same statement (RunFencedError).
 	 */
 	async insertWrites(
 		q: Queryable,
 		thread: { threadId: string; ns: string; checkpointId: string; taskId: string; taskPath: string },
 		writes: readonly NewWrite[],
-		replace: boolean
+		replace: boolean,
+		fence?: RunFence
 	): Promise<void> {
 		const column = <K extends keyof NewWrite>(key: K) => writes.map((write) => write[key]);
 		const conflict = replace
@@ -197,9 +206,11 @@ export const checkpointSql = {
 			   encoding = EXCLUDED.encoding, task_path = EXCLUDED.task_path`
 			: 'DO NOTHING';
 		const statement = `
-			WITH existing AS (SELECT thread_key FROM lg_threads WHERE thread_id = $1 AND checkpoint_ns = $2),
+			WITH held AS (SELECT ($11::text IS NULL OR EXISTS (${heldRun('$11', '$12')})) AS held),
+			existing AS (SELECT thread_key FROM lg_threads WHERE thread_id = $1 AND checkpoint_ns = $2 AND (SELECT held FROM held)),
 			created AS (
-				INSERT INTO lg_threads (thread_id, checkpoint_ns) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM existing)
+				INSERT INTO lg_threads (thread_id, checkpoint_ns) SELECT $1, $2
+				WHERE NOT EXISTS (SELECT 1 FROM existing) AND (SELECT held FROM held)
 				ON CONFLICT DO NOTHING RETURNING thread_key
 			),
 			thread AS (SELECT thread_key FROM existing UNION ALL SELECT thread_key FROM created),
@@ -209,7 +220,7 @@ export const checkpointSql = {
 				FROM thread, unnest($6::int[], $7::text[], $8::text[], $9::bytea[], $10::smallint[]) AS w(idx, channel, type, value, encoding)
 				ON CONFLICT (thread_key, checkpoint_id, task_id, idx) ${conflict}
 			)
-			SELECT count(*)::int AS threads FROM thread`;
+			SELECT (SELECT count(*)::int FROM thread) AS threads, (SELECT held FROM held) AS held`;
 		const args = [
 			thread.threadId,
 			thread.ns,
@@ -220,12 +231,15 @@ export const checkpointSql = {
 			column('channel'),
 			column('type'),
 			column('value'),
-			column('encoding')
+			column('encoding'),
+			fence?.runId ?? null,
+			fence?.owner ?? null
 		];
 		// No thread row seen: a concurrent first write created it after this statement's snapshot.
 		// The next statement sees it.
 		for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt += 1) {
-			const { rows } = await q.query<{ threads: number }>(statement, args);
+			const { rows } = await q.query<{ threads: number; held: boolean }>(statement, args);
+			if (!rows[0]!.held) throw new RunFencedError(fence!.runId);
 			if (rows[0]!.threads > 0) return;
 		}
 		throw new Error(`checkpoint store: thread ${thread.threadId} is created and deleted concurrently`);

@@ -1,0 +1,161 @@
+// Bench-only: where a PostgreSQL turn's time goes. Wraps pg's Client.query and Pool.connect in this
+// process (never the app's code) and counts, per database, round trips and their time by kind of
+// statement, time waiting for a pooled connection, and the time backends spent waiting on locks
+// (pg_stat_activity sampled from a connection of its own).
+
+import pg from 'pg';
+
+type Tally = { count: number; ms: number };
+export type Breakdown = { statements: Map<string, Tally>; poolWait: Tally; lockSamples: number; sampleMs: number };
+
+// Names for the statements the runtime sends, first match wins; anything else is named by its first words.
+const KINDS: [RegExp, string][] = [
+	[/^BEGIN; SET LOCAL/i, 'BEGIN; SET LOCAL synchronous_commit (durable)'],
+	[/^BEGIN; SELECT pg_advisory_xact_lock/i, 'BEGIN; claim lock (advisory)'],
+	[/^BEGIN; SELECT .* AS held,\s*\(SELECT thread_key FROM lg_threads/is, 'BEGIN; checkpoint put: fence, lock thread, read parent and log tips'],
+	[/^BEGIN/i, 'BEGIN'],
+	[/^COMMIT/i, 'COMMIT'],
+	[/^ROLLBACK/i, 'ROLLBACK'],
+	[/SET LOCAL synchronous_commit/i, 'SET LOCAL synchronous_commit (durable commit)'],
+	[/^SELECT (EXISTS|true) .* AS held,\s*\(SELECT thread_key FROM lg_threads/is, 'checkpoint put: fence and lock thread, again (a new thread)'],
+	[/^SELECT 1 FROM runs WHERE id = \$1 AND owner = \$2 AND status = 'running' FOR SHARE/i, 'fence: SELECT … FOR SHARE (holdRun, before issue 26)'],
+	[/pg_advisory_xact_lock\(\$1\)/i, 'claim lock (advisory)'],
+	[/INSERT INTO runs/i, 'run claim'],
+	[/INSERT INTO tool_calls/i, 'journal intent'],
+	[/UPDATE tool_calls/i, 'journal outcome'],
+	[/INSERT INTO lg_writes/i, 'checkpoint pending writes'],
+	[/lg_threads WHERE thread_id = \$1 AND checkpoint_ns = \$2 FOR NO KEY UPDATE/i, 'checkpoint put: lock thread'],
+	[/SELECT t\.thread_key, p\.type/i, 'checkpoint put: read parent and log tips'],
+	[/INSERT INTO lg_log_items/i, 'checkpoint put: write'],
+	[/INSERT INTO lg_logs/i, 'checkpoint put: new logs'],
+	[/sophos_append_run_events/i, 'event batch + NOTIFY'],
+	[/UPDATE runs SET status/i, 'run finish'],
+	[/UPDATE runs SET lease_until/i, 'lease renew'],
+	[/UPDATE runs SET owner/i, 'lease takeover scan'],
+	[/UPDATE conversation_branches SET head/i, 'checkpoint put: branch head'],
+	[/lg_checkpoints c JOIN lg_threads/i, 'checkpoint read']
+];
+
+export function kindOf(sql: string): string {
+	for (const [pattern, kind] of KINDS) if (pattern.test(sql)) return kind;
+	return sql.replace(/\s+/g, ' ').trim().slice(0, 60);
+}
+
+const tallies = new Map<string, Breakdown>();
+const breakdownOf = (database: string) => {
+	let b = tallies.get(database);
+	if (!b) tallies.set(database, (b = { statements: new Map(), poolWait: { count: 0, ms: 0 }, lockSamples: 0, sampleMs: 0 }));
+	return b;
+};
+const add = (t: Tally, ms: number) => {
+	t.count += 1;
+	t.ms += ms;
+};
+
+let installed = false;
+
+/** Installs the wrappers once; from then on every query in this process is counted. */
+export function instrumentPg(): void {
+	if (installed) return;
+	installed = true;
+	const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+	pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+		const first = args[0];
+		const sql = typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text;
+		if (sql === undefined || sampling.has(this)) return query.apply(this, args);
+		const started = performance.now();
+		const tally = () => {
+			const statements = breakdownOf(this.database ?? '').statements;
+			const kind = kindOf(sql);
+			const t = statements.get(kind) ?? { count: 0, ms: 0 };
+			statements.set(kind, t);
+			add(t, performance.now() - started);
+		};
+		const callback = args.findIndex((a) => typeof a === 'function');
+		if (callback >= 0) {
+			const done = args[callback] as (...r: unknown[]) => void;
+			args[callback] = (...r: unknown[]) => {
+				tally();
+				done(...r);
+			};
+			return query.apply(this, args);
+		}
+		const result = query.apply(this, args) as Promise<unknown> | undefined;
+		return result?.then?.(
+			(value) => {
+				tally();
+				return value;
+			},
+			(error: unknown) => {
+				tally();
+				throw error;
+			}
+		);
+	} as typeof pg.Client.prototype.query;
+
+	const connect = pg.Pool.prototype.connect as (...args: unknown[]) => unknown;
+	pg.Pool.prototype.connect = function (this: pg.Pool, ...args: unknown[]) {
+		const started = performance.now();
+		const record = (client: pg.PoolClient | undefined) => {
+			if (client) add(breakdownOf(client.database ?? '').poolWait, performance.now() - started);
+		};
+		if (typeof args[0] === 'function') {
+			const done = args[0] as (e: Error | undefined, c: pg.PoolClient | undefined, r: unknown) => void;
+			return connect.call(this, (e: Error | undefined, c: pg.PoolClient | undefined, r: unknown) => {
+				record(c);
+				done(e, c, r);
+			});
+		}
+		return (connect.call(this) as Promise<pg.PoolClient>).then((c) => {
+			record(c);
+			return c;
+		});
+	} as typeof pg.Pool.prototype.connect;
+}
+
+const sampling = new Set<pg.Client>();
+
+/** Samples backends waiting on a lock every `everyMs` until the returned stop is awaited. */
+export async function sampleLockWaits(url: string, everyMs = 5): Promise<() => Promise<void>> {
+	const client = new pg.Client({ connectionString: url });
+	sampling.add(client);
+	await client.connect();
+	let stopped = false;
+	const loop = (async () => {
+		while (!stopped) {
+			const started = performance.now();
+			const { rows } = await client.query<{ datname: string; n: number }>(
+				`SELECT datname, count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' GROUP BY datname`
+			);
+			for (const row of rows) breakdownOf(row.datname).lockSamples += row.n;
+			for (const b of tallies.values()) b.sampleMs = everyMs;
+			await new Promise((r) => setTimeout(r, Math.max(0, everyMs - (performance.now() - started))));
+		}
+	})();
+	return async () => {
+		stopped = true;
+		await loop;
+		await client.end();
+	};
+}
+
+/** Clears every count (after warm-up). */
+export function resetPgCounts(): void {
+	tallies.clear();
+}
+
+/** A markdown table of `database`'s counts divided by `turns`, biggest time first. */
+export function breakdownTable(database: string, turns: number): string {
+	const b = breakdownOf(database);
+	const rows = [...b.statements].sort((x, y) => y[1].ms - x[1].ms);
+	const total = rows.reduce((s, [, t]) => ({ count: s.count + t.count, ms: s.ms + t.ms }), { count: 0, ms: 0 });
+	const line = (name: string, t: Tally) => `| ${name} | ${(t.count / turns).toFixed(2)} | ${(t.ms / turns).toFixed(2)} |`;
+	return [
+		'| statement kind | round trips per turn | ms per turn |',
+		'| --- | ---: | ---: |',
+		...rows.map(([kind, t]) => line(kind, t)),
+		line('**all statements**', total),
+		line('waiting for a pooled connection', b.poolWait),
+		`| waiting on locks (backends sampled every ${b.sampleMs || 5} ms) | – | ${((b.lockSamples * (b.sampleMs || 5)) / turns).toFixed(2)} |`
+	].join('\n');
+}
