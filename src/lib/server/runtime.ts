@@ -2,7 +2,6 @@ import path from 'node:path';
 import type { Readiness } from '../protocol';
 import type { Settings } from './settings';
 import { ApprovalExpiry } from './runs/approval-expiry';
-import { ensurePrivateDir, restrictFile } from './private-files';
 import { buildAgentGraph } from './agent/agent-graph';
 import { readSystemPrompt } from './agent/system-prompt';
 import { ThreadReader } from './runs/thread-reader';
@@ -13,11 +12,8 @@ import { findForkPoint } from './runs/fork-point';
 import { ConversationService } from './conversations/conversation-service';
 import { createAgentProtocol, type AgentProtocol } from './agent-protocol/agent-protocol';
 import { ConversationBundles } from './conversations/conversation-bundles';
-import { fetchProtectedHosts } from './mcp/fetch-protected-hosts';
-import { loadMcpConfig } from './mcp/mcp-config';
 import { configuredProviders } from './models/configured-providers';
 import { ModelCatalog } from './models/model-catalog';
-import { loadModelsConfig } from './models/models-config';
 import { Toolbox } from './mcp/toolbox';
 import { McpPrompts } from './mcp/prompts';
 import { McpResources } from './mcp/resources';
@@ -36,7 +32,7 @@ import type { ThreadWork } from './runs/thread-work';
 import { serviceReadiness } from './readiness';
 import type { AppStorage } from './storage/app-storage';
 import { openStorageEngine } from './storage/engine';
-import { configuredSecrets, SECRET_SETTINGS } from './secrets/configured-secrets';
+import { configuredSecrets } from './secrets/configured-secrets';
 import { redactor } from './secrets/redactor';
 import { randomUUID } from 'node:crypto';
 import { createChildLog, createLog, routeProcessOutput } from './telemetry/log-formatter';
@@ -44,6 +40,7 @@ import { LogScopeSource, startServiceTelemetry } from './telemetry/start-telemet
 import { runStreamOptions } from './stream/run-stream-options';
 import type { Telemetry } from './telemetry/telemetry';
 import { runtimeClose } from './runtime-close';
+import { readRuntimeConfig } from './runtime-config';
 
 export type Runtime = {
 	settings: Settings;
@@ -106,18 +103,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	const checkpointer = crashBeforeCheckpoint(engine.checkpointer, crash);
 	const registry = new RunRegistry();
 
-	ensurePrivateDir(path.dirname(settings.paths.memoryFile));
-	restrictFile(settings.paths.memoryFile);
-	// models.json first: the variables its keys come from are secrets mcp.json may pass on only when asked to.
-	const endpoints = await loadModelsConfig(path.join(settings.paths.configDir, 'models.json'), env);
-	const secretVariables = new Set([...SECRET_SETTINGS, ...endpoints.flatMap((e) => e.keyVariables ?? [])]);
-	const modelUrls = [settings.OLLAMA_HOST, ...(settings.OPENAI_BASE_URL ? [settings.OPENAI_BASE_URL] : []), ...endpoints.map((e) => e.baseUrl)];
-	const mcpConfig = await loadMcpConfig(
-		path.join(settings.paths.configDir, 'mcp.json'),
-		{ ...env, MEMORY_FILE_PATH: settings.paths.memoryFile, SOPHOS_PROTECTED_HOSTS: fetchProtectedHosts(settings, modelUrls) },
-		secretVariables
-	);
-	redactor.add(...configuredSecrets({ modelServers: endpoints, mcpServers: Object.values(mcpConfig) }));
+	const { endpoints, mcpConfig } = await readRuntimeConfig(settings, env);
 	const toolbox = new Toolbox(mcpConfig, {
 		toolTimeoutMs: settings.MCP_TOOL_TIMEOUT_MS,
 		maxResultChars: settings.TOOL_RESULT_MAX_CHARS,
