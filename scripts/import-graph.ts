@@ -27,7 +27,7 @@ export const LAYERS: readonly (readonly string[])[] = [
 	['agent-protocol'],
 	['http'],
 	['settings'],
-	['runtime', 'runtime-instance', 'shutdown']
+	['runtime', 'runtime-close', 'runtime-config', 'runtime-instance', 'shutdown']
 ];
 
 /** Folders of one layer that never import each other: an engine imports the contract, never the other engine. */

@@ -1,5 +1,6 @@
 import type { Check, McpCheck, ProviderCheck, Readiness } from '../protocol';
 import type { ServerStatus } from './mcp/server-supervisor';
+import type { ModelCatalog } from './models/model-catalog';
 import { parseModelId } from '../protocol/model-id';
 import { redactor } from './secrets/redactor';
 
@@ -75,4 +76,21 @@ export function sharedCheck<T>(check: () => Promise<T>, ttlMs: number, now: () =
 		);
 		return entry.value;
 	};
+}
+
+/** GET /api/readyz's answer: every part checked afresh, shared by the calls of `ttlMs` (READINESS_CACHE_MS). */
+export function serviceReadiness(
+	parts: { ping: () => Promise<void>; models: Pick<ModelCatalog, 'readiness' | 'defaultModel'>; mcp: () => ServerStatus[] },
+	ttlMs: number
+): () => Promise<Readiness> {
+	return sharedCheck(
+		async () =>
+			checkReadiness({
+				database: await checkDatabase(parts.ping),
+				models: await parts.models.readiness(),
+				defaultModel: parts.models.defaultModel,
+				mcp: parts.mcp()
+			}),
+		ttlMs
+	);
 }

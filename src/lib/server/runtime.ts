@@ -1,9 +1,8 @@
 import path from 'node:path';
-import type { Readiness, RunEvent } from '../protocol';
+import type { Readiness } from '../protocol';
 import type { Settings } from './settings';
 import { ApprovalExpiry } from './runs/approval-expiry';
 import { Elicitations } from './elicitation/elicitations';
-import { ensurePrivateDir, restrictFile } from './private-files';
 import { buildAgentGraph } from './agent/agent-graph';
 import { readSystemPrompt } from './agent/system-prompt';
 import { ThreadReader } from './runs/thread-reader';
@@ -14,38 +13,35 @@ import { findForkPoint } from './runs/fork-point';
 import { ConversationService } from './conversations/conversation-service';
 import { createAgentProtocol, type AgentProtocol } from './agent-protocol/agent-protocol';
 import { ConversationBundles } from './conversations/conversation-bundles';
-import { fetchProtectedHosts } from './mcp/fetch-protected-hosts';
-import { loadMcpConfig } from './mcp/mcp-config';
 import { configuredProviders } from './models/configured-providers';
 import { ModelCatalog } from './models/model-catalog';
-import { loadModelsConfig } from './models/models-config';
 import { Toolbox } from './mcp/toolbox';
 import { McpPrompts } from './mcp/prompts';
 import { McpResources } from './mcp/resources';
 import { McpSignIn } from './mcp/oauth/mcp-sign-in';
 import { ServerOAuth } from './mcp/oauth/server-oauth';
 import { runToolStep } from './tools/tool-step';
-import { autoResume, type AutoResumeParts } from './runs/auto-resume';
 import { carryOnFor } from './runs/carried-stream';
-import { LeaseKeeper } from './runs/lease-keeper';
 import { readThreadWork } from './runs/read-thread-work';
 import { RunRegistry } from './runs/run-registry';
 import { RunService } from './runs/run-service';
 import { ProtocolRuns } from './agent-protocol/protocol-runs';
 import { runRefusalError } from './http/run-refusal-error';
-import { endRecoveredRuns, orphansAtStart, recoverRuns, type RecoveredRun } from './runs/run-recovery';
+import { keepRecovering, recoverAtStart } from './runs/orphan-recovery';
 import { createThreadPruner } from './runs/thread-pruner';
 import type { ThreadWork } from './runs/thread-work';
-import { checkDatabase, checkReadiness, sharedCheck } from './readiness';
+import { serviceReadiness } from './readiness';
 import type { AppStorage } from './storage/app-storage';
 import { openStorageEngine } from './storage/engine';
-import { configuredSecrets, SECRET_SETTINGS } from './secrets/configured-secrets';
+import { configuredSecrets } from './secrets/configured-secrets';
 import { redactor } from './secrets/redactor';
 import { randomUUID } from 'node:crypto';
 import { createChildLog, createLog, routeProcessOutput } from './telemetry/log-formatter';
-import { traceExportOf } from './telemetry/otlp-settings';
-import { startTelemetry } from './telemetry/start-telemetry';
+import { LogScopeSource, startServiceTelemetry } from './telemetry/start-telemetry';
+import { runStreamOptions } from './stream/run-stream-options';
 import type { Telemetry } from './telemetry/telemetry';
+import { runtimeClose } from './runtime-close';
+import { readRuntimeConfig } from './runtime-config';
 
 export type Runtime = {
 	settings: Settings;
@@ -96,8 +92,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	redactor.add(...configuredSecrets({ settings: env }));
 	const crash = createCrashInjector(settings.SOPHOS_CRASH_AT);
 	const instance = settings.SOPHOS_INSTANCE_ID ?? randomUUID();
-	let telemetry: Telemetry | undefined;
-	const logOptions = { format: settings.LOG_FORMAT, instance, redact: (text: string) => redactor.redact(text), scope: () => telemetry?.logScope() ?? {} };
+	const logScope = new LogScopeSource();
+	const logOptions = { format: settings.LOG_FORMAT, instance, redact: (text: string) => redactor.redact(text), scope: logScope.scope };
 	const logLine = createLog(logOptions);
 	routeProcessOutput(logOptions);
 	const engine = await openStorageEngine(
@@ -116,18 +112,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		log: logLine
 	});
 
-	ensurePrivateDir(path.dirname(settings.paths.memoryFile));
-	restrictFile(settings.paths.memoryFile);
-	// models.json first: the variables its keys come from are secrets mcp.json may pass on only when asked to.
-	const endpoints = await loadModelsConfig(path.join(settings.paths.configDir, 'models.json'), env);
-	const secretVariables = new Set([...SECRET_SETTINGS, ...endpoints.flatMap((e) => e.keyVariables ?? [])]);
-	const modelUrls = [settings.OLLAMA_HOST, ...(settings.OPENAI_BASE_URL ? [settings.OPENAI_BASE_URL] : []), ...endpoints.map((e) => e.baseUrl)];
-	const mcpConfig = await loadMcpConfig(
-		path.join(settings.paths.configDir, 'mcp.json'),
-		{ ...env, MEMORY_FILE_PATH: settings.paths.memoryFile, SOPHOS_PROTECTED_HOSTS: fetchProtectedHosts(settings, modelUrls) },
-		secretVariables
-	);
-	redactor.add(...configuredSecrets({ modelServers: endpoints, mcpServers: Object.values(mcpConfig) }));
+	const { endpoints, mcpConfig } = await readRuntimeConfig(settings, env);
 	const toolbox = new Toolbox(mcpConfig, {
 		toolTimeoutMs: settings.MCP_TOOL_TIMEOUT_MS,
 		maxResultChars: settings.TOOL_RESULT_MAX_CHARS,
@@ -139,16 +124,11 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		childLog: createChildLog(logOptions)
 	});
 
-	telemetry = startTelemetry({
-		traces: traceExportOf(settings),
-		sampler: settings.OTEL_TRACES_SAMPLER,
-		samplerRatio: settings.OTEL_TRACES_SAMPLER_ARG,
-		batchDelayMs: settings.OTEL_BSP_SCHEDULE_DELAY,
-		serviceName: settings.OTEL_SERVICE_NAME,
-		captureContent: settings.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+	const observed = startServiceTelemetry(settings, {
 		redact: (text) => redactor.redactSecrets(text),
 		instance,
 		leases: engine.leases !== null,
+		logScope,
 		sources: {
 			activeRuns: () => registry.all().length,
 			waitingRuns: () => storage.runs.countWaiting(),
@@ -156,7 +136,6 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			mcpServers: () => toolbox.status()
 		}
 	});
-	const observed = telemetry;
 
 	// One for every run, so concurrent runs share each turn of the event loop.
 	const loop = new EventLoopShare();
@@ -194,11 +173,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	});
 	const branchReader = new BranchReader({ history: engine.history, checkpointer, branches: storage.branches });
 
-	const orphans = await orphansAtStart(engine.leases, storage.runs);
-	if (engine.leases) observed.metrics.takenOver.inc(orphans.length);
-	const recovered = await recoverRuns({ threads, storage, now, telemetry: observed }, orphans);
-	const interrupted = recovered.filter((run) => run.unfinished).length;
-	if (interrupted) logLine(`Recovery: ${interrupted} run(s) left running were marked interrupted`);
+	const recovered = await recoverAtStart({ threads, storage, leases: engine.leases, now, telemetry: observed, log: logLine });
 
 	await toolbox.start();
 
@@ -228,31 +203,24 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		await prune(conversationId);
 	});
 
-	const resumeParts: AutoResumeParts = { runService, threads, storage, toolbox, max: settings.AUTO_RESUME_MAX, log: logLine };
-	const shared = engine.shared;
-	const endParts = {
-		resume: settings.AUTO_RESUME ? (run: RecoveredRun) => autoResume(run, resumeParts) : null,
-		ended: shared && ((runId: string, event: RunEvent) => shared.ended(runId, event))
-	};
-	await endRecoveredRuns(recovered, endParts);
-	const keeper =
-		engine.leases &&
-		new LeaseKeeper({
-			leases: engine.leases,
-			registry,
-			leaseMs: settings.RUN_LEASE_MS,
-			log: logLine,
-			telemetry: observed,
-			async recover(taken) {
-				await endRecoveredRuns(await recoverRuns({ threads, storage, now, telemetry: observed }, taken), endParts);
-				await runService.startWaiting();
-			}
-		});
-	keeper?.start();
+	const keeper = await keepRecovering(recovered, {
+		runService,
+		threads,
+		storage,
+		toolbox,
+		registry,
+		leases: engine.leases,
+		shared: engine.shared,
+		autoResume: settings.AUTO_RESUME,
+		max: settings.AUTO_RESUME_MAX,
+		leaseMs: settings.RUN_LEASE_MS,
+		now,
+		log: logLine,
+		telemetry: observed
+	});
 	await expiry.schedule();
 	runService.startWaiting().catch((e) => logLine('Starting queued messages failed', e));
 
-	let closed: Promise<void> | null = null;
 	return {
 		settings,
 		storage,
@@ -265,15 +233,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			branchReader,
 			models,
 			maxMessageChars: settings.MAX_MESSAGE_CHARS,
-			streamOptions: (runId) => ({
-				maxFollowers: settings.MAX_STREAMS_PER_RUN,
-				backlogLimitBytes: settings.SSE_READER_BACKLOG_BYTES,
-				onDrop: (e) => {
-					observed.metrics.sseDropped.inc();
-					logLine(`Run ${runId}: dropped a slow SSE reader (${e.message}); it may reconnect with Last-Event-ID`);
-				},
-				opened: () => observed.sseStreamOpened()
-			}),
+			streamOptions: runStreamOptions(settings, observed, logLine),
 			log: logLine,
 			refusalError: runRefusalError
 		}),
@@ -298,36 +258,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		turn: () => loop.turn(),
 		log: logLine,
 		telemetry: observed,
-		readiness: sharedCheck(
-			async () =>
-				checkReadiness({
-					database: await checkDatabase(() => engine.ping()),
-					models: await models.readiness(),
-					defaultModel: models.defaultModel,
-					mcp: toolbox.status()
-				}),
-			settings.READINESS_CACHE_MS
-		),
-		close() {
-			closed ??= (async () => {
-				try {
-					expiry.close();
-					keeper?.stopTakingOver();
-					await runService.stopAll(settings.SHUTDOWN_DRAIN_MS);
-					await keeper?.stop();
-				} finally {
-					try {
-						await toolbox.close();
-					} finally {
-						try {
-							await engine.close();
-						} finally {
-							await observed.close();
-						}
-					}
-				}
-			})();
-			return closed;
-		}
+		readiness: serviceReadiness({ ping: () => engine.ping(), models, mcp: () => toolbox.status() }, settings.READINESS_CACHE_MS),
+		close: runtimeClose({ expiry, keeper, runService, toolbox, engine, telemetry: observed, drainMs: settings.SHUTDOWN_DRAIN_MS })
 	};
 }

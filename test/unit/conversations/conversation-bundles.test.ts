@@ -66,12 +66,24 @@ describe('conversation bundles', () => {
 	});
 
 	it('gives a copy new conversation and run ids wherever a value is one of them, and nothing else', async () => {
-		const bundle = await bundlesOver(await savedThread()).export(CONVERSATION);
+		const bundle = ConversationBundleSchema.parse(await bundlesOver(await savedThread()).export(CONVERSATION));
 		const copy = withNewIds(bundle, 'new-conversation', () => 'new-run');
 		expect(copy.conversation.id).toBe('new-conversation');
 		expect(copy.runs[0]!.id).toBe('new-run');
 		expect(JSON.stringify(copy)).not.toContain(RUN);
 		expect(JSON.stringify(copy.items[0])).toContain('"id":"new-run"');
 		expect(copy.items[1]).toEqual(bundle.items[1]);
+	});
+
+	it('answers an unknown conversation, a held one and a bad bundle with refusal values, not errors', async () => {
+		const bundles = bundlesOver(await savedThread());
+		expect(await bundles.export('0b0e7e4c-0000-4d7e-9d5e-2f1c3a0d9b11')).toEqual({ refused: 'conversation-not-found' });
+		expect(await bundles.import({ format: 'sophos-conversation', formatVersion: 99 }, false)).toMatchObject({ refused: 'bundle-invalid', problem: expect.stringContaining('format version 99') });
+		const held = new ConversationBundles({
+			transfer: { read: async () => ({ ...records, runs: [{ ...records.runs[0]!, status: 'running' }] }), create: async () => ({ status: 'created' }) },
+			checkpointer: new MemorySaver(),
+			redactor: new Redactor([])
+		});
+		expect(await held.export(CONVERSATION)).toEqual({ refused: 'export-while-running' });
 	});
 });

@@ -23,6 +23,10 @@ describe('runRefusalError', () => {
 		[{ refused: 'switch-while-running' }, 'SESSION_IN_PROGRESS', 409],
 		[{ refused: 'switch-while-waiting' }, 'APPROVAL_REQUIRED', 409],
 		[{ refused: 'message-not-in-any-branch' }, 'NOT_FOUND', 404],
+		[{ refused: 'export-while-running' }, 'SESSION_IN_PROGRESS', 409],
+		[{ refused: 'bundle-invalid', problem: 'p' }, 'BAD_REQUEST', 400],
+		[{ refused: 'conversation-exists', conversationId: 'c' }, 'CONVERSATION_EXISTS', 409],
+		[{ refused: 'runs-taken', runIds: ['r'] }, 'RUN_EXISTS', 409],
 		[{ refused: 'unknown-provider', model: 'x/y', provider: 'x', configured: 'ollama' }, 'BAD_REQUEST', 400],
 		[{ refused: 'model-not-served', model: 'ollama/y', provider: 'ollama', serves: 'qwen3' }, 'BAD_REQUEST', 400]
 	];
@@ -41,6 +45,8 @@ describe('runRefusalError', () => {
 		[{ refused: 'queue-full', maxQueuedMessages: 2 }, 'This conversation already has 2 queued messages (MAX_QUEUED_MESSAGES): wait until they have run'],
 		[{ refused: 'decision-invalid', toolCallId: 'c', why: 'remember-on-deny' }, '"remember" goes with "approve" or "edit" (call "c")'],
 		[{ refused: 'decisions-missing', missing: ['a', 'b'] }, 'Decide every waiting call at once; missing: a, b'],
+		[{ refused: 'runs-taken', runIds: ['r1', 'r2', 'r3'] }, 'Run r1 (and 2 more) of the bundle belongs to another conversation here: import it under new ids (without keepId)'],
+		[{ refused: 'bundle-invalid', problem: 'runs.0.id: Required' }, 'Not an importable bundle: runs.0.id: Required'],
 		[{ refused: 'unknown-provider', model: 'vllm/q', provider: 'vllm', configured: 'ollama' }, 'Unknown model "vllm/q": no provider "vllm" is configured (configured: ollama)']
 	] as [Refusal, string][])('words %o from its fields', (refusal, message) => {
 		expect(runRefusalError(refusal).message).toBe(message);

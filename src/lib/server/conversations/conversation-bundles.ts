@@ -9,7 +9,7 @@ import {
 	type ConversationBundle,
 	type ImportResult
 } from '../../protocol';
-import { ApiError } from '../errors';
+import type { ConversationNotFound } from '../runs/run-refusal';
 import type { Redactor } from '../secrets/redactor';
 import type { TransferStorage } from '../storage/app-storage';
 import { bundleProblem } from './bundle-check';
@@ -34,7 +34,19 @@ function withoutSecrets<T>(value: T, redactor: ConversationBundlesParts['redacto
 	return strip(value) as T;
 }
 
-const refuse = (message: string) => new ApiError('BAD_REQUEST', `Not an importable bundle: ${message}`);
+/** The expected ways an export or an import is refused; the edge (http/run-refusal-error.ts) answers each. */
+export type BundleRefusal =
+	| ConversationNotFound
+	/** A run holds the conversation: its last steps are still being written. */
+	| { refused: 'export-while-running' }
+	/** Not a bundle, of a newer format, malformed or inconsistent; `problem` names what. */
+	| { refused: 'bundle-invalid'; problem: string }
+	/** `keepId`, and a conversation here has the bundle's id. */
+	| { refused: 'conversation-exists'; conversationId: string }
+	/** Another conversation here holds these run ids of the bundle. */
+	| { refused: 'runs-taken'; runIds: string[] };
+
+const invalid = (problem: string): BundleRefusal => ({ refused: 'bundle-invalid', problem });
 
 /** A conversation as one JSON document (protocol/bundle.ts) and back: GET …/export?format=bundle, POST /api/conversations/import. */
 export class ConversationBundles {
@@ -42,16 +54,14 @@ export class ConversationBundles {
 
 	/**
 	 * Everything needed to rebuild the conversation: its rows and every checkpoint of every branch,
-	 * with the secrets Sophos knows taken out. 404 for an unknown conversation; 409
-	 * SESSION_IN_PROGRESS while a run holds it (its last steps are still being written).
+	 * with the secrets Sophos knows taken out; refused for an unknown conversation and while a
+	 * run holds it.
 	 */
-	async export(conversationId: string): Promise<ConversationBundle> {
+	async export(conversationId: string): Promise<ConversationBundle | BundleRefusal> {
 		const { transfer, checkpointer, redactor } = this.parts;
 		const records = await transfer.read(conversationId);
-		if (!records) throw new ApiError('NOT_FOUND', 'Conversation Not Found');
-		if (records.runs.some((r) => r.status === 'running')) {
-			throw new ApiError('SESSION_IN_PROGRESS', 'A run is active on this conversation; export it once the run ends');
-		}
+		if (!records) return { refused: 'conversation-not-found' };
+		if (records.runs.some((r) => r.status === 'running')) return { refused: 'export-while-running' };
 		const { items, checkpoints } = await encodeCheckpoints(checkpointer.serde, await threadCheckpoints(checkpointer, conversationId));
 		return withoutSecrets<ConversationBundle>(
 			{
@@ -72,43 +82,34 @@ export class ConversationBundles {
 
 	/**
 	 * Creates the conversation a bundle holds, nothing run: under a new id (and new run ids), or
-	 * under the bundle's own with `keepId`, refused with 409 CONVERSATION_EXISTS when that is taken
-	 * and 409 RUN_EXISTS when another conversation holds one of its run ids.
-	 * A bundle that is not one, of a newer format, malformed or inconsistent is a 400 naming the
-	 * problem; nothing is created then.
+	 * under the bundle's own with `keepId`, refused when that is taken or when another
+	 * conversation holds one of its run ids. A bundle that is not one, of a newer format,
+	 * malformed or inconsistent is refused naming the problem. Nothing is created when refused.
 	 */
-	async import(raw: unknown, keepId: boolean): Promise<ImportResult> {
+	async import(raw: unknown, keepId: boolean): Promise<ImportResult | BundleRefusal> {
 		const header = BundleHeaderSchema.safeParse(raw);
-		if (!header.success) throw refuse(`expected {"format": "${BUNDLE_FORMAT}", "formatVersion": <n>, …}`);
+		if (!header.success) return invalid(`expected {"format": "${BUNDLE_FORMAT}", "formatVersion": <n>, …}`);
 		if (header.data.formatVersion > BUNDLE_FORMAT_VERSION) {
-			throw refuse(`format version ${header.data.formatVersion} is newer than this Sophos reads (${BUNDLE_FORMAT_VERSION}): import it with a newer Sophos`);
+			return invalid(`format version ${header.data.formatVersion} is newer than this Sophos reads (${BUNDLE_FORMAT_VERSION}): import it with a newer Sophos`);
 		}
 		const parsed = ConversationBundleSchema.safeParse(raw);
 		if (!parsed.success) {
 			const issue = parsed.error.issues[0]!;
-			throw refuse(`${issue.path.join('.') || '(the document)'}: ${issue.message}`);
+			return invalid(`${issue.path.join('.') || '(the document)'}: ${issue.message}`);
 		}
 		const problem = bundleProblem(parsed.data);
-		if (problem) throw refuse(problem);
+		if (problem) return invalid(problem);
 		const bundle = keepId ? parsed.data : withNewIds(parsed.data, randomUUID());
 		let checkpoints;
 		try {
 			checkpoints = await decodeCheckpoints(this.parts.checkpointer.serde, bundle);
 		} catch (e) {
-			throw refuse(`a checkpoint value does not load: ${(e as Error).message}`);
+			return invalid(`a checkpoint value does not load: ${(e as Error).message}`);
 		}
 		const { conversation, branch, runs, journal, approvals } = bundle;
 		const created = await this.parts.transfer.create({ conversation, branch, runs, journal, approvals }, checkpoints);
-		if (created.status === 'conversation-taken') {
-			throw new ApiError('CONVERSATION_EXISTS', `A conversation with id ${conversation.id} exists: import it under a new id`);
-		}
-		if (created.status === 'runs-taken') {
-			const [first, ...more] = created.runIds;
-			throw new ApiError(
-				'RUN_EXISTS',
-				`Run ${first}${more.length ? ` (and ${more.length} more)` : ''} of the bundle belongs to another conversation here: import it under new ids (without keepId)`
-			);
-		}
+		if (created.status === 'conversation-taken') return { refused: 'conversation-exists', conversationId: conversation.id };
+		if (created.status === 'runs-taken') return { refused: 'runs-taken', runIds: created.runIds };
 		return { conversation: conversation.id, checkpoints: checkpoints.length };
 	}
 }

@@ -1,12 +1,13 @@
 import type { ApiErrorCode } from '../../protocol';
 import type { DecisionRefusal } from '../approvals/decision-check';
+import type { BundleRefusal } from '../conversations/conversation-bundles';
 import type { ConversationRefusal } from '../conversations/conversation-service';
 import { ApiError } from '../errors';
 import type { ModelRefusal } from '../models/model-catalog';
 import { isRefusal, type RunRefusal } from '../runs/run-refusal';
 
-/** Every expected refusal the runtime answers with a value: the run core's, a conversation's, a model choice's. */
-export type Refusal = RunRefusal | ConversationRefusal | ModelRefusal;
+/** Every expected refusal the runtime answers with a value: the run core's, a conversation's, a bundle's, a model choice's. */
+export type Refusal = RunRefusal | ConversationRefusal | BundleRefusal | ModelRefusal;
 
 type Answer<R> = readonly [ApiErrorCode, string | ((r: R) => string)];
 
@@ -50,6 +51,14 @@ const ANSWERS: { [K in Refusal['refused']]: Answer<Extract<Refusal, { refused: K
 	'switch-while-running': ['SESSION_IN_PROGRESS', 'A run is active on this conversation; switch branches when it ends'],
 	'switch-while-waiting': ['APPROVAL_REQUIRED', 'Tool calls of this branch wait for a decision: decide them before switching'],
 	'message-not-in-any-branch': ['NOT_FOUND', 'Message Not Found in any branch of this conversation'],
+	'export-while-running': ['SESSION_IN_PROGRESS', 'A run is active on this conversation; export it once the run ends'],
+	'bundle-invalid': ['BAD_REQUEST', (r) => `Not an importable bundle: ${r.problem}`],
+	'conversation-exists': ['CONVERSATION_EXISTS', (r) => `A conversation with id ${r.conversationId} exists: import it under a new id`],
+	'runs-taken': [
+		'RUN_EXISTS',
+		({ runIds: [first, ...more] }) =>
+			`Run ${first}${more.length ? ` (and ${more.length} more)` : ''} of the bundle belongs to another conversation here: import it under new ids (without keepId)`
+	],
 	'unknown-provider': ['BAD_REQUEST', (r) => `Unknown model "${r.model}": no provider "${r.provider}" is configured (configured: ${r.configured})`],
 	'model-not-served': ['BAD_REQUEST', (r) => `Unknown model "${r.model}": "${r.provider}" serves ${r.serves} (see GET /api/models)`]
 };

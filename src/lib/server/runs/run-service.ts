@@ -5,13 +5,13 @@ import type { Claim } from '../storage/app-storage';
 import type { LiveResponseOptions } from '../stream/sse-response';
 import type { UserInput } from './active-run';
 import type { CarryOn } from './carried-stream';
-import type { ForkTarget } from './fork-point';
 import { LiveRuns } from './live-runs';
 import { readThreadWork } from './read-thread-work';
 import { RunLauncher, type RunLauncherParts } from './run-launcher';
-import { claimRefusal, onBusy, planRun, queuedFork, runInputOf, type RunPlan } from './run-plan';
+import { QueuedStarts, type QueuedStartsParts } from './queued-starts';
+import { claimRefusal, onBusy, planRun, runInputOf, type RunPlan } from './run-plan';
 import type { RecoveredRun } from './run-recovery';
-import { isRefusal, type ForkRefusal, type RunRefusal } from './run-refusal';
+import { isRefusal, type RunRefusal } from './run-refusal';
 import type { RunRegistry } from './run-registry';
 import type { ClaimRequest, StartRequest } from './start-request';
 
@@ -19,8 +19,7 @@ import type { ClaimRequest, StartRequest } from './start-request';
 export type StartOutcome = StartResult | RunRefusal;
 
 export type RunServiceParts = Omit<RunLauncherParts, 'ended'> & {
-	/** Where a branch replacing the target starts (runs/fork-point.ts). */
-	forkPoint: (conversationId: string, target: ForkTarget) => Promise<{ from: string } | ForkRefusal>;
+	forkPoint: QueuedStartsParts['forkPoint'];
 	/** For a resume that `carriesOn` a run: keeps that run's end naming the resume, and gives the resume's first event id. */
 	carryOn: CarryOn;
 	/** MAX_CONCURRENT_RUNS, for the refusal: the storage counts claims against it. */
@@ -44,6 +43,7 @@ class DecisionsRefused extends Error {
 export class RunService {
 	private readonly launcher: RunLauncher;
 	private readonly live: LiveRuns;
+	private readonly queued: QueuedStarts;
 	private readonly afterRun: ((conversationId: string) => Promise<void>)[] = [];
 	/** Conversations whose run is being cancelled for an `interrupt`: its slot goes to that message. */
 	private readonly handingOver = new Set<string>();
@@ -51,6 +51,7 @@ export class RunService {
 	constructor(private readonly parts: RunServiceParts) {
 		this.live = new LiveRuns(parts);
 		this.launcher = new RunLauncher({ ...parts, ended: (id) => this.ended(id) });
+		this.queued = new QueuedStarts({ ...parts, launcher: this.launcher });
 	}
 
 	/** This process's runs in flight, for tests and benches that await a run's end or read its log. */
@@ -239,53 +240,8 @@ export class RunService {
 		}
 	}
 
-	/**
-	 * Starts queued messages, the conversation waiting longest first, one per idle conversation,
-	 * while MAX_CONCURRENT_RUNS leaves room; called at start and whenever a run ends. Resolves once
-	 * each has started or been left waiting.
-	 */
-	async startWaiting(): Promise<void> {
-		if (this.launcher.closing) return;
-		for (const id of await this.parts.storage.queue.conversationsWaiting()) {
-			if ((await this.startQueued(id)) === 'full') return;
-		}
-	}
-
-	/**
-	 * Starts the oldest queued message of an idle conversation; nothing if busy, full or nothing waits.
-	 * A queued edit or regenerate first finds where its branch starts: one whose message is no longer
-	 * on the active branch (or whose starting checkpoint was pruned) is dropped with a log line, and
-	 * the next one is tried.
-	 */
-	private async startQueued(conversationId: string): Promise<Claim | null> {
-		const { queue } = this.parts.storage;
-		const next = (await queue.list(conversationId))[0];
-		if (!next) return null;
-		const target = queuedFork(next);
-		let from: string | null = null;
-		if (target) {
-			const fork = await this.parts.forkPoint(conversationId, target);
-			if (isRefusal(fork)) {
-				this.parts.log(`Queued ${target.kind} ${next.id} dropped: ${fork.refused}`);
-				await queue.delete(next.id);
-				return this.startQueued(conversationId);
-			}
-			if (this.launcher.closing) return null;
-			from = fork.from;
-		}
-		// The run takes its queue entry's id: whoever was told the queued id follows the run by it.
-		const runId = next.id;
-		const now = this.parts.now();
-		const message = target?.kind === 'regenerate' ? null : next.message;
-		const claim = await queue.claimQueued(conversationId, next.id, {
-			runId,
-			now,
-			trigger: target?.kind ?? 'message',
-			input: message,
-			...(from ? { branchFrom: from } : {}),
-			...(next.model ? { model: next.model } : {})
-		});
-		if (claim === 'claimed') await this.launcher.launch(conversationId, runId, runInputOf(runId, message), now);
-		return claim;
+	/** Starts queued messages while there is room (queued-starts.ts); called at start and whenever a run ends. */
+	startWaiting(): Promise<void> {
+		return this.queued.startWaiting();
 	}
 }

@@ -1,8 +1,8 @@
 import { MetricsRegistry, type MetricSources } from './metrics-registry';
 import { RunTracer } from './run-tracer';
-import { Telemetry } from './telemetry';
+import { Telemetry, type LogScope } from './telemetry';
 import { samplerOf, traceExporter, type SamplerName } from './trace-exporter';
-import type { TraceExport } from './otlp-settings';
+import { traceExportOf, type OtlpSettings, type TraceExport } from './otlp-settings';
 
 export type TelemetryOptions = {
 	/** Null: tracing off (no OTLP endpoint set); metrics are always kept. */
@@ -34,4 +34,46 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
 			instance: options.instance
 		});
 	return new Telemetry(metrics, tracer, options.captureContent ? { redact: options.redact } : null);
+}
+
+/** The OTEL_* settings the service's telemetry is started from (settings.ts reads them). */
+export type TelemetrySettings = OtlpSettings & {
+	OTEL_TRACES_SAMPLER: SamplerName;
+	OTEL_TRACES_SAMPLER_ARG?: number;
+	OTEL_BSP_SCHEDULE_DELAY: number;
+	OTEL_SERVICE_NAME: string;
+	OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: boolean;
+};
+
+/**
+ * The scope the service's log lines carry. The log is made first (opening the database logs) and
+ * telemetry needs the database and the MCP servers for its gauges, so the log reads its scope
+ * through this: nothing until telemetry starts, when no run is in flight yet, then telemetry's.
+ */
+export class LogScopeSource {
+	private telemetry: Pick<Telemetry, 'logScope'> | null = null;
+
+	readonly scope = (): LogScope => this.telemetry?.logScope() ?? {};
+
+	follow(telemetry: Pick<Telemetry, 'logScope'>): void {
+		this.telemetry = telemetry;
+	}
+}
+
+export type ServiceTelemetryParts = Pick<TelemetryOptions, 'instance' | 'leases' | 'sources' | 'redact'> & { logScope: LogScopeSource };
+
+/** The service's telemetry as its settings ask; its log lines carry telemetry's scope from now on. */
+export function startServiceTelemetry(settings: TelemetrySettings, parts: ServiceTelemetryParts): Telemetry {
+	const { logScope, ...rest } = parts;
+	const telemetry = startTelemetry({
+		traces: traceExportOf(settings),
+		sampler: settings.OTEL_TRACES_SAMPLER,
+		samplerRatio: settings.OTEL_TRACES_SAMPLER_ARG,
+		batchDelayMs: settings.OTEL_BSP_SCHEDULE_DELAY,
+		serviceName: settings.OTEL_SERVICE_NAME,
+		captureContent: settings.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+		...rest
+	});
+	logScope.follow(telemetry);
+	return telemetry;
 }

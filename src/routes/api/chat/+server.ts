@@ -8,6 +8,7 @@ import { withAttachments } from '$lib/server/mcp/attachments';
 import { runRefusalError, unlessRefused } from '$lib/server/http/run-refusal-error';
 import { parseUuid } from '$lib/protocol/uuid';
 import { parseLastEventId, singleEventResponse } from '$lib/server/stream/sse-response';
+import { runStreamOptions } from '$lib/server/stream/run-stream-options';
 
 type ChatPort = Pick<Runtime, 'settings' | 'runService' | 'models' | 'resources' | 'log' | 'telemetry'>;
 
@@ -40,15 +41,8 @@ async function runStream({ url, request }: Parameters<RequestHandler>[0]): Promi
 	const rt: ChatPort = runtime();
 	const id = parseUuid(url.searchParams.get('conversation'));
 	if (!id) return singleEventResponse({ event: 'chat-error', data: { code: 'BAD_REQUEST', message: 'Invalid Conversation ID' } });
-	const followed = await rt.runService.follow(id, parseLastEventId(request.headers.get('last-event-id')), request.signal, (runId) => ({
-		maxFollowers: rt.settings.MAX_STREAMS_PER_RUN,
-		backlogLimitBytes: rt.settings.SSE_READER_BACKLOG_BYTES,
-		onDrop: (e: Error) => {
-			rt.telemetry.metrics.sseDropped.inc();
-			rt.log(`Run ${runId}: dropped a slow SSE reader (${e.message}); it may reconnect with Last-Event-ID`);
-		},
-		opened: () => rt.telemetry.sseStreamOpened()
-	}));
+	const lastEventId = parseLastEventId(request.headers.get('last-event-id'));
+	const followed = await rt.runService.follow(id, lastEventId, request.signal, runStreamOptions(rt.settings, rt.telemetry, rt.log));
 	if (followed instanceof Response) return followed;
 	const { code, message } = runRefusalError(followed);
 	return singleEventResponse({ event: 'chat-error', data: { code, message, conversation: id } });

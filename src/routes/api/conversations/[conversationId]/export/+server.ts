@@ -3,13 +3,14 @@ import { runtime } from '$lib/server/runtime-instance';
 import { errorResponse, jsonResponse } from '$lib/server/http/api-error';
 import { requireConversation } from '$lib/server/http/conversation-param';
 import { parseBranchesQuery } from '$lib/server/http/list-query';
+import { unlessRefused } from '$lib/server/http/run-refusal-error';
 
 export const GET: RequestHandler = async ({ params, url }) => {
 	try {
 		const { conversations, bundles } = runtime();
 		const conversation = await requireConversation(conversations, params.conversationId);
 		if (url.searchParams.get('format') === 'bundle') {
-			return jsonResponse(await bundles.export(conversation.id), 200, {
+			return jsonResponse(unlessRefused(await bundles.export(conversation.id)), 200, {
 				'Content-Disposition': `attachment; filename="${conversation.id}.sophos.json"`
 			});
 		}
