@@ -3,11 +3,12 @@ import type { DecisionRefusal } from '../approvals/decision-check';
 import type { BundleRefusal } from '../conversations/conversation-bundles';
 import type { ConversationRefusal } from '../conversations/conversation-service';
 import { ApiError } from '../errors';
+import { mcpRefusalMessage, type McpRefusal } from '../mcp/mcp-refusal';
 import type { ModelRefusal } from '../models/model-catalog';
 import { isRefusal, type RunRefusal } from '../runs/run-refusal';
 
-/** Every expected refusal the runtime answers with a value: the run core's, a conversation's, a bundle's, a model choice's. */
-export type Refusal = RunRefusal | ConversationRefusal | BundleRefusal | ModelRefusal;
+/** Every expected refusal the runtime answers with a value: the run core's, a conversation's, a bundle's, a model choice's, an MCP request's. */
+export type Refusal = RunRefusal | ConversationRefusal | BundleRefusal | ModelRefusal | McpRefusal;
 
 type Answer<R> = readonly [ApiErrorCode, string | ((r: R) => string)];
 
@@ -60,7 +61,24 @@ const ANSWERS: { [K in Refusal['refused']]: Answer<Extract<Refusal, { refused: K
 			`Run ${first}${more.length ? ` (and ${more.length} more)` : ''} of the bundle belongs to another conversation here: import it under new ids (without keepId)`
 	],
 	'unknown-provider': ['BAD_REQUEST', (r) => `Unknown model "${r.model}": no provider "${r.provider}" is configured (configured: ${r.configured})`],
-	'model-not-served': ['BAD_REQUEST', (r) => `Unknown model "${r.model}": "${r.provider}" serves ${r.serves} (see GET /api/models)`]
+	'model-not-served': ['BAD_REQUEST', (r) => `Unknown model "${r.model}": "${r.provider}" serves ${r.serves} (see GET /api/models)`],
+	'mcp-server-unknown': ['NOT_FOUND', mcpRefusalMessage],
+	'mcp-not-oauth': ['BAD_REQUEST', mcpRefusalMessage],
+	'mcp-sign-in-failed': ['MCP_SIGN_IN_FAILED', mcpRefusalMessage],
+	'prompt-server-unknown': ['NOT_FOUND', mcpRefusalMessage],
+	'prompt-unknown': ['NOT_FOUND', mcpRefusalMessage],
+	'prompt-argument-unknown': ['BAD_REQUEST', mcpRefusalMessage],
+	'prompt-argument-missing': ['BAD_REQUEST', mcpRefusalMessage],
+	'prompt-too-large': ['MCP_CONTENT_TOO_LARGE', mcpRefusalMessage],
+	'resource-not-text': ['MCP_CONTENT_NOT_TEXT', mcpRefusalMessage],
+	'resource-too-large': ['MCP_CONTENT_TOO_LARGE', mcpRefusalMessage],
+	'mcp-needs-sign-in': ['MCP_SERVER_UNAVAILABLE', mcpRefusalMessage],
+	'mcp-not-running': ['MCP_SERVER_UNAVAILABLE', mcpRefusalMessage],
+	'mcp-resource-not-found': ['NOT_FOUND', mcpRefusalMessage],
+	'mcp-method-not-found': ['NOT_FOUND', mcpRefusalMessage],
+	'mcp-invalid-params': ['BAD_REQUEST', mcpRefusalMessage],
+	'mcp-timed-out': ['MCP_REQUEST_FAILED', mcpRefusalMessage],
+	'mcp-failed': ['MCP_REQUEST_FAILED', mcpRefusalMessage]
 };
 
 /** The HTTP answer to a refusal: status by code, and the message a client reads. */

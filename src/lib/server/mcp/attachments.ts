@@ -1,4 +1,5 @@
 import type { Attachment, ResourceContents } from '../../protocol';
+import type { McpRefusal } from './mcp-refusal';
 import type { McpResources } from './resources';
 
 /**
@@ -7,9 +8,15 @@ import type { McpResources } from './resources';
  * checkpoint holds what the model was sent. Any refusal (unknown server, binary, too large) refuses
  * the message before a run is claimed.
  */
-export async function withAttachments(message: string, attachments: readonly Attachment[], resources: McpResources): Promise<string> {
+export async function withAttachments(
+	message: string,
+	attachments: readonly Attachment[],
+	resources: McpResources
+): Promise<{ message: string } | McpRefusal> {
 	const read = await Promise.all(attachments.map((a) => resources.read(a.server, a.uri)));
-	return [message, ...read.map(attachmentText)].join('\n\n');
+	const refusal = read.find((r) => 'refused' in r);
+	if (refusal && 'refused' in refusal) return refusal;
+	return { message: [message, ...(read as ResourceContents[]).map(attachmentText)].join('\n\n') };
 }
 
 /** Pure. One resource as the message carries it: marked with its server and URI, so the model knows what it is. */

@@ -1,5 +1,5 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { ApiError } from '../errors';
+import { McpRefused, type McpRefusal } from './mcp-refusal';
 import { SignInRequired } from './oauth/sign-in-required';
 import type { ServerSupervisor } from './server-supervisor';
 import { isTransportGone } from './transport-errors';
@@ -19,23 +19,20 @@ const quoted = (text: string) => (text.length > QUOTED_MAX ? `${text.slice(0, QU
  * NOT_FOUND or BAD_REQUEST; any other error it answered, or its silence past the timeout,
  * MCP_REQUEST_FAILED. Anything else is not an MCP failure and is rethrown.
  */
-export function classifyMcpRequestError(e: unknown, server: ServerSupervisor): ApiError {
-	if (e instanceof ApiError) return e;
-	if (e instanceof SignInRequired) {
-		return new ApiError('MCP_SERVER_UNAVAILABLE', `MCP server "${server.name}" needs sign-in: sign in to it from the sidebar, then try again`);
-	}
+export function classifyMcpRequestError(e: unknown, server: ServerSupervisor): McpRefusal {
+	if (e instanceof McpRefused) return e.refusal;
+	if (e instanceof SignInRequired) return { refused: 'mcp-needs-sign-in', server: server.name };
 	if (isTransportGone(e)) {
 		server.markDown(e instanceof Error ? e.message : String(e));
-		return new ApiError('MCP_SERVER_UNAVAILABLE', `MCP server "${server.name}" is not running; it is started again on its next use`);
+		return { refused: 'mcp-not-running', server: server.name };
 	}
 	if (e instanceof McpError) {
 		const said = quoted(e.message);
-		if (e.code === RESOURCE_NOT_FOUND) return new ApiError('NOT_FOUND', `MCP server "${server.name}": ${said}`);
-		if (e.code === ErrorCode.InvalidParams || e.code === ErrorCode.MethodNotFound) {
-			return new ApiError(e.code === ErrorCode.MethodNotFound ? 'NOT_FOUND' : 'BAD_REQUEST', `MCP server "${server.name}" refused the request: ${said}`);
-		}
-		if (e.code === ErrorCode.RequestTimeout) return new ApiError('MCP_REQUEST_FAILED', `MCP server "${server.name}" did not answer in time`);
-		return new ApiError('MCP_REQUEST_FAILED', `MCP server "${server.name}" failed: ${said}`);
+		if (e.code === RESOURCE_NOT_FOUND) return { refused: 'mcp-resource-not-found', server: server.name, said };
+		if (e.code === ErrorCode.MethodNotFound) return { refused: 'mcp-method-not-found', server: server.name, said };
+		if (e.code === ErrorCode.InvalidParams) return { refused: 'mcp-invalid-params', server: server.name, said };
+		if (e.code === ErrorCode.RequestTimeout) return { refused: 'mcp-timed-out', server: server.name };
+		return { refused: 'mcp-failed', server: server.name, said };
 	}
 	throw e;
 }

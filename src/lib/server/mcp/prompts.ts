@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { GetPromptResult, Prompt } from '@modelcontextprotocol/sdk/types.js';
 import type { McpPrompt, PromptList, PromptMessages } from '../../protocol';
-import { ApiError } from '../errors';
+import { McpRefused, type McpRefusal } from './mcp-refusal';
 import { classifyMcpRequestError } from './mcp-request-error';
 import { allPages, collectLists, ServerListCache } from './server-lists';
 import type { ServerSupervisor } from './server-supervisor';
@@ -39,9 +39,9 @@ export class McpPrompts {
 	 * that is not there, BAD_REQUEST for a required argument left out or one the prompt does not take,
 	 * checked against the server's list before it is asked.
 	 */
-	async get(name: string, args: Record<string, string>): Promise<PromptMessages> {
+	async get(name: string, args: Record<string, string>): Promise<PromptMessages | McpRefusal> {
 		const candidates = this.servers.filter((s) => name.startsWith(`${s.name}__`));
-		if (!candidates.length) throw new ApiError('NOT_FOUND', `No MCP server is named by the prompt "${name}"`);
+		if (!candidates.length) return { refused: 'prompt-server-unknown', prompt: name };
 		for (const server of candidates) {
 			const prompt = name.slice(server.name.length + 2);
 			await server.currentTools();
@@ -54,10 +54,10 @@ export class McpPrompts {
 				const answer = await client.getPrompt({ name: prompt, arguments: args }, { timeout: this.options.timeoutMs });
 				return this.toMessages(name, answer);
 			} catch (e) {
-				throw classifyMcpRequestError(e, server);
+				return classifyMcpRequestError(e, server);
 			}
 		}
-		throw new ApiError('NOT_FOUND', `MCP server "${candidates[0]!.name}" has no prompt "${name.slice(candidates[0]!.name.length + 2)}"`);
+		return { refused: 'prompt-unknown', server: candidates[0]!.name, prompt: name.slice(candidates[0]!.name.length + 2) };
 	}
 
 	private async load(client: Client): Promise<Prompt[]> {
@@ -71,7 +71,7 @@ export class McpPrompts {
 		const messages = answer.messages.map((m) => ({ role: m.role, text: textOfPart(m.content) }));
 		const length = messages.reduce((n, m) => n + m.text.length, 0);
 		if (length > this.options.maxChars) {
-			throw new ApiError('MCP_CONTENT_TOO_LARGE', `The prompt "${name}" gave ${length} characters, more than MCP_CONTENT_MAX_CHARS (${this.options.maxChars})`);
+			throw new McpRefused({ refused: 'prompt-too-large', prompt: name, length, maxChars: this.options.maxChars });
 		}
 		return { name, ...(answer.description ? { description: answer.description } : {}), messages };
 	}
@@ -95,7 +95,7 @@ function toDto(server: string, p: Prompt): McpPrompt {
 function checkArguments(name: string, prompt: Prompt, args: Record<string, string>): void {
 	const declared = prompt.arguments ?? [];
 	const unknown = Object.keys(args).find((key) => !declared.some((a) => a.name === key));
-	if (unknown !== undefined) throw new ApiError('BAD_REQUEST', `The prompt "${name}" takes no argument "${unknown}"`);
+	if (unknown !== undefined) throw new McpRefused({ refused: 'prompt-argument-unknown', prompt: name, argument: unknown });
 	const missing = declared.find((a) => a.required && !args[a.name]?.trim());
-	if (missing) throw new ApiError('BAD_REQUEST', `The prompt "${name}" needs the argument "${missing.name}"`);
+	if (missing) throw new McpRefused({ refused: 'prompt-argument-missing', prompt: name, argument: missing.name });
 }

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import type { McpResource, McpResourceTemplate, ResourceContents, ResourceList } from '../../protocol';
-import { ApiError } from '../errors';
+import { McpRefused, type McpRefusal } from './mcp-refusal';
 import { classifyMcpRequestError } from './mcp-request-error';
 import { allPages, collectLists, ServerListCache } from './server-lists';
 import type { ServerSupervisor } from './server-supervisor';
@@ -42,28 +42,25 @@ export class McpResources {
 	 * Reads `uri` from `serverName`: NOT_FOUND for a server that is not configured or a URI it does not
 	 * have, MCP_CONTENT_NOT_TEXT (415) for binary contents, MCP_CONTENT_TOO_LARGE (413) past the cap.
 	 */
-	async read(serverName: string, uri: string): Promise<ResourceContents> {
+	async read(serverName: string, uri: string): Promise<ResourceContents | McpRefusal> {
 		const server = this.servers.find((s) => s.name === serverName);
-		if (!server) throw new ApiError('NOT_FOUND', `No MCP server is named "${serverName}"`);
+		if (!server) return { refused: 'mcp-server-unknown', server: serverName };
 		await server.currentTools();
 		try {
 			const answer = await server.connected().readResource({ uri }, { timeout: this.options.timeoutMs });
 			const contents = answer.contents.map((c) => {
 				if (!('text' in c) || typeof c.text !== 'string') {
-					throw new ApiError('MCP_CONTENT_NOT_TEXT', `The resource ${uri} of "${serverName}" is binary${c.mimeType ? ` (${c.mimeType})` : ''}: only text resources can be read or attached`);
+					throw new McpRefused({ refused: 'resource-not-text', server: serverName, uri, ...(c.mimeType ? { mimeType: c.mimeType } : {}) });
 				}
 				return { uri: c.uri, ...(c.mimeType ? { mimeType: c.mimeType } : {}), text: c.text };
 			});
 			const length = contents.reduce((n, c) => n + c.text.length, 0);
 			if (length > this.options.maxChars) {
-				throw new ApiError(
-					'MCP_CONTENT_TOO_LARGE',
-					`The resource ${uri} of "${serverName}" holds ${length} characters, more than MCP_CONTENT_MAX_CHARS (${this.options.maxChars})`
-				);
+				throw new McpRefused({ refused: 'resource-too-large', server: serverName, uri, length, maxChars: this.options.maxChars });
 			}
 			return { server: serverName, uri, contents };
 		} catch (e) {
-			throw classifyMcpRequestError(e, server);
+			return classifyMcpRequestError(e, server);
 		}
 	}
 

@@ -3,6 +3,7 @@ import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { UnavailableServer } from '../../protocol';
 import type { ListChange, ServerSupervisor } from './server-supervisor';
 import { classifyMcpRequestError } from './mcp-request-error';
+import { mcpRefusalMessage } from './mcp-refusal';
 
 /**
  * One list per server (its prompts, or its resources), kept while its connection lasts and until
@@ -50,7 +51,7 @@ export async function collectLists<T>(
 				if (!declares(client.getServerCapabilities() ?? {})) return;
 				lists.push({ server: server.name, list: await cache.get(server, client) });
 			} catch (e) {
-				unavailable.push({ server: server.name, message: classifyMcpRequestError(e, server).message });
+				unavailable.push({ server: server.name, message: mcpRefusalMessage(classifyMcpRequestError(e, server)) });
 			}
 		})
 	);

@@ -20,7 +20,7 @@ export const POST: RequestHandler = async ({ request }) => {
 		if (parsed.kind === 'message' && parsed.attachments) {
 			// Read before the run is claimed: the resources become the message's text, checkpointed with it.
 			const { attachments, ...message } = parsed;
-			parsed = { ...message, message: await withAttachments(message.message, attachments, rt.resources) };
+			parsed = { ...message, ...unlessRefused(await withAttachments(message.message, attachments, rt.resources)) };
 		}
 		const started = unlessRefused(await rt.runService.start(unlessRefused(await rt.models.choose(parsed))));
 		return jsonResponse(started, 'queued' in started ? 202 : 200);

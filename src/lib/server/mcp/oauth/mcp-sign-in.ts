@@ -1,4 +1,4 @@
-import { ApiError } from '../../errors';
+import type { McpRefusal } from '../mcp-refusal';
 import type { Toolbox } from '../toolbox';
 import type { ServerSupervisor } from '../server-supervisor';
 import { beginSignIn, completeSignIn, type CallbackOutcome, type CallbackQuery } from './sign-in-flow';
@@ -6,25 +6,28 @@ import type { ServerOAuth } from './server-oauth';
 
 /**
  * What the sign-in routes ask of the runtime: begin a person's sign-in to a configured remote
- * server, take the browser's return, sign out. Refusals are ApiErrors: an unknown server is
- * NOT_FOUND, one that is not signed in to with OAuth (stdio, or its own Authorization header) BAD_REQUEST.
+ * server, take the browser's return, sign out. Refusals are values: an unknown server, one that is
+ * not signed in to with OAuth (stdio, or its own Authorization header), a sign-in that could not begin.
  */
 export class McpSignIn {
 	constructor(private readonly toolbox: Toolbox) {}
 
 	/** The authorization server's URL to send the browser to. */
-	async begin(server: string, redirectUri: string): Promise<URL> {
-		const { oauth } = this.find(server);
+	async begin(server: string, redirectUri: string): Promise<{ authorization: URL } | McpRefusal> {
+		const found = this.find(server);
+		if ('refused' in found) return found;
 		try {
-			return await beginSignIn(oauth, redirectUri);
+			return { authorization: await beginSignIn(found.oauth, redirectUri) };
 		} catch (e) {
-			throw new ApiError('MCP_SIGN_IN_FAILED', `Signing in to "${server}" could not begin: ${(e as Error).message}`, { cause: e });
+			return { refused: 'mcp-sign-in-failed', server, why: (e as Error).message };
 		}
 	}
 
 	/** The callback; on success the server is connected before this returns. */
-	async complete(server: string, query: CallbackQuery): Promise<CallbackOutcome & { tools?: number }> {
-		const { supervisor, oauth } = this.find(server);
+	async complete(server: string, query: CallbackQuery): Promise<(CallbackOutcome & { tools?: number }) | McpRefusal> {
+		const found = this.find(server);
+		if ('refused' in found) return found;
+		const { supervisor, oauth } = found;
 		const outcome = await completeSignIn(oauth, query);
 		if (outcome.kind !== 'signed-in') return outcome;
 		await supervisor.signedIn();
@@ -32,17 +35,18 @@ export class McpSignIn {
 	}
 
 	/** Forgets the server's tokens and disconnects it; whether there were any. */
-	async signOut(server: string): Promise<boolean> {
-		const { supervisor, oauth } = this.find(server);
-		const had = await oauth.signOut();
-		supervisor.needsSignIn();
-		return had;
+	async signOut(server: string): Promise<{ signedOut: boolean } | McpRefusal> {
+		const found = this.find(server);
+		if ('refused' in found) return found;
+		const signedOut = await found.oauth.signOut();
+		found.supervisor.needsSignIn();
+		return { signedOut };
 	}
 
-	private find(server: string): { supervisor: ServerSupervisor; oauth: ServerOAuth } {
+	private find(server: string): { supervisor: ServerSupervisor; oauth: ServerOAuth } | McpRefusal {
 		const supervisor = this.toolbox.server(server);
-		if (!supervisor) throw new ApiError('NOT_FOUND', `No MCP server is named "${server}"`);
-		if (!supervisor.oauth) throw new ApiError('BAD_REQUEST', `MCP server "${server}" is not signed in to with OAuth`);
+		if (!supervisor) return { refused: 'mcp-server-unknown', server };
+		if (!supervisor.oauth) return { refused: 'mcp-not-oauth', server };
 		return { supervisor, oauth: supervisor.oauth };
 	}
 }

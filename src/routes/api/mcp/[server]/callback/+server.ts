@@ -2,6 +2,7 @@ import type { RequestHandler } from './$types';
 import { z } from 'zod';
 import { runtime } from '$lib/server/runtime-instance';
 import { toApiError } from '$lib/server/http/api-error';
+import { unlessRefused } from '$lib/server/http/run-refusal-error';
 import { signInPage } from '$lib/server/http/sign-in-page';
 import { redactor } from '$lib/server/secrets/redactor';
 
@@ -29,12 +30,14 @@ export const GET: RequestHandler = async ({ params, url }) => {
 	const query = CallbackQuerySchema.safeParse(single(url));
 	if (!query.success) return signInPage(400, 'Sign-in failed', 'The authorization server sent a callback Sophos cannot read. Nothing was changed.');
 	try {
-		const outcome = await runtime().mcpSignIn.complete(server, {
-			state: query.data.state,
-			code: query.data.code,
-			error: query.data.error,
-			errorDescription: query.data.error_description
-		});
+		const outcome = unlessRefused(
+			await runtime().mcpSignIn.complete(server, {
+				state: query.data.state,
+				code: query.data.code,
+				error: query.data.error,
+				errorDescription: query.data.error_description
+			})
+		);
 		switch (outcome.kind) {
 			case 'signed-in':
 				return signInPage(200, `Signed in to ${server}`, `Sophos is signed in to "${server}" (${outcome.tools ?? 0} tools).`);
