@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { attachmentText } from '../../../src/lib/server/mcp/attachments';
 import { textOfPart } from '../../../src/lib/server/mcp/content-text';
 import { classifyMcpRequestError } from '../../../src/lib/server/mcp/mcp-request-error';
+import { runRefusalError } from '../../../src/lib/server/http/run-refusal-error';
 import { SignInRequired } from '../../../src/lib/server/mcp/oauth/sign-in-required';
 import { ServerSupervisor } from '../../../src/lib/server/mcp/server-supervisor';
 import { ToolServerDown } from '../../../src/lib/server/mcp/transport-errors';
@@ -40,7 +41,7 @@ describe('a failed prompt or resource request', () => {
 		[new McpError(ErrorCode.RequestTimeout, 'slow'), 'MCP_REQUEST_FAILED', /did not answer in time/],
 		[new McpError(ErrorCode.InternalError, 'x'.repeat(1000)), 'MCP_REQUEST_FAILED', /^MCP server "docs" failed: MCP error -32603: x{282}…$/]
 	])('case %# is classified by its type and code', (error, code, message) => {
-		const classified = classifyMcpRequestError(error, server());
+		const classified = runRefusalError(classifyMcpRequestError(error, server()));
 		expect(classified.code).toBe(code);
 		expect(classified.message).toMatch(message);
 	});
