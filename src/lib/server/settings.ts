@@ -85,6 +85,13 @@ export const SettingsSchema = z.object({
 			}
 		}, 'expected postgres://user:password@host:port/database')
 		.optional(),
+	/**
+	 * PostgreSQL only: the most connections this instance's pool opens for runs' writes and requests'
+	 * reads. The instance holds two more (its notify bus's LISTEN and its lease heartbeat's), so a
+	 * server serves N instances when max_connections ≥ N × (DATABASE_POOL_MAX + 2) + its reserved
+	 * slots (README, Several instances).
+	 */
+	DATABASE_POOL_MAX: integer(1, 1_000).default(10),
 	/** How long a run's owner holds it without a heartbeat before another instance takes it over (PostgreSQL only). */
 	RUN_LEASE_MS: integer(500, 600_000).default(10_000),
 	/** On PostgreSQL: how long a run's kept events stay after it ends, for readers on other instances. */

@@ -124,6 +124,10 @@ describe('settings', () => {
 			['DATABASE_URL', 'sophos.db', 'expected postgres://'],
 			['DATABASE_URL', 'postgres://', 'expected postgres://'],
 			['DATABASE_URL', 'http://db:5432/sophos', 'expected postgres://'],
+			['DATABASE_POOL_MAX', '0', 'Too small'],
+			['DATABASE_POOL_MAX', '1001', 'Too big'],
+			['DATABASE_POOL_MAX', '2.5', 'expected int'],
+			['DATABASE_POOL_MAX', 'many', 'expected number'],
 			['RUN_LEASE_MS', '100', 'Too small'],
 			['RUN_LEASE_MS', 'soon', 'expected number'],
 			['RUN_EVENTS_KEEP_MS', '10', 'Too small'],
@@ -156,6 +160,8 @@ describe('settings', () => {
 			expect(parseSettings({ DATABASE_URL: 'postgresql:///sophos?host=/run/postgresql' }).DATABASE_URL).toBe('postgresql:///sophos?host=/run/postgresql');
 			expect(parseSettings({}).DATABASE_URL).toBeUndefined();
 			expect(parseSettings({}).RUN_LEASE_MS).toBe(10_000);
+			expect(parseSettings({}).DATABASE_POOL_MAX).toBe(10);
+			expect(parseSettings({ DATABASE_POOL_MAX: '40' }).DATABASE_POOL_MAX).toBe(40);
 			expect(parseSettings({}).RUN_EVENTS_KEEP_MS).toBe(300_000);
 			expect(parseSettings({})).toMatchObject({ HEADERS_TIMEOUT_MS: 20_000, BODY_TIMEOUT_MS: 60_000, MAX_CONNECTIONS_PER_CLIENT: 64 });
 		});
