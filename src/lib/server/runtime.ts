@@ -128,6 +128,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		redact: (text) => redactor.redactSecrets(text),
 		instance,
 		leases: engine.leases !== null,
+		pool: engine.pool,
 		logScope,
 		sources: {
 			activeRuns: () => registry.all().length,

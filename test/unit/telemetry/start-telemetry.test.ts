@@ -15,7 +15,7 @@ describe('LogScopeSource', () => {
 	it('gives no scope before telemetry starts, then the run a line is written in', async () => {
 		const logScope = new LogScopeSource();
 		expect(logScope.scope()).toEqual({});
-		const telemetry = startServiceTelemetry(settings, { instance: 'i', leases: false, sources, redact: (t) => t, logScope });
+		const telemetry = startServiceTelemetry(settings, { instance: 'i', leases: false, pool: null, sources, redact: (t) => t, logScope });
 		try {
 			const attempt = telemetry.attempt({ runId: 'r', conversationId: 'c', trigger: 'message', continues: null });
 			const inside = await attempt.within(async () => logScope.scope());

@@ -20,7 +20,7 @@ function telemetry() {
 		shutdown: async () => {}
 	};
 	const tracer = new RunTracer({ exporter, sampler: new AlwaysOnSampler(), batchDelayMs: 0, serviceName: 'sophos', instance: 'i' });
-	const metrics = new MetricsRegistry(sources, { leases: true });
+	const metrics = new MetricsRegistry(sources, { leases: true, pool: null });
 	return { t: new Telemetry(metrics, tracer, null), exporter, metrics, tracer };
 }
 
@@ -72,7 +72,7 @@ describe('Telemetry', () => {
 
 	it('a database figure that cannot be read is NaN in a scrape that still carries every other figure', async () => {
 		const down = () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
-		const metrics = new MetricsRegistry({ ...sources, waitingRuns: down, queuedMessages: async () => 3 }, { leases: true });
+		const metrics = new MetricsRegistry({ ...sources, waitingRuns: down, queuedMessages: async () => 3 }, { leases: true, pool: null });
 		metrics.leaseRenewalsFailed.inc();
 		const text = await metrics.exposition();
 		expect(text).toMatch(/^sophos_waiting_runs Nan$/m);

@@ -10,15 +10,23 @@ import { postgresCheckpointHistory } from '../postgres/checkpoint/history.js';
 import type { AppStorageLimits } from '../storage/app-storage';
 import type { SharedRuns, StorageEngine } from '../storage/storage-engine';
 import { PostgresClient } from './client';
+import { MeasuredPool } from './measured-pool';
 
-/** Connections per instance: runs' checkpoint puts and journal writes, requests' reads. */
-const POOL_SIZE = 10;
 /**
  * How long opening a connection, or waiting for a free one, may take before the query fails. A
  * connection not opened in time (a server that accepts and never answers, packets dropped on the
  * way) makes its request answer DATABASE_UNAVAILABLE.
  */
 const CONNECT_TIMEOUT_MS = 10_000;
+
+/** What the instance's connections are set from (settings.ts). */
+export interface PostgresEngineOptions {
+	url: string;
+	/** DATABASE_POOL_MAX: the pool's size, for runs' writes and requests' reads. */
+	poolMax: number;
+	/** RUN_EVENTS_KEEP_MS. */
+	eventsKeepMs: number;
+}
 
 export class DatabaseUnavailableError extends Error {
 	override name = 'DatabaseUnavailableError';
@@ -37,22 +45,24 @@ export function describeDatabase(url: string): string {
  * DatabaseUnavailableError that names the server but not the password.
  */
 export async function openPostgresEngine(
-	url: string,
+	options: PostgresEngineOptions,
 	limits: AppStorageLimits,
 	owner: RunOwner,
-	eventsKeepMs: number,
 	log: (line: string, error?: unknown) => void
 ): Promise<StorageEngine> {
+	const { url } = options;
 	const where = describeDatabase(url);
-	const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, Client: PostgresClient });
+	const pool = new MeasuredPool({ connectionString: url, max: options.poolMax, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, Client: PostgresClient });
 	// An idle connection the server closed (a restart) is dropped from the pool; the next query opens a new one.
 	pool.on('error', (e) => log(`${where}: an idle connection failed (${e.message}); it is replaced on next use`));
+	const leasePool = openLeaseConnection(url, owner.leaseMs);
+	leasePool.on('error', (e) => log(`${where}: the lease heartbeat's connection failed (${e.message}); it is replaced on the next beat`));
 	let shared: SharedRuns;
 	try {
 		await migratePostgres(pool);
-		shared = await startSharedRuns(pool, { url, keepMs: eventsKeepMs, leaseMs: owner.leaseMs, log });
+		shared = await startSharedRuns(pool, { url, keepMs: options.eventsKeepMs, leaseMs: owner.leaseMs, log });
 	} catch (e) {
-		await pool.end().catch(() => {});
+		await Promise.allSettled([pool.end(), leasePool.end()]);
 		const code = (e as { code?: string }).code;
 		throw new DatabaseUnavailableError(`Cannot open ${where}: ${(e as Error).message}${code ? ` (${code})` : ''}`, { cause: e });
 	}
@@ -69,7 +79,8 @@ export async function openPostgresEngine(
 		kind: 'postgres',
 		where: `${where} as instance ${owner.instanceId}`,
 		storage: postgresAppStorage(pool, limits, owner),
-		leases: postgresRunLeases(pool, owner),
+		pool,
+		leases: postgresRunLeases(leasePool, owner),
 		shared,
 		checkpointer: saver,
 		history: postgresCheckpointHistory(pool),
@@ -78,7 +89,26 @@ export async function openPostgresEngine(
 		},
 		async close() {
 			await shared.close();
-			await pool.end();
+			await Promise.all([pool.end(), leasePool.end()]);
 		}
 	};
+}
+
+/**
+ * The lease heartbeat's connection, one of its own: in the shared pool its renewals queued behind
+ * the runs' writes, and under 3 instances × 50 runs waited out leases of live instances, whose runs
+ * were then taken over and fenced (issue 26). Kept open between beats, however far apart; a beat
+ * that cannot finish within a lease (a connection whose peer vanished) fails, and its connection
+ * is replaced, so the next beat runs.
+ */
+function openLeaseConnection(url: string, leaseMs: number): pg.Pool {
+	return new pg.Pool({
+		connectionString: url,
+		max: 1,
+		idleTimeoutMillis: 0,
+		connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+		query_timeout: leaseMs,
+		keepAlive: true,
+		Client: PostgresClient
+	});
 }

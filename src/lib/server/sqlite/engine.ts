@@ -24,6 +24,7 @@ export function openSqliteEngine(file: string, limits: AppStorageLimits, log: (l
 		history: sqliteCheckpointHistory(db),
 		leases: null,
 		shared: null,
+		pool: null,
 		async ping() {
 			db.prepare('SELECT 1').get();
 		},

@@ -8,6 +8,7 @@ import type { EventLog } from '../stream/event-log';
 import type { LiveResponseOptions } from '../stream/sse-response';
 import type { AppStorage, RunLeases } from './app-storage';
 import type { CheckpointHistory } from './checkpoint-history';
+import type { PoolUse } from '../telemetry/pool-metrics';
 
 /**
  * Where several instances serve one run (PostgreSQL): its events kept durably in batches and
@@ -43,6 +44,8 @@ export interface StorageEngine {
 	/** Where several instances share the database: who owns which run (PostgreSQL). Null: one process owns every run. */
 	leases: RunLeases | null;
 	shared: SharedRuns | null;
+	/** The pool of connections runs and requests share, for its metrics (PostgreSQL). Null: an embedded file, no pool. */
+	pool: PoolUse | null;
 	/** Throws when the database does not answer (readiness). */
 	ping(): Promise<void>;
 	close(): Promise<void>;

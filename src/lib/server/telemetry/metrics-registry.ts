@@ -1,5 +1,6 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { registerPoolMetrics, type PoolUse } from './pool-metrics';
 
 /**
  * What the registry reads at each scrape rather than counting: figures another part already holds.
@@ -30,6 +31,7 @@ const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 export class MetricsRegistry {
 	readonly registry = new Registry();
 	private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: 20 });
+	private readonly stopPoolWaits: () => void;
 
 	readonly runs = new Counter({
 		name: 'sophos_runs_total',
@@ -125,7 +127,8 @@ export class MetricsRegistry {
 		registers: []
 	});
 
-	constructor(sources: MetricSources, options: { leases: boolean }) {
+	/** `leases`: a shared database, whose lease counters are reported; `pool`: its connection pool's figures (PostgreSQL). */
+	constructor(sources: MetricSources, options: { leases: boolean; pool: PoolUse | null }) {
 		const registers = [this.registry];
 		const loopDelay = this.loopDelay;
 		loopDelay.enable();
@@ -184,6 +187,7 @@ export class MetricsRegistry {
 			}
 		});
 		if (options.leases) for (const m of [this.takenOver, this.leaseRenewalsFailed, this.fencedWrites]) this.registry.registerMetric(m);
+		this.stopPoolWaits = options.pool ? registerPoolMetrics(this.registry, options.pool) : () => {};
 		collectDefaultMetrics({ register: this.registry });
 		// prom-client also reports these three gauges under a `_total` name, which Prometheus keeps
 		// for counters (promtool refuses them); the same figures stay as nodejs_active_handles etc.
@@ -203,5 +207,6 @@ export class MetricsRegistry {
 
 	close(): void {
 		this.loopDelay.disable();
+		this.stopPoolWaits();
 	}
 }

@@ -1,4 +1,5 @@
 import { MetricsRegistry, type MetricSources } from './metrics-registry';
+import type { PoolUse } from './pool-metrics';
 import { RunTracer } from './run-tracer';
 import { Telemetry, type LogScope } from './telemetry';
 import { samplerOf, traceExporter, type SamplerName } from './trace-exporter';
@@ -18,12 +19,14 @@ export type TelemetryOptions = {
 	instance: string;
 	/** A shared database: the lease and takeover counters are reported. */
 	leases: boolean;
+	/** A shared database's connection pool, whose figures are reported (`sophos_db_pool_*`); null on SQLite. */
+	pool: PoolUse | null;
 	sources: MetricSources;
 };
 
 /** The metrics registry, and the tracer when traces are exported. */
 export function startTelemetry(options: TelemetryOptions): Telemetry {
-	const metrics = new MetricsRegistry(options.sources, { leases: options.leases });
+	const metrics = new MetricsRegistry(options.sources, { leases: options.leases, pool: options.pool });
 	const tracer =
 		options.traces &&
 		new RunTracer({
@@ -60,7 +63,7 @@ export class LogScopeSource {
 	}
 }
 
-export type ServiceTelemetryParts = Pick<TelemetryOptions, 'instance' | 'leases' | 'sources' | 'redact'> & { logScope: LogScopeSource };
+export type ServiceTelemetryParts = Pick<TelemetryOptions, 'instance' | 'leases' | 'pool' | 'sources' | 'redact'> & { logScope: LogScopeSource };
 
 /** The service's telemetry as its settings ask; its log lines carry telemetry's scope from now on. */
 export function startServiceTelemetry(settings: TelemetrySettings, parts: ServiceTelemetryParts): Telemetry {
