@@ -130,6 +130,9 @@ export class MetricsRegistry {
 	/** `leases`: a shared database, whose lease counters are reported; `pool`: its connection pool's figures (PostgreSQL). */
 	constructor(sources: MetricSources, options: { leases: boolean; pool: PoolUse | null }) {
 		const registers = [this.registry];
+		// First: a scrape reads the metrics in the order they were registered, so the pool's figures
+		// are read before the gauges below send their queries through it.
+		this.stopPoolWaits = options.pool ? registerPoolMetrics(this.registry, options.pool) : () => {};
 		const loopDelay = this.loopDelay;
 		loopDelay.enable();
 		new Gauge({
@@ -187,7 +190,6 @@ export class MetricsRegistry {
 			}
 		});
 		if (options.leases) for (const m of [this.takenOver, this.leaseRenewalsFailed, this.fencedWrites]) this.registry.registerMetric(m);
-		this.stopPoolWaits = options.pool ? registerPoolMetrics(this.registry, options.pool) : () => {};
 		collectDefaultMetrics({ register: this.registry });
 		// prom-client also reports these three gauges under a `_total` name, which Prometheus keeps
 		// for counters (promtool refuses them); the same figures stay as nodejs_active_handles etc.
