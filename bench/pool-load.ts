@@ -2,12 +2,14 @@
 // once on each (the scripted model, a tool call each: agent → tools → agent), every run followed
 // from another instance. Prints how long checkouts of the instances' pools waited, from their
 // `sophos_db_pool_wait_seconds` histograms, beside a step's duration under the same load, and what
-// the runs came to (completed, taken over, fenced, lease renewals failed).
+// the runs came to (completed, taken over, fenced, lease renewals failed) and how often connections
+// waited on row locks (pg_stat_activity sampled).
 // Run: npm run bench -- pool-load [instances] [runsPerInstance] [DATABASE_POOL_MAX] (needs `npm run build`)
 
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
+import pg from 'pg';
 import { startPostgres, createTestDatabase } from '../test/support/postgres';
 import { samples } from '../test/support/prometheus';
 import { ScriptedOllama } from '../test/support/scripted-ollama';
@@ -48,6 +50,38 @@ function quantileBound(all: Waits[], q: number): number {
 		if (below >= q * total) return le;
 	}
 	return Infinity;
+}
+
+/**
+ * Samples pg_stat_activity every 20 ms from a connection of its own while the load runs: how often
+ * the instances' lease connections, and how many of their pools' connections, wait on a lock.
+ */
+async function sampleLocks(url: string, database: string) {
+	const client = new pg.Client({ connectionString: url });
+	await client.connect();
+	const tally = { samples: 0, leaseLocked: 0, poolLocked: 0 };
+	let stopped = false;
+	const loop = (async () => {
+		while (!stopped) {
+			const { rows } = await client.query<{ application_name: string; n: number }>(
+				`SELECT application_name, count(*)::int AS n FROM pg_stat_activity
+				 WHERE datname = $1 AND wait_event_type = 'Lock' GROUP BY application_name`,
+				[database]
+			);
+			tally.samples += 1;
+			for (const row of rows) {
+				if (row.application_name === 'sophos-leases') tally.leaseLocked += 1;
+				if (row.application_name === 'sophos') tally.poolLocked += row.n;
+			}
+			await new Promise((resolve) => setTimeout(resolve, 20));
+		}
+	})();
+	return async () => {
+		stopped = true;
+		await loop;
+		await client.end();
+		return tally;
+	};
 }
 
 const ms = (seconds: number) => (Number.isFinite(seconds) ? `${(seconds * 1000).toFixed(seconds < 0.01 ? 1 : 0)} ms` : '> 10 s');
@@ -92,7 +126,9 @@ try {
 
 	const alone = [];
 	for (let i = 0; i < 5; i++) alone.push((await run(-100 - i, services[0]!, services[0]!)).ms);
+	const stopSampling = await sampleLocks(server.url(), database.name);
 	const results = await Promise.all(Array.from({ length: RUNS }, (_, i) => run(i, services[i % INSTANCES]!, services[(i + 1) % INSTANCES]!)));
+	const locks = await stopSampling();
 
 	const texts = await Promise.all(services.map(async (s) => (await s.fetch('/api/metrics')).text()));
 	// The load's checkouts only: the warm-up's and the lone runs' are taken out.
@@ -119,6 +155,8 @@ try {
 	console.log(`| checkout wait: mean | ${ms(meanWait)} |`);
 	console.log(`| checkout wait: p99 (bucket bound) | ≤ ${ms(p99)} |`);
 	console.log(`| checkout wait: max (bucket bound) | ≤ ${ms(max)} |`);
+	console.log(`| samples in which a lease connection waited on a row lock | ${((100 * locks.leaseLocked) / locks.samples).toFixed(1)}% of ${locks.samples} |`);
+	console.log(`| pool connections waiting on a lock, mean over the samples | ${(locks.poolLocked / locks.samples).toFixed(2)} |`);
 	console.log(`| a step under this load (median run ÷ ${STEPS_PER_RUN}) | ${ms(stepLoaded)} |`);
 	console.log(`| a step alone (median of 5 lone runs ÷ ${STEPS_PER_RUN}) | ${ms(stepAlone)} |`);
 

@@ -19,6 +19,12 @@ import { MeasuredPool } from './measured-pool';
  */
 const CONNECT_TIMEOUT_MS = 10_000;
 
+/**
+ * What pg_stat_activity calls each of an instance's connections, so an operator can tell them
+ * apart; an application_name in DATABASE_URL names them all instead.
+ */
+export const APPLICATION_NAMES = { pool: 'sophos', leases: 'sophos-leases', notify: 'sophos-notify' } as const;
+
 /** What the instance's connections are set from (settings.ts). */
 export interface PostgresEngineOptions {
 	url: string;
@@ -52,7 +58,13 @@ export async function openPostgresEngine(
 ): Promise<StorageEngine> {
 	const { url } = options;
 	const where = describeDatabase(url);
-	const pool = new MeasuredPool({ connectionString: url, max: options.poolMax, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, Client: PostgresClient });
+	const pool = new MeasuredPool({
+		connectionString: url,
+		max: options.poolMax,
+		connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+		application_name: APPLICATION_NAMES.pool,
+		Client: PostgresClient
+	});
 	// An idle connection the server closed (a restart) is dropped from the pool; the next query opens a new one.
 	pool.on('error', (e) => log(`${where}: an idle connection failed (${e.message}); it is replaced on next use`));
 	const leasePool = openLeaseConnection(url, owner.leaseMs);
@@ -60,7 +72,7 @@ export async function openPostgresEngine(
 	let shared: SharedRuns;
 	try {
 		await migratePostgres(pool);
-		shared = await startSharedRuns(pool, { url, keepMs: options.eventsKeepMs, leaseMs: owner.leaseMs, log });
+		shared = await startSharedRuns(pool, { client: { connectionString: url, application_name: APPLICATION_NAMES.notify }, keepMs: options.eventsKeepMs, leaseMs: owner.leaseMs, log });
 	} catch (e) {
 		await Promise.allSettled([pool.end(), leasePool.end()]);
 		const code = (e as { code?: string }).code;
@@ -109,6 +121,7 @@ function openLeaseConnection(url: string, leaseMs: number): pg.Pool {
 		connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
 		query_timeout: leaseMs,
 		keepAlive: true,
+		application_name: APPLICATION_NAMES.leases,
 		Client: PostgresClient
 	});
 }

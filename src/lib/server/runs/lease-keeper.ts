@@ -8,13 +8,16 @@ import type { Telemetry } from '../telemetry/telemetry';
  * RUN_LEASE_MS / 3 it renews the leases of the runs it executes, stops here any run another instance
  * has taken over (its writes would be refused anyway), and takes over the runs whose owner's lease
  * has ended, for `recover` to judge. So a dead owner's run is recovered within its lease and one
- * heartbeat. Ticks never overlap; a failed one (the database unreachable) is logged and retried.
+ * heartbeat. Beats never overlap; a failed one (the database unreachable) is logged and retried.
+ * Recovery goes on beside the beats, one at a time: it writes through the shared pool and may take
+ * long under load, and the renewals must not wait for it (issue 26: 3 instances × 50 runs).
  */
 export class LeaseKeeper {
 	private timer: NodeJS.Timeout | undefined;
 	private takingOver = true;
 	private stopped = false;
 	private tick: Promise<void> = Promise.resolve();
+	private recovering: Promise<void> | null = null;
 
 	constructor(
 		private readonly parts: {
@@ -36,10 +39,12 @@ export class LeaseKeeper {
 		this.takingOver = false;
 	}
 
+	/** Stops the beats, and waits for the beat and the recovery in progress, if any. */
 	async stop(): Promise<void> {
 		this.stopped = true;
 		clearTimeout(this.timer);
 		await this.tick;
+		await this.recovering;
 	}
 
 	private schedule(): void {
@@ -60,18 +65,32 @@ export class LeaseKeeper {
 				log(`Run ${run.id} was taken over by another instance (its lease ended); stopping it here`);
 				run.abort('taken-over');
 			}
-			if (!this.takingOver || this.stopped) return;
-			const orphans = await leases.takeOverExpired();
-			if (orphans.length) {
-				this.parts.telemetry?.metrics.takenOver.inc(orphans.length);
-				log(`Takeover: ${orphans.length} run(s) whose owner's lease ended`);
-				await this.parts.recover(orphans);
-			}
 		} catch (e) {
-			this.parts.telemetry?.metrics.leaseRenewalsFailed.inc();
-			// An outage fails every beat alike: one line each, not a stack.
-			if (isDatabaseUnavailable(e)) log(`Lease heartbeat failed, the database cannot be reached (${(e as Error).message}); retrying`);
-			else log('Lease heartbeat failed; retrying', e);
+			this.failed(e);
+			return;
 		}
+		if (!this.takingOver || this.stopped || this.recovering) return;
+		this.recovering = this.takeOver().finally(() => {
+			this.recovering = null;
+		});
+	}
+
+	private async takeOver(): Promise<void> {
+		try {
+			const orphans = await this.parts.leases.takeOverExpired();
+			if (orphans.length === 0) return;
+			this.parts.telemetry?.metrics.takenOver.inc(orphans.length);
+			this.parts.log(`Takeover: ${orphans.length} run(s) whose owner's lease ended`);
+			await this.parts.recover(orphans);
+		} catch (e) {
+			this.failed(e);
+		}
+	}
+
+	private failed(e: unknown): void {
+		this.parts.telemetry?.metrics.leaseRenewalsFailed.inc();
+		// An outage fails every beat alike: one line each, not a stack.
+		if (isDatabaseUnavailable(e)) this.parts.log(`Lease heartbeat failed, the database cannot be reached (${(e as Error).message}); retrying`);
+		else this.parts.log('Lease heartbeat failed; retrying', e);
 	}
 }

@@ -14,10 +14,10 @@ import type { SharedRuns } from '../../storage/storage-engine';
 
 export async function startSharedRuns(
 	pool: pg.Pool,
-	options: { url: string; keepMs: number; leaseMs: number; log: (line: string) => void }
+	options: { client: pg.ClientConfig; keepMs: number; leaseMs: number; log: (line: string) => void }
 ): Promise<SharedRuns> {
 	const { log } = options;
-	const bus = new NotifyBus({ client: { connectionString: options.url }, log });
+	const bus = new NotifyBus({ client: options.client, log });
 	await bus.start();
 	const sweeper = new RunEventSweeper(pool, { keepMs: options.keepMs, log });
 	await sweeper.start();
