@@ -59,19 +59,21 @@ function quantileBound(all: Waits[], q: number): number {
 async function sampleLocks(url: string, database: string) {
 	const client = new pg.Client({ connectionString: url });
 	await client.connect();
-	const tally = { samples: 0, leaseLocked: 0, poolLocked: 0 };
+	const tally = { samples: 0, leaseLocked: 0, poolLocked: 0, statements: new Map<string, number>() };
 	let stopped = false;
 	const loop = (async () => {
 		while (!stopped) {
-			const { rows } = await client.query<{ application_name: string; n: number }>(
-				`SELECT application_name, count(*)::int AS n FROM pg_stat_activity
-				 WHERE datname = $1 AND wait_event_type = 'Lock' GROUP BY application_name`,
+			const { rows } = await client.query<{ application_name: string; statement: string; n: number }>(
+				`SELECT application_name, left(regexp_replace(query, '\\s+', ' ', 'g'), 70) AS statement, count(*)::int AS n
+				 FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' GROUP BY 1, 2`,
 				[database]
 			);
 			tally.samples += 1;
+			if (rows.some((row) => row.application_name === 'sophos-leases')) tally.leaseLocked += 1;
 			for (const row of rows) {
-				if (row.application_name === 'sophos-leases') tally.leaseLocked += 1;
-				if (row.application_name === 'sophos') tally.poolLocked += row.n;
+				if (row.application_name !== 'sophos') continue;
+				tally.poolLocked += row.n;
+				tally.statements.set(row.statement, (tally.statements.get(row.statement) ?? 0) + row.n);
 			}
 			await new Promise((resolve) => setTimeout(resolve, 20));
 		}
@@ -159,6 +161,11 @@ try {
 	console.log(`| pool connections waiting on a lock, mean over the samples | ${(locks.poolLocked / locks.samples).toFixed(2)} |`);
 	console.log(`| a step under this load (median run ÷ ${STEPS_PER_RUN}) | ${ms(stepLoaded)} |`);
 	console.log(`| a step alone (median of 5 lone runs ÷ ${STEPS_PER_RUN}) | ${ms(stepAlone)} |`);
+
+	console.log('\nStatements of the pools waiting on a lock, by samples (most first)\n\n| statement | mean waiting |\n| --- | --- |');
+	for (const [statement, n] of [...locks.statements].sort((a, b) => b[1] - a[1]).slice(0, 6)) {
+		console.log(`| \`${statement.replace(/\|/g, '\\|')}\` | ${(n / locks.samples).toFixed(2)} |`);
+	}
 
 	reportSummary('pool-load', [
 		{
