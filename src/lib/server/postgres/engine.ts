@@ -67,7 +67,7 @@ export async function openPostgresEngine(
 	});
 	// An idle connection the server closed (a restart) is dropped from the pool; the next query opens a new one.
 	pool.on('error', (e) => log(`${where}: an idle connection failed (${e.message}); it is replaced on next use`));
-	const leasePool = openLeaseConnection(url, owner.leaseMs);
+	const leasePool = openLeaseConnection(url);
 	leasePool.on('error', (e) => log(`${where}: the lease heartbeat's connection failed (${e.message}); it is replaced on the next beat`));
 	let shared: SharedRuns;
 	try {
@@ -109,18 +109,18 @@ export async function openPostgresEngine(
 /**
  * The lease heartbeat's connection, one of its own: in the shared pool its renewals queued behind
  * the runs' writes, and under 3 instances × 50 runs waited out leases of live instances, whose runs
- * were then taken over and fenced (issue 26). Kept open between beats, however far apart; a beat
- * that cannot finish within a lease (a connection whose peer vanished) fails, and its connection
- * is replaced, so the next beat runs.
+ * were then taken over and fenced (issue 26). Kept open between beats, however far apart, with
+ * keep-alive probes to find a peer that vanished. A renewal slower than a lease (a loaded machine)
+ * is late, not wrong: its answer still says which runs another instance took, so no timeout cuts it.
  */
-function openLeaseConnection(url: string, leaseMs: number): pg.Pool {
+function openLeaseConnection(url: string): pg.Pool {
 	return new pg.Pool({
 		connectionString: url,
 		max: 1,
 		idleTimeoutMillis: 0,
 		connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-		query_timeout: leaseMs,
 		keepAlive: true,
+		keepAliveInitialDelayMillis: 10_000,
 		application_name: APPLICATION_NAMES.leases,
 		Client: PostgresClient
 	});
