@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client, type ThreadState } from '@langchain/langgraph-sdk';
-import { extractInterrupts, getBranchContext, getMessagesMetadataMap, MessageTupleManager, StreamManager } from '@langchain/langgraph-sdk/ui';
+import { extractInterrupts, getBranchContext, getMessagesMetadataMap, MessageTupleManager, StreamManager, StreamOrchestrator } from '@langchain/langgraph-sdk/ui';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedOllama, type Script } from '../support/scripted-ollama';
 import { currentTurn } from '../support/scripts';
@@ -133,5 +133,41 @@ describe('Agent Server protocol: the SDK headless UI state', () => {
 		// The other option is the first version, with its tool call and answer, as a branch switcher shows it.
 		const other = options.find((b) => getBranchContext(b, forked).threadHead?.checkpoint.checkpoint_id !== context.threadHead!.checkpoint.checkpoint_id)!;
 		expect(texts(getBranchContext(other, forked).threadHead!.values)).toEqual(texts(first));
+	});
+
+	it('opens a waiting thread as useStream does, its question shown from the tasks, and never shows it again once answered', async () => {
+		const thread = randomUUID();
+		await client.runs.wait(thread, 'agent', { input: human('save orch'), ifNotExists: 'create' });
+		// What useStream and agent-chat-ui render from, with the history they fetch.
+		const ui = new StreamOrchestrator<Values>(
+			{ assistantId: 'agent', fetchStateHistory: true } as never,
+			{ getClient: () => client, getAssistantId: () => 'agent', getMessagesKey: () => 'messages' } as never
+		);
+		const loaded = new Promise<void>((resolve) => {
+			const stop = ui.subscribe(() => {
+				if (ui.historyData.isLoading || ui.historyData.data === undefined) return;
+				stop();
+				resolve();
+			});
+		});
+		ui.initThreadId(thread);
+		await loaded;
+		expect(ui.interrupts).toHaveLength(1);
+		expect(ui.interrupts[0]!.value).toMatchObject({ action_requests: [expect.objectContaining({ name: 'test__effect', args: { item: 'orch' } })] });
+
+		// The person approves: at no change of the state while the resumed run streams (before its
+		// first values too, when the view still holds the thread's values) is the question shown again.
+		const shownWhileLoading: number[] = [];
+		const stop = ui.subscribe(() => {
+			if (ui.isLoading) shownWhileLoading.push(ui.interrupts.length);
+		});
+		await ui.submit(undefined as never, { command: { resume: { decisions: [{ type: 'approve' }] } } } as never);
+		stop();
+		expect(shownWhileLoading.length).toBeGreaterThan(0);
+		expect(shownWhileLoading.filter((n) => n > 0)).toEqual([]);
+		expect(ui.interrupts).toEqual([]);
+		expect(texts(ui.values as Values).at(-1)).toBe('ai:Result: saved orch');
+		expect(config.calls().filter((l) => l.startsWith('effect ') && l.endsWith(' orch'))).toHaveLength(1);
+		ui.dispose();
 	});
 });

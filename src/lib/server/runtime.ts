@@ -241,7 +241,6 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		agentProtocol: createAgentProtocol({
 			graph,
 			threads,
-			branches: branchReader,
 			approvals: storage.approvals,
 			history: engine.history,
 			storage,
