@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { Prometheus, promtoolCheck, samples } from '../support/prometheus';
@@ -271,6 +272,31 @@ describe('telemetry', () => {
 		const [, ...output] = refused.message.split('\n').filter((l) => l !== '');
 		expect(output).toHaveLength(1);
 		expect(JSON.parse(output[0]!)).toMatchObject({ level: 'error', message: expect.stringContaining('OTEL_TRACES_SAMPLER="sometimes"') });
+	});
+
+	it('LOG_FORMAT=json: a start that fails after the settings are read (the port taken) is one JSON line naming the address, and exits 1', async () => {
+		const holder = net.createServer();
+		const port = await freePort();
+		await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
+		try {
+			const refused = await Service.start({ ollamaUrl: 'http://127.0.0.1:9', env: { LOG_FORMAT: 'json' } }, port).then(
+				() => new Error('the service started'),
+				(e: Error) => e
+			);
+			const [head, ...output] = refused.message.split('\n').filter((l) => l !== '');
+			expect(head).toBe('service exited (1) before listening:');
+			// Every line the start wrote is one JSON object; the last says why it stopped.
+			const lines = output.map((l) => JSON.parse(l) as { level: string; message: string; instance?: string; error?: { code?: string } });
+			expect(lines.filter((l) => l.level === 'error')).toEqual([lines.at(-1)]);
+			expect(lines.at(-1)).toMatchObject({
+				level: 'error',
+				message: `Cannot listen on 127.0.0.1:${port} (HOST, PORT): the address is already in use (EADDRINUSE): stop what holds it or set another PORT`,
+				instance: expect.any(String),
+				error: { code: 'EADDRINUSE' }
+			});
+		} finally {
+			await new Promise((resolve) => holder.close(resolve));
+		}
 	});
 
 	// Spans wait for the shutdown to be sent (the batch delay is longer than any test), so what the
