@@ -135,7 +135,7 @@ describe('npm run migrate', () => {
 		await target.drop();
 	});
 
-	it('finishes with --resume a migration killed halfway, and refuses to go on without it', async () => {
+	it('finishes with --resume a migration killed halfway (SIGKILL), either way, and refuses to go on without it', async () => {
 		const dataDir = tempDir();
 		service = await Service.start({ ollamaUrl: ollama.url, dataDir, configDir: config.configDir });
 		for (let c = 0; c < 4; c++) {
@@ -158,6 +158,22 @@ describe('npm run migrate', () => {
 		expect(resumed.stdout).toMatch(/\(resuming\)/);
 
 		service = await Service.start({ ollamaUrl: ollama.url, dataDir: tempDir(), configDir: config.configDir, env: { DATABASE_URL: target.url } });
+		expect(await views(service)).toEqual(before);
+		await service.stop();
+
+		// The way back, killed halfway too: the new file is refused as existing, then finished with --resume.
+		const backDir = tempDir();
+		const backFile = path.join(backDir, 'sophos.db');
+		const backEnv = { ...sqliteEnv(dataDir), DATABASE_URL: target.url };
+		const killedBack = await runDataTool('migrate', ['--to', backFile], { ...backEnv, SOPHOS_CRASH_AT: 'after-migrated-thread:2' });
+		expect(killedBack).toMatchObject({ code: null, signal: 'SIGKILL' });
+		const refusedBack = await runDataTool('migrate', ['--to', backFile], backEnv);
+		expect(refusedBack.code).toBe(1);
+		expect(refusedBack.stderr).toMatch(/exists: migrate into a new file, or pass --resume/);
+		const resumedBack = await runDataTool('migrate', ['--to', backFile, '--resume'], backEnv);
+		expect(resumedBack.stderr).toBe('');
+		expect(resumedBack.code).toBe(0);
+		service = await Service.start({ ollamaUrl: ollama.url, dataDir: backDir, configDir: config.configDir });
 		expect(await views(service)).toEqual(before);
 		await target.drop();
 	});
