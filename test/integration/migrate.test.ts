@@ -72,11 +72,25 @@ describe('npm run migrate', () => {
 		await postgres?.stop();
 	});
 
+	/** A migration to `to` killed after its second thread, refused when run again without --resume, then finished with it. */
+	async function killedThenResumed(to: string, env: Record<string, string>, refusal: RegExp) {
+		const killed = await runDataTool('migrate', ['--to', to], { ...env, SOPHOS_CRASH_AT: 'after-migrated-thread:2' });
+		expect(killed).toMatchObject({ code: null, signal: 'SIGKILL' });
+		expect(killed.stdout).toMatch(/Copied the rows of/);
+		const refused = await runDataTool('migrate', ['--to', to], env);
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toMatch(refusal);
+		const resumed = await runDataTool('migrate', ['--to', to, '--resume'], env);
+		expect(resumed.stderr).toBe('');
+		expect(resumed.code).toBe(0);
+		expect(resumed.stdout).toMatch(/\(resuming\)/);
+	}
+
 	const sqliteEnv = (dataDir: string) => ({ DATABASE_PATH: path.join(dataDir, 'sophos.db'), MEMORY_FILE_PATH: path.join(dataDir, 'memory.jsonl') });
 	/** The items the `effect` write was made for, in order (its log line is `effect <key> <item>`). */
 	const effects = () => config.calls().filter((l) => l.startsWith('effect ')).map((l) => l.split(' ').at(-1));
 
-	it('moves tool calls, an edit with two versions, a waiting approval and a long conversation to PostgreSQL, where the approval runs once, and back to SQLite', async () => {
+	it('moves tool calls, an edit with two versions, a waiting approval, an always-allowed write and a long conversation to PostgreSQL, where the approval runs once, and back to SQLite', async () => {
 		const dataDir = tempDir();
 		service = await Service.start({ ollamaUrl: ollama.url, dataDir, configDir: config.configDir });
 		await send(service, { message: 'peek' });
@@ -146,16 +160,7 @@ describe('npm run migrate', () => {
 		await service.stop();
 
 		const target = await createTestDatabase(postgres.url(), 'migrate');
-		const killed = await runDataTool('migrate', ['--to', target.url], { ...sqliteEnv(dataDir), SOPHOS_CRASH_AT: 'after-migrated-thread:2' });
-		expect(killed).toMatchObject({ code: null, signal: 'SIGKILL' });
-		expect(killed.stdout).toMatch(/Copied the rows of/);
-		const refused = await runDataTool('migrate', ['--to', target.url], sqliteEnv(dataDir));
-		expect(refused.code).toBe(1);
-		expect(refused.stderr).toMatch(/pass --resume to finish a migration that was interrupted/);
-		const resumed = await runDataTool('migrate', ['--to', target.url, '--resume'], sqliteEnv(dataDir));
-		expect(resumed.stderr).toBe('');
-		expect(resumed.code).toBe(0);
-		expect(resumed.stdout).toMatch(/\(resuming\)/);
+		await killedThenResumed(target.url, sqliteEnv(dataDir), /is not empty .*pass --resume to finish a migration that was interrupted/);
 
 		service = await Service.start({ ollamaUrl: ollama.url, dataDir: tempDir(), configDir: config.configDir, env: { DATABASE_URL: target.url } });
 		expect(await views(service)).toEqual(before);
@@ -164,15 +169,7 @@ describe('npm run migrate', () => {
 		// The way back, killed halfway too: the new file is refused as existing, then finished with --resume.
 		const backDir = tempDir();
 		const backFile = path.join(backDir, 'sophos.db');
-		const backEnv = { ...sqliteEnv(dataDir), DATABASE_URL: target.url };
-		const killedBack = await runDataTool('migrate', ['--to', backFile], { ...backEnv, SOPHOS_CRASH_AT: 'after-migrated-thread:2' });
-		expect(killedBack).toMatchObject({ code: null, signal: 'SIGKILL' });
-		const refusedBack = await runDataTool('migrate', ['--to', backFile], backEnv);
-		expect(refusedBack.code).toBe(1);
-		expect(refusedBack.stderr).toMatch(/exists: migrate into a new file, or pass --resume/);
-		const resumedBack = await runDataTool('migrate', ['--to', backFile, '--resume'], backEnv);
-		expect(resumedBack.stderr).toBe('');
-		expect(resumedBack.code).toBe(0);
+		await killedThenResumed(backFile, { ...sqliteEnv(dataDir), DATABASE_URL: target.url }, /exists: migrate into a new file, or pass --resume/);
 		service = await Service.start({ ollamaUrl: ollama.url, dataDir: backDir, configDir: config.configDir });
 		expect(await views(service)).toEqual(before);
 		await target.drop();
