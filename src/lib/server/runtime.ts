@@ -26,7 +26,6 @@ import { readThreadWork } from './runs/read-thread-work';
 import { RunRegistry } from './runs/run-registry';
 import { RunService } from './runs/run-service';
 import { ProtocolRuns } from './agent-protocol/protocol-runs';
-import { runRefusalError } from './http/run-refusal-error';
 import { keepRecovering, recoverAtStart } from './runs/orphan-recovery';
 import { createThreadPruner } from './runs/thread-pruner';
 import type { ThreadWork } from './runs/thread-work';
@@ -232,10 +231,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			threads,
 			branchReader,
 			models,
-			maxMessageChars: settings.MAX_MESSAGE_CHARS,
 			streamOptions: runStreamOptions(settings, observed, logLine),
-			log: logLine,
-			refusalError: runRefusalError
+			log: logLine
 		}),
 		conversations: new ConversationService({ threads, storage, branchReader, checkpointer, elicitations }),
 		agentProtocol: createAgentProtocol({
