@@ -1,0 +1,44 @@
+import { Client } from '@langchain/langgraph-sdk';
+import { afterAll, beforeAll } from 'vitest';
+import { ScriptedOllama, type Script } from './scripted-ollama';
+import { Service } from './service';
+
+/** What an Agent Server protocol test runs against; its fields are set once the describe's beforeAll has run. */
+export type ProtocolHarness<C = Client> = { ollama: ScriptedOllama; service: Service; client: C };
+
+/**
+ * Registers, in the describe that calls it, the set-up the protocol's integration files share: the
+ * scripted model, the built service with the MCP config of `configDir`, and an SDK client of it
+ * (`clientOf`: another SDK release's), started before the tests and stopped after them.
+ */
+export function protocolHarness<C = Client>(
+	script: Script,
+	configDir: string,
+	clientOf: (apiUrl: string) => C = (apiUrl) => new Client({ apiUrl }) as C
+): ProtocolHarness<C> {
+	const harness = {} as ProtocolHarness<C>;
+	beforeAll(async () => {
+		harness.ollama = await ScriptedOllama.start(script);
+		harness.service = await Service.start({ ollamaUrl: harness.ollama.url, configDir });
+		harness.client = clientOf(harness.service.url);
+	});
+	afterAll(async () => {
+		await harness.service?.stop();
+		await harness.ollama?.close();
+	});
+	return harness;
+}
+
+/** A run's input of one human message. */
+export const human = (content: string) => ({ messages: [{ type: 'human', content }] });
+
+/** A thread's messages as `type:text` lines, tool calls' content as JSON. */
+export const texts = (v: { messages: { type: string; content: unknown }[] }) =>
+	v.messages.map((m) => `${m.type}:${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`);
+
+/** A new thread, made by its first run (if_not_exists "create"), answered and idle. */
+export async function threadWith(client: Pick<Client, 'runs'>, message: string): Promise<string> {
+	const thread = crypto.randomUUID();
+	await client.runs.wait(thread, 'agent', { input: human(message), ifNotExists: 'create' });
+	return thread;
+}
