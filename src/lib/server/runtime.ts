@@ -15,6 +15,7 @@ import { createAgentProtocol, type AgentProtocol } from './agent-protocol/agent-
 import { ConversationBundles } from './conversations/conversation-bundles';
 import { configuredProviders } from './models/configured-providers';
 import { ModelCatalog } from './models/model-catalog';
+import { conversationModel } from './models/conversation-model';
 import { Toolbox } from './mcp/toolbox';
 import { McpPrompts } from './mcp/prompts';
 import { McpResources } from './mcp/resources';
@@ -141,12 +142,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	const models = new ModelCatalog(configuredProviders(settings, endpoints, loop.fetch), settings.defaultModel, observed);
 	const graph = buildAgentGraph({
 		checkpointer,
-		model: async (config) =>
-			models.conversationStep(
-				await storage.conversations.model(String(config.configurable?.thread_id)),
-				String(config.configurable?.run_id),
-				config.signal
-			),
+		model: conversationModel(models, storage.conversations),
 		tools: () => toolbox.definitions(),
 		runTools: (messages, config) =>
 			runToolStep(messages, config, {
@@ -187,7 +183,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		recursionLimit: settings.AGENT_RECURSION_LIMIT,
 		bufferLimit: settings.SSE_BUFFER_EVENTS,
 		maxConcurrentRuns: settings.MAX_CONCURRENT_RUNS,
-		unavailableServers: () => toolbox.status().flatMap((s) => (s.state === 'up' ? [] : [s.name])),
+		unavailableServers: () => toolbox.unavailable(),
 		turn: () => loop.turn(),
 		crash,
 		now,
