@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'langgraph-sdk-1-0';
 import { describe, expect, it } from 'vitest';
-import type { Script } from '../support/scripted-ollama';
-import { human, protocolHarness, texts } from '../support/protocol-harness';
-import { currentTurn } from '../support/scripts';
+import { human, LONG, peekSaveHold, protocolHarness, texts } from '../support/protocol-harness';
 import { testMcpConfig } from '../support/test-config';
 
 /**
@@ -12,18 +10,7 @@ import { testMcpConfig } from '../support/test-config';
  * run joined, an approval resumed. "peek": a read-only call; "save <item>": a write that waits for
  * approval; "hold <name>": an answer held after its first chunk.
  */
-const LONG = 'This answer streams slowly, piece by piece, so a test can act while it runs.';
-
-const script: Script = (request) => {
-	const { user, after } = currentTurn(request);
-	const results = after.filter((m) => m.role === 'tool');
-	if (user === 'peek') return results.length ? { content: 'Nothing new.' } : { content: 'Looking.', toolCalls: [{ name: 'test__peek', arguments: {} }] };
-	const save = /^save (\w+)$/.exec(user);
-	if (save) return results.length ? { content: `Result: ${results.at(-1)!.content}` } : { toolCalls: [{ name: 'test__effect', arguments: { item: save[1]! } }] };
-	const hold = /^hold (\w+)$/.exec(user);
-	if (hold) return { content: LONG, hold: hold[1]!, holdAfterChunks: 1 };
-	return { content: `You said: ${user}` };
-};
+const script = peekSaveHold();
 
 type Message = { type: string; id: string; content: unknown; tool_calls?: { id: string; name: string }[]; tool_call_id?: string };
 type Values = { messages: Message[]; __interrupt__?: { id: string; value: { action_requests: { name: string }[] } }[] };

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MessageTupleManager, StreamManager } from '@langchain/langgraph-sdk/ui';
 import { describe, expect, it } from 'vitest';
-import type { Script } from '../support/scripted-ollama';
-import { protocolHarness, texts, threadWith } from '../support/protocol-harness';
-import { currentTurn } from '../support/scripts';
+import { LONG, peekSaveHold, protocolHarness, texts, threadWith } from '../support/protocol-harness';
 import { serviceState } from '../support/service';
 import { testMcpConfig } from '../support/test-config';
 
@@ -14,18 +12,7 @@ import { testMcpConfig } from '../support/test-config';
  * "hold <name>": a long answer held after its first chunk until the test releases it.
  */
 const ANSWER = 'All quiet here, nothing to report today.';
-const LONG = 'This answer streams slowly, piece by piece, so a test can act while it runs.';
-
-const script: Script = (request) => {
-	const { user, after } = currentTurn(request);
-	const results = after.filter((m) => m.role === 'tool');
-	if (user === 'peek') return results.length ? { content: ANSWER } : { content: 'Looking.', toolCalls: [{ name: 'test__peek', arguments: {} }] };
-	const save = /^save (\w+)$/.exec(user);
-	if (save) return results.length ? { content: `Result: ${results.at(-1)!.content}` } : { toolCalls: [{ name: 'test__effect', arguments: { item: save[1]! } }] };
-	const hold = /^hold (\w+)$/.exec(user);
-	if (hold) return { content: LONG, hold: hold[1]!, holdAfterChunks: 1 };
-	return { content: `You said: ${user}` };
-};
+const script = peekSaveHold(ANSWER);
 
 type Message = { type: string; id: string; content: unknown; tool_calls?: { id: string; name: string }[]; tool_call_id?: string };
 type Values = { messages: Message[]; __interrupt__?: { id: string; value: { action_requests: { name: string; args: Record<string, unknown> }[] } }[] };

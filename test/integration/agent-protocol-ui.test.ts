@@ -2,9 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ThreadState } from '@langchain/langgraph-sdk';
 import { extractInterrupts, getBranchContext, getMessagesMetadataMap, MessageTupleManager, StreamManager } from '@langchain/langgraph-sdk/ui';
 import { describe, expect, it } from 'vitest';
-import type { Script } from '../support/scripted-ollama';
-import { protocolHarness } from '../support/protocol-harness';
-import { currentTurn } from '../support/scripts';
+import { peekSaveHold, protocolHarness } from '../support/protocol-harness';
 import { testMcpConfig } from '../support/test-config';
 
 /**
@@ -13,14 +11,7 @@ import { testMcpConfig } from '../support/test-config';
  * context of a forked edit, and the interrupt an approval pause yields. "peek": a read-only tool
  * call, then an answer; "save <item>": a write that waits for approval.
  */
-const script: Script = (request) => {
-	const { user, after } = currentTurn(request);
-	const results = after.filter((m) => m.role === 'tool');
-	if (user === 'peek') return results.length ? { content: 'Nothing new.' } : { content: 'Looking.', toolCalls: [{ name: 'test__peek', arguments: {} }] };
-	const save = /^save (\w+)$/.exec(user);
-	if (save) return results.length ? { content: `Result: ${results.at(-1)!.content}` } : { toolCalls: [{ name: 'test__effect', arguments: { item: save[1]! } }] };
-	return { content: `You said: ${user}` };
-};
+const script = peekSaveHold();
 
 type Message = { type: string; id: string; content: unknown };
 type Values = { messages: Message[]; __interrupt__?: unknown[] };

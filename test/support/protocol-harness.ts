@@ -1,6 +1,7 @@
 import { Client } from '@langchain/langgraph-sdk';
 import { afterAll, beforeAll } from 'vitest';
 import { ScriptedOllama, type Script } from './scripted-ollama';
+import { currentTurn } from './scripts';
 import { Service } from './service';
 
 /** What an Agent Server protocol test runs against; its fields are set once the describe's beforeAll has run. */
@@ -27,6 +28,27 @@ export function protocolHarness<C = Client>(
 		await harness.ollama?.close();
 	});
 	return harness;
+}
+
+/** The answer a `hold` script holds after its first chunk, long enough to act while it streams. */
+export const LONG = 'This answer streams slowly, piece by piece, so a test can act while it runs.';
+
+/**
+ * The model scripted by the user's message: "peek", a read-only tool call, then `peeked`; "save
+ * <item>", a write that waits for approval, then its result; "hold <name>", LONG held after its
+ * first chunk until the test releases it; anything else echoed.
+ */
+export function peekSaveHold(peeked = 'Nothing new.'): Script {
+	return (request) => {
+		const { user, after } = currentTurn(request);
+		const results = after.filter((m) => m.role === 'tool');
+		if (user === 'peek') return results.length ? { content: peeked } : { content: 'Looking.', toolCalls: [{ name: 'test__peek', arguments: {} }] };
+		const save = /^save (\w+)$/.exec(user);
+		if (save) return results.length ? { content: `Result: ${results.at(-1)!.content}` } : { toolCalls: [{ name: 'test__effect', arguments: { item: save[1]! } }] };
+		const hold = /^hold (\w+)$/.exec(user);
+		if (hold) return { content: LONG, hold: hold[1]!, holdAfterChunks: 1 };
+		return { content: `You said: ${user}` };
+	};
 }
 
 /** A run's input of one human message. */
