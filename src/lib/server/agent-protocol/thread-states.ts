@@ -12,9 +12,11 @@ import type { AgentGraph } from '../agent/agent-graph';
 import { toMessageDtos } from '../agent/messages';
 import { parentsOf, pathTo } from '../branches/branch-tree';
 import type { ThreadReader } from '../runs/thread-reader';
-import type { ApprovalStorage } from '../storage/app-storage';
+import type { ApprovalStorage } from '../storage/approval-storage';
+import type { ThreadStorage } from '../storage/thread-storage';
 import type { CheckpointHistory } from '../storage/checkpoint-history';
 import { checkpointOf, type ProtocolInterrupt, type ThreadState, type ThreadTask } from './protocol-dtos';
+import type { ProtocolRefusal } from './protocol-refusal';
 import { APPROVAL_TASK_NAME, askedCallOf, interruptOfCalls, threadValuesOf, type AskedCall } from './thread-values';
 
 export type ThreadStatesParts = {
@@ -22,6 +24,8 @@ export type ThreadStatesParts = {
 	threads: Pick<ThreadReader, 'headConfig'>;
 	approvals: Pick<ApprovalStorage, 'pending'>;
 	history: Pick<CheckpointHistory, 'lineage'>;
+	/** Which threads exist: a state is refused for one that does not. */
+	stored: Pick<ThreadStorage, 'get'>;
 };
 
 export type HistoryQuery = {
@@ -116,8 +120,15 @@ export class ThreadStates {
 		return toThreadState(threadId, snapshot, pending);
 	}
 
+	/** At `checkpointId`, or at the head when none is named; refused for a thread or a checkpoint that does not exist. */
+	async state(threadId: string, checkpointId?: string | null): Promise<ThreadState | ProtocolRefusal> {
+		if (!(await this.parts.stored.get(threadId))) return { refused: 'thread-not-found', threadId };
+		if (!checkpointId) return this.current(threadId);
+		return (await this.at(threadId, checkpointId)) ?? { refused: 'checkpoint-not-found', threadId, checkpointId };
+	}
+
 	/** At a checkpoint of the thread; undefined for one it does not have. */
-	async at(threadId: string, checkpointId: string): Promise<ThreadState | undefined> {
+	private async at(threadId: string, checkpointId: string): Promise<ThreadState | undefined> {
 		if (!(await this.parts.history.lineage(threadId)).some((c) => c.id === checkpointId)) return undefined;
 		const config = { configurable: { thread_id: threadId, checkpoint_id: checkpointId } };
 		const [snapshot, pending] = await Promise.all([this.parts.graph.getState(config), this.parts.approvals.pending(threadId)]);
@@ -126,14 +137,15 @@ export class ThreadStates {
 
 	/**
 	 * Newest first, every branch's checkpoints (a branch shares those before its fork), each with its
-	 * parent, so a client rebuilds the tree (the SDK's branch context does). Undefined when
-	 * `checkpoint` names one the thread does not have.
+	 * parent, so a client rebuilds the tree (the SDK's branch context does). Refused for a thread
+	 * that does not exist, or when `checkpoint` names one the thread does not have.
 	 */
-	async history(threadId: string, query: HistoryQuery): Promise<ThreadState[] | undefined> {
+	async history(threadId: string, query: HistoryQuery): Promise<ThreadState[] | ProtocolRefusal> {
+		if (!(await this.parts.stored.get(threadId))) return { refused: 'thread-not-found', threadId };
 		let only: ReadonlySet<string> | undefined;
 		if (query.checkpoint !== undefined) {
 			const lineage = await this.parts.history.lineage(threadId);
-			if (!lineage.some((c) => c.id === query.checkpoint)) return undefined;
+			if (!lineage.some((c) => c.id === query.checkpoint)) return { refused: 'checkpoint-not-found', threadId, checkpointId: query.checkpoint };
 			only = new Set(pathTo(parentsOf(lineage), query.checkpoint));
 		}
 		const pending = await this.parts.approvals.pending(threadId);
