@@ -7,7 +7,8 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { migratePostgres, postgresAppStorage } from '../../src/lib/server/postgres/index.js';
 import { NotifyBus } from '../../src/lib/server/postgres/notify-bus.js';
 import { postgresRunLeases } from '../../src/lib/server/postgres/app/run-leases.js';
-import type { AppStorage, RunLeases } from '../../src/lib/server/storage/app-storage.js';
+import type { AppStorage } from '../../src/lib/server/storage/app-storage.js';
+import type { RunLeases } from '../../src/lib/server/storage/run-leases.js';
 import { Mailbox } from './mailbox.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
 
