@@ -1,6 +1,7 @@
 // One hosted stdio server: the single child process every session's calls go to, through one SDK
 // client. A child that exits is started again after a backoff; meanwhile calls fail at once with an
-// error that says the server is down, and the health report shows it.
+// error that says the server is down, and the health report shows it. Its prompts and resources are
+// read through the same client, and its list_changed notifications reach every session.
 //
 // Calls of tools the child does not declare read-only (readOnlyHint) are made one at a time
 // (write-turns.ts): one writing process is not enough for the memory server, which saves its
@@ -12,17 +13,28 @@ import {
 	ErrorCode,
 	ListToolsResultSchema,
 	McpError,
+	PromptListChangedNotificationSchema,
+	ResourceListChangedNotificationSchema,
 	type CallToolRequest,
 	type CallToolResult,
+	type ClientRequest,
 	type ListToolsRequest,
-	type ListToolsResult
+	type ListToolsResult,
+	type ServerCapabilities,
+	type ServerNotification
 } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
 import { WriteTurns } from '../../src/lib/server/mcp/write-turns';
 import type { HostedServer } from './host-config';
 
 export type ChildState = 'starting' | 'up' | 'down' | 'closed';
 
 export type ChildStatus = { name: string; state: ChildState; restarts: number; error?: string };
+
+/** A list_changed notification of the child's prompts or resources, as the sessions are sent it. */
+export type ListChanged = Extract<ServerNotification, { method: 'notifications/prompts/list_changed' | 'notifications/resources/list_changed' }>;
+
+const LIST_CHANGES = [PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema] as const;
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
@@ -37,6 +49,8 @@ export class ChildServer {
 	private everUp = false;
 	private lastError: string | undefined;
 	private readOnly = new Set<string>();
+	private declared: ServerCapabilities | undefined;
+	private readonly listeners: ((change: ListChanged) => void)[] = [];
 	private readonly writes = new WriteTurns();
 
 	constructor(
@@ -60,6 +74,21 @@ export class ChildServer {
 			restarts: this.restarts,
 			...(this.state !== 'up' && this.lastError ? { error: this.lastError } : {})
 		};
+	}
+
+	/** What the child declared when it last came up; undefined until it first has. */
+	capabilities(): ServerCapabilities | undefined {
+		return this.declared;
+	}
+
+	/** Called with each list_changed the child sends, and with both after it restarts: the new process's lists may differ. */
+	onListChanged(listener: (change: ListChanged) => void): void {
+		this.listeners.push(listener);
+	}
+
+	/** Forwards a read of the child's prompts or resources as it came (no turn: none of them writes). */
+	request<T extends z.ZodType>(request: Extract<ClientRequest, { method: `prompts/${string}` | `resources/${string}` }>, schema: T, signal: AbortSignal): Promise<z.infer<T>> {
+		return this.forward((c) => c.request(request, schema, { signal, timeout: this.callTimeoutMs }));
 	}
 
 	listTools(params: ListToolsRequest['params'], signal: AbortSignal): Promise<ListToolsResult> {
@@ -125,18 +154,31 @@ export class ChildServer {
 			}
 			const readOnly = await readOnlyTools(client);
 			client.onclose = () => this.client === client && this.exited();
+			for (const schema of LIST_CHANGES) client.setNotificationHandler(schema, (n) => {
+				if (this.client === client) this.announce(n);
+			});
+			const restarted = this.everUp;
 			this.client = client;
 			this.readOnly = readOnly;
+			this.declared = client.getServerCapabilities();
 			this.state = 'up';
 			this.everUp = true;
 			this.failures = 0;
 			this.log(`server "${this.name}" is up`);
+			if (restarted) {
+				if (this.declared?.prompts) this.announce({ method: 'notifications/prompts/list_changed' });
+				if (this.declared?.resources) this.announce({ method: 'notifications/resources/list_changed' });
+			}
 		} catch (e) {
 			await client.close().catch(() => {});
 			this.lastError = e instanceof Error ? e.message : String(e);
 			this.log(`server "${this.name}" failed to start: ${this.lastError}`);
 			if (!this.isClosed()) this.scheduleRestart();
 		}
+	}
+
+	private announce(change: ListChanged): void {
+		for (const listener of this.listeners) listener(change);
 	}
 
 	private exited(): void {

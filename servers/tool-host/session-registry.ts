@@ -55,8 +55,13 @@ export class SessionRegistry {
 		});
 	}
 
+	/** The open sessions of one hosted server. */
+	of(child: string): Session[] {
+		return [...this.sessions.values()].filter((s) => s.child === child);
+	}
+
 	countFor(child: string): number {
-		return [...this.sessions.values()].filter((s) => s.child === child).length;
+		return this.of(child).length;
 	}
 
 	/** Ends every session (their open streams too); the registry is done after. */

@@ -1,6 +1,6 @@
 // The tool host: each configured stdio server started once, served at /mcp/<name> over MCP's
-// Streamable HTTP transport with a session per client, every session sharing the one child; and
-// GET /health with each child's state. Requests pass the gate (request-gate.ts) first.
+// Streamable HTTP transport with a session per client, every session sharing the one child (its
+// list_changed notifications sent to each); and GET /health with each child's state. Requests pass the gate (request-gate.ts) first.
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,6 +33,12 @@ export class ToolHost {
 		this.children = new Map(
 			Object.entries(config).map(([name, c]) => [name, new ChildServer(name, c, settings.callTimeoutMs, this.log)])
 		);
+		// A session without its GET stream open misses the notice, as a client of any server would.
+		for (const [name, child] of this.children) {
+			child.onListChanged((change) => {
+				for (const session of this.sessions.of(name)) session.server.notification(change).catch(() => {});
+			});
+		}
 		this.http = http.createServer((req, res) => {
 			this.handle(req, res).catch((e) => {
 				this.log(`request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);

@@ -248,6 +248,53 @@ describe('an attached resource', () => {
 	});
 });
 
+describe('an attached resource from an untrusted server', () => {
+	let ollama: ScriptedOllama | undefined;
+	let service: Service | undefined;
+	afterEach(async () => {
+		await service?.stop();
+		await ollama?.close();
+	});
+
+	/** "save it": one write, then the answer. */
+	const saves: Script = (request) => {
+		const { user, after } = currentTurn(request);
+		if (after.some((m) => m.role === 'tool') || !user.startsWith('save it')) return { content: 'Done.' };
+		return { toolCalls: [{ name: 'test__effect', arguments: { item: 'a' } }] };
+	};
+	const approvals = async (s: Service, conversation: string) =>
+		((await json(s, `/api/conversations/${conversation}`)).approvals as { tool: string; reason: { kind: string; message: string } }[]).map(
+			(a) => ({ tool: a.tool, ...a.reason })
+		);
+	const held = { tool: 'test__effect', kind: 'policy', message: expect.stringContaining('content from outside (from web resource test://page') };
+
+	it('is untrusted content: with UNTRUSTED_CONTENT_WRITES=ask a write after it asks, after a restart too; a trusted server’s does not', async () => {
+		ollama = await ScriptedOllama.start(saves);
+		// The test server again as `web`, not trusted, writing to the same call log.
+		const { configDir, calls } = testMcpConfig();
+		const file = path.join(configDir, 'mcp.json');
+		const servers = JSON.parse(fs.readFileSync(file, 'utf8'));
+		fs.writeFileSync(file, JSON.stringify({ ...servers, web: { ...servers.test, trusted: false } }));
+		service = await Service.start({ ollamaUrl: ollama.url, configDir, env: { UNTRUSTED_CONTENT_WRITES: 'ask' } });
+		const page = (server: string) => [{ server, uri: 'test://page' }];
+
+		await send(service, { message: 'save it', attachments: page('test') });
+		expect(calls()).toEqual([expect.stringMatching(/^effect .* a$/)]);
+
+		const conversation = await send(service, { message: 'save it', attachments: page('web') });
+		expect(await approvals(service, conversation)).toEqual([held]);
+
+		// What the thread holds decides, not what the process remembers: the next message asks again.
+		await service.kill();
+		service = await service.restart();
+		const next = await service.post('/api/chat', { conversation, message: 'save it again' });
+		expect(next.status).toBe(200);
+		expect((await followRun(service.url, conversation)).at(-1)).toMatchObject({ event: 'end', data: { status: 'waiting' } });
+		expect(await approvals(service, conversation)).toEqual([held]);
+		expect(calls()).toHaveLength(1);
+	});
+});
+
 describe('the MCP SDK’s example server over Streamable HTTP', () => {
 	let example: OAuthServer | undefined;
 	let service: Service | undefined;

@@ -3,6 +3,7 @@
 // services that each have their own data directory; the model is the scripted Ollama.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -340,6 +341,64 @@ describe('the shared tool host', () => {
 		const started = spawnSync(process.execPath, ['build/servers/tool-host.mjs'], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
 		expect(started.status).toBe(2);
 		expect(started.stderr).toContain(message);
+	});
+
+	it('serves the child’s prompts and resources: Sophos lists, gets, reads and attaches them through the host', async () => {
+		const { ollama, start } = await setUp();
+		const a = await start();
+		const get = async (p: string) => (await a.fetch(p)).json();
+
+		const { prompts, unavailable } = await get('/api/mcp/prompts');
+		expect(unavailable).toEqual([]);
+		expect(prompts.map((p: { name: string }) => p.name)).toEqual(['test__review', 'test__hello', 'test__huge']);
+		const got = await a.post('/api/mcp/prompts/test__review', { arguments: { topic: 'the plan' } });
+		expect((await got.json()).messages[0]).toEqual({ role: 'user', text: 'Please review the plan.' });
+
+		const resources = await get('/api/mcp/resources');
+		expect(resources.unavailable).toEqual([]);
+		expect(resources.servers.map((s: { server: string }) => s.server)).toEqual(['memory', 'test']);
+		const ours = resources.servers[1];
+		expect(ours.resources.map((r: { uri: string }) => r.uri)).toContain('test://notes/welcome');
+		expect(ours.templates.map((t: { uriTemplate: string }) => t.uriTemplate)).toEqual(['test://notes/{name}', 'test://sized/{size}']);
+		const read = await get(`/api/mcp/resources/read?server=test&uri=${encodeURIComponent('test://notes/welcome')}`);
+		expect(read.contents).toEqual([{ uri: 'test://notes/welcome', mimeType: 'text/plain', text: 'Welcome to the test notes.' }]);
+		const missing = await a.fetch(`/api/mcp/resources/read?server=test&uri=${encodeURIComponent('test://notes/nosuch')}`);
+		expect(missing.status).toBe(404);
+
+		ollama.script = callsScript([]);
+		const { conversation } = await (await a.post('/api/chat', { message: 'Summarize this', attachments: [{ server: 'test', uri: 'test://notes/welcome' }] })).json();
+		expect((await followRun(a.url, conversation)).at(-1)?.event).toBe('end');
+		const sent = ollama.requests.at(-1)!.messages.filter((m) => m.role === 'user').map((m) => m.content);
+		expect(sent).toEqual(['Summarize this\n\n<resource server="test" uri="test://notes/welcome">\nWelcome to the test notes.\n</resource>']);
+	});
+
+	it('passes the child’s list_changed to every session, and announces both lists when the child restarts', async () => {
+		const { host } = await setUp();
+		const [a, b] = [(await connect(host, 'test')).client, (await connect(host, 'test')).client];
+		const heard = (client: Client) => {
+			const changes: string[] = [];
+			const waiters: { count: number; resolve: () => void }[] = [];
+			const note = (method: string) => {
+				changes.push(method);
+				for (const w of waiters.filter((w) => changes.length >= w.count)) w.resolve();
+			};
+			client.setNotificationHandler(ResourceListChangedNotificationSchema, (n) => note(n.method));
+			client.setNotificationHandler(PromptListChangedNotificationSchema, (n) => note(n.method));
+			return { changes, until: (count: number) => new Promise<void>((resolve) => (changes.length >= count ? resolve() : waiters.push({ count, resolve }))) };
+		};
+		const onB = heard(b);
+		await a.callTool({ name: 'add_note', arguments: { name: 'later', text: 'The later note.' } });
+		expect((await b.listResources()).resources.map((r) => r.uri)).toContain('test://notes/later');
+		await a.callTool({ name: 'announce_changes', arguments: {} });
+		await onB.until(2);
+		expect([...onB.changes].sort()).toEqual(['notifications/prompts/list_changed', 'notifications/resources/list_changed']);
+
+		const child = descendants(host.child.pid!).find((p) => p.args.includes('mcp-test-server'));
+		process.kill(child!.pid, 'SIGKILL');
+		await onB.until(4);
+		expect(onB.changes.slice(2).sort()).toEqual(['notifications/prompts/list_changed', 'notifications/resources/list_changed']);
+		// The new child's notes are its own: the one added to the old child is gone.
+		expect((await b.listResources()).resources.map((r) => r.uri)).not.toContain('test://notes/later');
 	});
 
 	it('restarts a child that dies, and reports one that cannot start as down', async () => {

@@ -18,6 +18,8 @@ export async function startInProcess(options: {
 	env?: Record<string, string>;
 	/** More keys of the test server's mcp.json entry (e.g. `safeToRepeat`). */
 	server?: Record<string, unknown>;
+	/** More instances of the test server beside it, by name, each with these keys (e.g. `trusted: false`); one call log for all. */
+	servers?: Record<string, Record<string, unknown>>;
 }): Promise<{ runtime: Runtime; dataDir: string; calls: () => string[] }> {
 	const dataDir = options.dataDir ?? tempDir('sophos-core-');
 	const configDir = path.join(dataDir, 'config');
@@ -30,7 +32,8 @@ export async function startInProcess(options: {
 		trusted: true,
 		...options.server
 	};
-	fs.writeFileSync(path.join(configDir, 'mcp.json'), JSON.stringify({ test }));
+	const more = Object.fromEntries(Object.entries(options.servers ?? {}).map(([name, keys]) => [name, { ...testMcpServerCommand(), env: test.env, ...keys }]));
+	fs.writeFileSync(path.join(configDir, 'mcp.json'), JSON.stringify({ test, ...more }));
 	fs.copyFileSync(path.join(ROOT, 'config/system.md'), path.join(configDir, 'system.md'));
 	const env = {
 		PATH: process.env.PATH,

@@ -123,6 +123,22 @@ export class Toolbox {
 	}
 
 	/**
+	 * What a resource attached from `server` counts as (approvals/run-context.ts): the server's
+	 * content, as a result of its tools is. Untrusted unless mcp.json says `trusted` (resources carry
+	 * no openWorldHint, so a trusted server's count as its closed-world results); private data if any
+	 * of its tools' results are. Undefined for a server no longer configured: untrusted.
+	 */
+	resourceNature(server: string): { openWorld: boolean; private: boolean } | undefined {
+		const config = this.config[server];
+		if (!config) return undefined;
+		const privacy = config.private;
+		return {
+			openWorld: config.trusted !== true,
+			private: typeof privacy === 'object' ? Object.values(privacy).some(Boolean) : (privacy ?? false)
+		};
+	}
+
+	/**
 	 * Calls a resolved tool; failures of the call itself come back as an error outcome for the model.
 	 * A write waits its turn behind the server's other writes (server-supervisor.ts takeTurn), and the
 	 * turn covers `beforeSend` (run when the request is about to go out) and `afterAnswer` (run with

@@ -81,7 +81,7 @@ export async function runToolStep(messages: BaseMessage[], config: RunnableConfi
 		messageId: last?.id ?? null,
 		signal: config.signal
 	};
-	const context = readRunContext(messages, (name) => parts.toolbox.resolve(name));
+	const context = readRunContext(messages, { tool: (name) => parts.toolbox.resolve(name), resource: (server) => parts.toolbox.resourceNature(server) });
 	const taken: (Awaited<ReturnType<typeof reuseFromOtherBranch>> | undefined)[] = [];
 	const plans: (CallPlan | undefined)[] = [];
 	const seen = new Set<string>();
