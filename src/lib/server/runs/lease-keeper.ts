@@ -4,7 +4,7 @@ import type { RunRegistry } from './run-registry';
 import type { Telemetry } from '../telemetry/telemetry';
 
 /**
- * The heartbeat of an instance that shares its database (storage/app-storage.ts RunLeases): every
+ * The heartbeat of an instance that shares its database (storage/run-leases.ts): every
  * RUN_LEASE_MS / 3 it renews the leases of the runs it executes, stops here any run another instance
  * has taken over (its writes would be refused anyway), and takes over the runs whose owner's lease
  * has ended, for `recover` to judge. So a dead owner's run is recovered within its lease and one
