@@ -58,6 +58,8 @@ function quantileBound(all: Waits[], q: number): number {
  */
 async function sampleLocks(url: string, database: string) {
 	const client = new pg.Client({ connectionString: url });
+	// Ended with the server when a failed run stops the bench; the run's error is the one to show.
+	client.on('error', () => {});
 	await client.connect();
 	const tally = { samples: 0, leaseLocked: 0, poolLocked: 0, statements: new Map<string, number>() };
 	let stopped = false;
@@ -78,17 +80,22 @@ async function sampleLocks(url: string, database: string) {
 			await new Promise((resolve) => setTimeout(resolve, 20));
 		}
 	})();
+	// A sample that failed (the server stopped under a failed run) stops the sampling, said at the end.
+	const sampled = loop.catch((error: Error) => error);
 	return async () => {
 		stopped = true;
-		await loop;
+		const failed = await sampled;
 		await client.end();
+		if (failed) throw failed;
 		return tally;
 	};
 }
 
 const ms = (seconds: number) => (Number.isFinite(seconds) ? `${(seconds * 1000).toFixed(seconds < 0.01 ? 1 : 0)} ms` : '> 10 s');
 
-const server = await startPostgres({ settings: { synchronous_commit: 'off' } });
+// PostgreSQL's default max_connections (tests start theirs with 40), so that a bigger pool fits:
+// each instance holds DATABASE_POOL_MAX + 2 connections.
+const server = await startPostgres({ settings: { synchronous_commit: 'off', max_connections: '100' } });
 const dir = tempDir('sophos-bench-pool-');
 const ollama = await ScriptedOllama.start(callsScript([{ name: 'test__peek', arguments: {} }], { content: 'All quiet.' }));
 const services: Service[] = [];

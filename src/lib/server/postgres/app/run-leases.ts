@@ -1,6 +1,9 @@
 // Run ownership across instances on PostgreSQL: leases renewed by heartbeat and expired ones taken
 // over (the fence every write of a run passes is run-fence.ts). The database's clock decides when a lease has
-// ended, so instances whose clocks disagree still agree on it.
+// ended, so instances whose clocks disagree still agree on it. A lease is set from the moment its row
+// is written (clock_timestamp()), not from the statement's start (now()): a renewal waits on the row
+// lock of each write in flight, and under load (3 instances × 50 runs, a pool of 20) it waited longer
+// than a lease, so the lease it wrote had already ended and another instance took the run (issue 26).
 
 import type pg from 'pg';
 import type { OrphanedRun, RunLeases } from '../../storage/run-leases';
@@ -11,7 +14,7 @@ export function postgresRunLeases(pool: pg.Pool, owner: RunOwner): RunLeases {
 		// Row locks make each expired run one instance's: a second instance's update finds the
 		// lease renewed by the first and leaves the row alone.
 		const { rows } = await pool.query<{ id: string; conversation_id: string }>(
-			`UPDATE runs SET owner = $1, lease_until = now() + $2 * interval '1 millisecond'
+			`UPDATE runs SET owner = $1, lease_until = clock_timestamp() + $2 * interval '1 millisecond'
 			 WHERE status = 'running' AND (lease_until IS NULL OR lease_until < now() OR ($3 AND owner = $1))
 			 RETURNING id, conversation_id`,
 			[owner.instanceId, owner.leaseMs, alsoOwn]
@@ -23,7 +26,7 @@ export function postgresRunLeases(pool: pg.Pool, owner: RunOwner): RunLeases {
 		takeOverAtStart: () => takeOver(true),
 		async renew(runIds) {
 			const { rows } = await pool.query<{ id: string }>(
-				`UPDATE runs SET lease_until = now() + $2 * interval '1 millisecond'
+				`UPDATE runs SET lease_until = clock_timestamp() + $2 * interval '1 millisecond'
 				 WHERE owner = $1 AND status = 'running' AND id = ANY($3::text[]) RETURNING id`,
 				[owner.instanceId, owner.leaseMs, runIds]
 			);
