@@ -49,7 +49,8 @@ export async function claimRun(
 			SELECT count(*) AS running, coalesce(bool_or(conversation_id = $2), false) AS busy FROM runs WHERE status = 'running'
 		), claimed AS (
 			INSERT INTO runs (id, conversation_id, status, trigger, input, started_at, owner, lease_until)
-			SELECT $1, $2, 'running', $3, $4, $5, $8, now() + $9 * interval '1 millisecond' FROM counted WHERE counted.running < $6
+			-- The lease from now, not from the transaction's start: a claim may wait long on the claim lock.
+			SELECT $1, $2, 'running', $3, $4, $5, $8, clock_timestamp() + $9 * interval '1 millisecond' FROM counted WHERE counted.running < $6
 			ON CONFLICT (conversation_id) WHERE status = 'running' DO NOTHING
 			RETURNING conversation_id
 		), touched AS (
