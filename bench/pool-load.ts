@@ -115,6 +115,8 @@ try {
 					DATABASE_URL: database.url,
 					SOPHOS_INSTANCE_ID: `bench-${i}`,
 					MAX_CONCURRENT_RUNS: String(RUNS),
+					// Every POST and every stream comes from loopback, one client to the front door.
+					MAX_CONNECTIONS_PER_CLIENT: String(2 * RUNS),
 					...(POOL_MAX ? { DATABASE_POOL_MAX: POOL_MAX } : {})
 				}
 			})
