@@ -4,6 +4,7 @@ import {
 	checkContent,
 	RequestedSchemaSchema,
 	type ElicitationAnswer,
+	type ElicitationAnswerOutcome,
 	type PendingElicitation,
 	type RequestedSchema,
 	type RunEvent
@@ -21,11 +22,7 @@ export type ElicitationsParts = {
 	log: (line: string) => void;
 };
 
-export type AnswerRefusal =
-	| { refused: 'not-found' }
-	| { refused: 'closed' }
-	| { refused: 'other-run' }
-	| { refused: 'invalid'; field: string; message: string };
+export type AnswerRefusal = Extract<ElicitationAnswerOutcome, { refused: string }>;
 
 type Open = {
 	question: PendingElicitation;
@@ -82,7 +79,7 @@ export class Elicitations {
 	}
 
 	/** The person's answer; refused, changing nothing, unless the question is open, the run's, and the content fits. */
-	answer(runId: string, id: string, answer: ElicitationAnswer): { action: ElicitationAnswer['action'] } | AnswerRefusal {
+	answer(runId: string, id: string, answer: ElicitationAnswer): ElicitationAnswerOutcome {
 		const open = this.open.get(id);
 		const owner = open?.question.run ?? this.closed.get(id);
 		if (owner === undefined) return { refused: 'not-found' };

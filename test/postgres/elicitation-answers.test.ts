@@ -1,0 +1,113 @@
+// An answer to a tool server's question sent to another instance than the one running the call:
+// carried to the run's owner, taken there once, and its outcome carried back.
+
+import { describe, expect, it } from 'vitest';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { RunEvent } from '../../src/lib/protocol';
+import { Elicitations } from '../../src/lib/server/elicitation/elicitations.js';
+import { askOwnerToAnswer, watchForAnswers } from '../../src/lib/server/postgres/events/elicitation-answers.js';
+import type { RunState } from '../../src/lib/server/postgres/events/run-cancel.js';
+import { appendRunEvents, encodeEvent } from '../../src/lib/server/postgres/events/run-event-rows.js';
+import { Mailbox } from '../support/mailbox.js';
+import { claimedRun, useInstances, type Instance } from '../support/pg-instances.js';
+
+const instances = useInstances('answers');
+const { a, b } = instances;
+
+const parts = (instance: Instance) => ({ pool: instance.pool, bus: instance.bus, log: (m: string) => instance.logs.post(m) });
+
+const stateFrom =
+	(instance: Instance, ownerAlive = true) =>
+	async (runId: string): Promise<RunState | undefined> => {
+		const run = await instance.storage.runs.get(runId);
+		return run && { status: run.status, ownerAlive };
+	};
+
+const FORM = { mode: 'form' as const, message: 'Who is asking?', requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] } };
+
+/** A run on instance A whose call has asked a question, held in A's registry. */
+async function questionOnA() {
+	const { conversationId, runId } = await claimedRun(a.storage);
+	const events = new Mailbox<RunEvent>();
+	const registry = new Elicitations({ timeoutMs: 600_000, now: () => new Date().toISOString(), publish: (_run, e) => events.post(e), log: () => {} });
+	const results: ElicitResult[] = [];
+	const result = registry.ask({ conversation: conversationId, run: runId, server: 'test', tool: 'test__ask' }, FORM, new AbortController().signal).then((r) => {
+		results.push(r);
+		return r;
+	});
+	const asked = await events.next();
+	if (asked.event !== 'elicitation') throw new Error(`expected the question, got ${asked.event}`);
+	return { conversationId, runId, id: asked.data.elicitation.id, asked, registry, result, results, watch: () => watchForAnswers(parts(a), runId, (id, answer) => registry.answer(runId, id, answer)) };
+}
+
+const send = (run: { runId: string }, id: string, answer: Parameters<typeof askOwnerToAnswer>[3], waitMs = 60_000) =>
+	askOwnerToAnswer(parts(b), run.runId, id, answer, { state: stateFrom(b), waitMs });
+
+const rowsLeft = async () => Number((await a.pool.query<{ n: string }>('SELECT count(*) AS n FROM elicitation_answers')).rows[0]!.n);
+
+describe('an answer through another instance', () => {
+	it('reaches the owner, which gives it to the call once; a second answer is closed, an unknown id not found, bad content names the field', async () => {
+		const run = await questionOnA();
+		const unwatch = run.watch();
+		expect(await send(run, run.id, { action: 'accept', content: { name: 7 } })).toMatchObject({ refused: 'invalid', field: 'name' });
+		expect(await send(run, '00000000-0000-4000-8000-000000000000', { action: 'cancel' })).toEqual({ refused: 'not-found' });
+		expect(await send(run, run.id, { action: 'accept', content: { name: 'Ada' } })).toEqual({ action: 'accept' });
+		expect(await run.result).toEqual({ action: 'accept', content: { name: 'Ada' } });
+		expect(await send(run, run.id, { action: 'decline' })).toEqual({ refused: 'closed' });
+		expect(run.results).toHaveLength(1);
+		expect(await rowsLeft()).toBe(0);
+		unwatch();
+	});
+
+	it('reaches an owner that began watching after the answer was sent', async () => {
+		const run = await questionOnA();
+		const announced = new Mailbox<string>();
+		a.bus.subscribe('sophos_elicitation_answer', run.runId, { notified: () => announced.post('sent'), reconnected: () => {} });
+		const answer = send(run, run.id, { action: 'decline' });
+		await announced.next();
+		const unwatch = run.watch();
+		expect(await answer).toEqual({ action: 'decline' });
+		expect(await run.result).toEqual({ action: 'decline' });
+		unwatch();
+	});
+
+	it('a run that has ended is answered from its kept events: closed for a question it asked, not found for one it did not', async () => {
+		const run = await questionOnA();
+		await appendRunEvents(a.pool, { runId: run.runId, firstId: 1, events: [encodeEvent(run.asked)], terminal: false });
+		await a.storage.runs.finish(run.runId, { status: 'completed', messageCount: 2 }, new Date().toISOString());
+		expect(await send(run, run.id, { action: 'decline' })).toEqual({ refused: 'closed' });
+		expect(await send(run, '00000000-0000-4000-8000-000000000000', { action: 'decline' })).toEqual({ refused: 'not-found' });
+		expect(run.results).toEqual([]);
+		expect(await rowsLeft()).toBe(0);
+	});
+
+	it('a run whose owner\'s lease has ended took its questions with it: nothing is left for a takeover to answer', async () => {
+		const run = await questionOnA();
+		const answer = await askOwnerToAnswer(parts(b), run.runId, run.id, { action: 'decline' }, { state: stateFrom(b, false), waitMs: 60_000 });
+		expect(answer).toEqual({ refused: 'not-found' });
+		expect(await rowsLeft()).toBe(0);
+	});
+
+	it('an owner that holds its lease and takes nothing in time: no-answer, and the answer is withdrawn so it is never taken later', async () => {
+		const run = await questionOnA();
+		expect(await send(run, run.id, { action: 'decline' }, 0)).toEqual({ refused: 'no-answer' });
+		expect(await rowsLeft()).toBe(0);
+		const unwatch = run.watch();
+		expect(await send(run, run.id, { action: 'accept', content: { name: 'Ada' } })).toEqual({ action: 'accept' });
+		expect(run.results).toEqual([{ action: 'accept', content: { name: 'Ada' } }]);
+		unwatch();
+	});
+
+	it('a row no Sophos could have written is refused as unknown, and the call is not answered', async () => {
+		const run = await questionOnA();
+		await a.pool.query(`INSERT INTO elicitation_answers (id, run_id, elicitation_id, answer) VALUES ('forged', $1, $2, '{"action":"approve"}')`, [run.runId, run.id]);
+		const taken = new Mailbox<string>();
+		b.bus.subscribe('sophos_elicitation_outcome', 'forged', { notified: () => taken.post('taken'), reconnected: () => {} });
+		const unwatch = run.watch();
+		await taken.next();
+		expect((await a.pool.query('SELECT outcome FROM elicitation_answers WHERE id = $1', ['forged'])).rows[0].outcome).toBe('{"refused":"not-found"}');
+		expect(run.results).toEqual([]);
+		await a.pool.query(`DELETE FROM elicitation_answers WHERE id = 'forged'`);
+		unwatch();
+	});
+});
