@@ -6,22 +6,12 @@ import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RunEvent } from '../../src/lib/protocol';
 import { Elicitations } from '../../src/lib/server/elicitation/elicitations.js';
 import { askOwnerToAnswer, watchForAnswers } from '../../src/lib/server/postgres/events/elicitation-answers.js';
-import type { RunState } from '../../src/lib/server/postgres/events/run-cancel.js';
 import { appendRunEvents, encodeEvent } from '../../src/lib/server/postgres/events/run-event-rows.js';
 import { Mailbox } from '../support/mailbox.js';
-import { claimedRun, useInstances, type Instance } from '../support/pg-instances.js';
+import { claimedRun, eventParts, runStateFrom, useInstances } from '../support/pg-instances.js';
 
 const instances = useInstances('answers');
 const { a, b } = instances;
-
-const parts = (instance: Instance) => ({ pool: instance.pool, bus: instance.bus, log: (m: string) => instance.logs.post(m) });
-
-const stateFrom =
-	(instance: Instance, ownerAlive = true) =>
-	async (runId: string): Promise<RunState | undefined> => {
-		const run = await instance.storage.runs.get(runId);
-		return run && { status: run.status, ownerAlive };
-	};
 
 const FORM = { mode: 'form' as const, message: 'Who is asking?', requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] } };
 
@@ -37,11 +27,11 @@ async function questionOnA() {
 	});
 	const asked = await events.next();
 	if (asked.event !== 'elicitation') throw new Error(`expected the question, got ${asked.event}`);
-	return { conversationId, runId, id: asked.data.elicitation.id, asked, registry, result, results, watch: () => watchForAnswers(parts(a), runId, (id, answer) => registry.answer(runId, id, answer)) };
+	return { conversationId, runId, id: asked.data.elicitation.id, asked, registry, result, results, watch: () => watchForAnswers(eventParts(a), runId, (id, answer) => registry.answer(runId, id, answer)) };
 }
 
 const send = (run: { runId: string }, id: string, answer: Parameters<typeof askOwnerToAnswer>[3], waitMs = 60_000) =>
-	askOwnerToAnswer(parts(b), run.runId, id, answer, { state: stateFrom(b), waitMs });
+	askOwnerToAnswer(eventParts(b), run.runId, id, answer, { state: runStateFrom(b), waitMs });
 
 const rowsLeft = async () => Number((await a.pool.query<{ n: string }>('SELECT count(*) AS n FROM elicitation_answers')).rows[0]!.n);
 
@@ -83,7 +73,7 @@ describe('an answer through another instance', () => {
 
 	it('a run whose owner\'s lease has ended took its questions with it: nothing is left for a takeover to answer', async () => {
 		const run = await questionOnA();
-		const answer = await askOwnerToAnswer(parts(b), run.runId, run.id, { action: 'decline' }, { state: stateFrom(b, false), waitMs: 60_000 });
+		const answer = await askOwnerToAnswer(eventParts(b), run.runId, run.id, { action: 'decline' }, { state: runStateFrom(b, false), waitMs: 60_000 });
 		expect(answer).toEqual({ refused: 'not-found' });
 		expect(await rowsLeft()).toBe(0);
 	});
