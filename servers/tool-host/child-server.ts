@@ -7,13 +7,17 @@
 // whole graph on every change.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { AnySchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import {
 	CallToolResultSchema,
 	ErrorCode,
 	ListToolsResultSchema,
 	McpError,
+	PromptListChangedNotificationSchema,
+	ResourceListChangedNotificationSchema,
 	type CallToolRequest,
 	type CallToolResult,
+	type ClientRequest,
 	type ListToolsRequest,
 	type ListToolsResult
 } from '@modelcontextprotocol/sdk/types.js';
@@ -23,6 +27,9 @@ import type { HostedServer } from './host-config';
 export type ChildState = 'starting' | 'up' | 'down' | 'closed';
 
 export type ChildStatus = { name: string; state: ChildState; restarts: number; error?: string };
+
+/** The lists besides tools a child offers, whose changes every session is told of. */
+export type ListKind = 'prompts' | 'resources';
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
@@ -38,6 +45,7 @@ export class ChildServer {
 	private lastError: string | undefined;
 	private readOnly = new Set<string>();
 	private readonly writes = new WriteTurns();
+	private readonly listeners = new Set<(kind: ListKind) => void>();
 
 	constructor(
 		readonly name: string,
@@ -64,6 +72,26 @@ export class ChildServer {
 
 	listTools(params: ListToolsRequest['params'], signal: AbortSignal): Promise<ListToolsResult> {
 		return this.forward((c) => c.request({ method: 'tools/list', params }, ListToolsResultSchema, { signal }));
+	}
+
+	/** Which lists besides tools the child declared at its start (none while it is down): a session offers the same. */
+	offers(): Record<ListKind, boolean> {
+		const capabilities = this.state === 'up' ? this.client?.getServerCapabilities() : undefined;
+		return { prompts: capabilities?.prompts !== undefined, resources: capabilities?.resources !== undefined };
+	}
+
+	/** A prompts or resources request, forwarded as it came; aborting `signal` cancels it in the child. */
+	request<T extends AnySchema>(request: ClientRequest, resultSchema: T, signal: AbortSignal): Promise<SchemaOutput<T>> {
+		return this.forward((c) => c.request(request, resultSchema, { signal, timeout: this.callTimeoutMs }));
+	}
+
+	/**
+	 * Calls `listener` when the child says its prompts or resources changed, and after a restart
+	 * (the new child's lists may differ; a session's client keeps its lists until told). Returns the unsubscribe.
+	 */
+	onListChanged(listener: (kind: ListKind) => void): () => void {
+		this.listeners.add(listener);
+		return () => void this.listeners.delete(listener);
 	}
 
 	/** Forwards the call as it came, `_meta` (the caller's idempotencyKey) included; aborting `signal` cancels it in the child. */
@@ -125,18 +153,25 @@ export class ChildServer {
 			}
 			const readOnly = await readOnlyTools(client);
 			client.onclose = () => this.client === client && this.exited();
+			client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.listChanged('prompts'));
+			client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.listChanged('resources'));
 			this.client = client;
 			this.readOnly = readOnly;
 			this.state = 'up';
 			this.everUp = true;
 			this.failures = 0;
 			this.log(`server "${this.name}" is up`);
+			if (this.restarts > 0) for (const kind of ['prompts', 'resources'] as const) this.listChanged(kind);
 		} catch (e) {
 			await client.close().catch(() => {});
 			this.lastError = e instanceof Error ? e.message : String(e);
 			this.log(`server "${this.name}" failed to start: ${this.lastError}`);
 			if (!this.isClosed()) this.scheduleRestart();
 		}
+	}
+
+	private listChanged(kind: ListKind): void {
+		for (const listener of [...this.listeners]) listener(kind);
 	}
 
 	private exited(): void {

@@ -112,7 +112,7 @@ export class ToolHost {
 
 	/** A new session: the transport answers anything but an initialize request with 400, and is then dropped. */
 	private async openSession(name: string, child: ChildServer, req: http.IncomingMessage, res: http.ServerResponse) {
-		const server = createForwardingServer(child);
+		const server = createForwardingServer(child, this.log);
 		const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
 			sessionIdGenerator: randomUUID,
 			maxRequestBodySize: this.settings.bodyLimitBytes,

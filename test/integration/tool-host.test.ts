@@ -3,10 +3,12 @@
 // services that each have their own data directory; the model is the scripted Ollama.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Mailbox } from '../support/mailbox';
 import { testMcpServerCommand } from '../support/mcp-test-server-command';
 import type { Script } from '../support/model-script';
 import { OtlpReceiver } from '../support/otlp-receiver';
@@ -217,6 +219,33 @@ describe('the shared tool host', () => {
 		const listed = Object.fromEntries((await client.listTools()).tools.map((t) => [t.name, t.annotations]));
 		expect(listed.effect).toEqual({ readOnlyHint: false, idempotentHint: false, destructiveHint: true });
 		expect(listed.visit).toEqual({ readOnlyHint: true, openWorldHint: true });
+	});
+
+	it("passes the child's prompts and resources through to Sophos, and tells every session when their lists change", async () => {
+		const { host, start } = await setUp();
+		const a = await start();
+		const prompts = (await (await a.fetch('/api/mcp/prompts')).json()).prompts as { name: string }[];
+		expect(prompts.map((p) => p.name)).toEqual(expect.arrayContaining(['test__review', 'test__hello']));
+		const review = await a.post('/api/mcp/prompts/test__review', { arguments: { topic: 'the host' } });
+		expect((await review.json()).messages[0]).toEqual({ role: 'user', text: 'Please review the host.' });
+		const listed = (await (await a.fetch('/api/mcp/resources')).json()).servers.find((s: { server: string }) => s.server === 'test');
+		expect(listed.resources.map((r: { uri: string }) => r.uri)).toContain('test://notes/welcome');
+		expect(listed.templates.map((t: { uriTemplate: string }) => t.uriTemplate)).toContain('test://sized/{size}');
+		const read = (uri: string) => a.fetch(`/api/mcp/resources/read?server=test&uri=${encodeURIComponent(uri)}`);
+		expect((await (await read('test://notes/welcome')).json()).contents).toEqual([{ uri: 'test://notes/welcome', mimeType: 'text/plain', text: 'Welcome to the test notes.' }]);
+		// The child's own error code crosses the host: a resource it does not have is 404.
+		expect((await read('test://notes/nope')).status).toBe(404);
+
+		const sessions = [await connect(host, 'test'), await connect(host, 'test')];
+		const heard = new Mailbox<string>();
+		for (const [i, { client }] of sessions.entries()) {
+			client.setNotificationHandler(PromptListChangedNotificationSchema, () => heard.post(`prompts ${i}`));
+			client.setNotificationHandler(ResourceListChangedNotificationSchema, () => heard.post(`resources ${i}`));
+		}
+		await sessions[0]!.client.callTool({ name: 'announce_changes', arguments: {} });
+		const told = await Promise.all([heard.next(), heard.next(), heard.next(), heard.next()]);
+		expect(told.sort()).toEqual(['prompts 0', 'prompts 1', 'resources 0', 'resources 1']);
+		expect((await sessions[1]!.client.listPrompts()).prompts.map((p) => p.name)).toContain('added');
 	});
 
 	it('writes from two sessions at once all land: the host makes one write at a time in its child', async () => {
