@@ -37,6 +37,9 @@ export function watchForAnswers(parts: Parts, runId: string, take: TakeAnswer): 
 }
 
 async function takeWaiting(pool: pg.Pool, runId: string, take: TakeAnswer): Promise<void> {
+	// One round trip for the usual case, a run with no answer waiting (every run is checked as it starts).
+	const { rowCount } = await pool.query('SELECT 1 FROM elicitation_answers WHERE run_id = $1 AND outcome IS NULL LIMIT 1', [runId]);
+	if (!rowCount) return;
 	await inTransaction(pool, async (client) => {
 		const { rows } = await client.query<{ id: string; elicitation_id: string; answer: string }>(
 			`SELECT id, elicitation_id, answer FROM elicitation_answers WHERE run_id = $1 AND outcome IS NULL FOR UPDATE SKIP LOCKED`,
