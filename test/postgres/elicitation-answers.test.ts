@@ -49,13 +49,19 @@ describe('an answer through another instance', () => {
 		unwatch();
 	});
 
-	it('reaches an owner that began watching after the answer was sent', async () => {
+	it('reaches an owner whose bus was away when the answer was announced, once it is back', async () => {
 		const run = await questionOnA();
+		const unwatch = run.watch();
 		const announced = new Mailbox<string>();
-		a.bus.subscribe('sophos_elicitation_answer', run.runId, { notified: () => announced.post('sent'), reconnected: () => {} });
+		b.bus.subscribe('sophos_elicitation_answer', run.runId, { notified: () => announced.post('sent'), reconnected: () => {} });
+		await b.pool.query('SELECT 1');
+		await instances.allowConnections(false);
+		await instances.terminate('bus-a');
+		expect(await a.logs.nextMatching(/reconnect failed/)).toBeTruthy();
 		const answer = send(run, run.id, { action: 'decline' });
 		await announced.next();
-		const unwatch = run.watch();
+		expect(run.results).toEqual([]);
+		await instances.allowConnections(true);
 		expect(await answer).toEqual({ action: 'decline' });
 		expect(await run.result).toEqual({ action: 'decline' });
 		unwatch();
@@ -90,10 +96,14 @@ describe('an answer through another instance', () => {
 
 	it('a row no Sophos could have written is refused as unknown, and the call is not answered', async () => {
 		const run = await questionOnA();
-		await a.pool.query(`INSERT INTO elicitation_answers (id, run_id, elicitation_id, answer) VALUES ('forged', $1, $2, '{"action":"approve"}')`, [run.runId, run.id]);
+		const unwatch = run.watch();
 		const taken = new Mailbox<string>();
 		b.bus.subscribe('sophos_elicitation_outcome', 'forged', { notified: () => taken.post('taken'), reconnected: () => {} });
-		const unwatch = run.watch();
+		await a.pool.query(
+			`WITH forged AS (INSERT INTO elicitation_answers (id, run_id, elicitation_id, answer) VALUES ('forged', $1, $2, '{"action":"approve"}') RETURNING run_id)
+			 SELECT pg_notify('sophos_elicitation_answer', run_id) FROM forged`,
+			[run.runId, run.id]
+		);
 		await taken.next();
 		expect((await a.pool.query('SELECT outcome FROM elicitation_answers WHERE id = $1', ['forged'])).rows[0].outcome).toBe('{"refused":"not-found"}');
 		expect(run.results).toEqual([]);

@@ -21,25 +21,21 @@ export type TakeAnswer = (elicitationId: string, answer: ElicitationAnswer) => E
 
 /**
  * The owner's side: while a run executes on this instance, hands each answer any instance sends
- * for one of its questions to `take`, once, and writes back what it came to. An answer sent before
- * the watch began or while the bus was away is a row, read again then. Each answer is taken in a
- * transaction that holds its row, so two reads (a NOTIFY and a reconnect) never take one twice, and
- * the sender, which deletes the row when it is done, waits for that transaction rather than giving
- * up on an answer being taken. Returns the unwatch, for the run's `finally`.
+ * for one of its questions to `take`, once, and writes back what it came to. An answer sent while
+ * the bus was away is a row, read again when it is back. Nothing is read as the watch begins: the
+ * run asks no question before it, so no answer can be waiting (which spares every run a round trip).
+ * Each answer is taken in a transaction that holds its row, so two reads (a NOTIFY and a reconnect)
+ * never take one twice, and the sender, which deletes the row when it is done, waits for that
+ * transaction rather than giving up on an answer being taken. Returns the unwatch, for the run's `finally`.
  */
 export function watchForAnswers(parts: Parts, runId: string, take: TakeAnswer): () => void {
 	const check = () => {
 		takeWaiting(parts.pool, runId, take).catch((error: Error) => parts.log(`Run ${runId}: taking answers to its questions failed (${error.message})`));
 	};
-	const unsubscribe = parts.bus.subscribe('sophos_elicitation_answer', runId, { notified: check, reconnected: check });
-	check();
-	return unsubscribe;
+	return parts.bus.subscribe('sophos_elicitation_answer', runId, { notified: check, reconnected: check });
 }
 
 async function takeWaiting(pool: pg.Pool, runId: string, take: TakeAnswer): Promise<void> {
-	// One round trip for the usual case, a run with no answer waiting (every run is checked as it starts).
-	const { rowCount } = await pool.query('SELECT 1 FROM elicitation_answers WHERE run_id = $1 AND outcome IS NULL LIMIT 1', [runId]);
-	if (!rowCount) return;
 	await inTransaction(pool, async (client) => {
 		const { rows } = await client.query<{ id: string; elicitation_id: string; answer: string }>(
 			`SELECT id, elicitation_id, answer FROM elicitation_answers WHERE run_id = $1 AND outcome IS NULL FOR UPDATE SKIP LOCKED`,
