@@ -248,6 +248,19 @@ describe('the shared tool host', () => {
 		expect((await sessions[1]!.client.listPrompts()).prompts.map((p) => p.name)).toContain('added');
 	});
 
+	it('tells every session to read the lists again when a child that offers them is restarted', async () => {
+		const { host } = await setUp();
+		const { client } = await connect(host, 'test');
+		const told = new Mailbox<string>();
+		client.setNotificationHandler(PromptListChangedNotificationSchema, () => told.post('prompts'));
+		client.setNotificationHandler(ResourceListChangedNotificationSchema, () => told.post('resources'));
+		const [child] = descendants(host.child.pid!).filter((p) => p.args.includes('mcp-test-server'));
+		process.kill(child!.pid, 'SIGKILL');
+		// The new child's lists may differ from the old one's.
+		expect([await told.next(), await told.next()].sort()).toEqual(['prompts', 'resources']);
+		expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain('review');
+	});
+
 	it('writes from two sessions at once all land: the host makes one write at a time in its child', async () => {
 		const { host } = await setUp();
 		const clients = [(await connect(host, 'memory')).client, (await connect(host, 'memory')).client];
