@@ -43,7 +43,7 @@ async function takeWaiting(pool: pg.Pool, runId: string, take: TakeAnswer): Prom
 		);
 		for (const row of rows) {
 			// What comes back from the database is input too: a row no Sophos could have written is refused as unknown.
-			const answer = ElicitationAnswerSchema.safeParse(JSON.parse(row.answer));
+			const answer = ElicitationAnswerSchema.safeParse(parseJson(row.answer));
 			const outcome: ElicitationAnswerOutcome = answer.success ? take(row.elicitation_id, answer.data) : { refused: 'not-found' };
 			await client.query(
 				`WITH taken AS (UPDATE elicitation_answers SET outcome = $2 WHERE id = $1 RETURNING id)
@@ -52,6 +52,14 @@ async function takeWaiting(pool: pg.Pool, runId: string, take: TakeAnswer): Prom
 			);
 		}
 	});
+}
+
+function parseJson(text: string): unknown {
+	try {
+		return JSON.parse(text);
+	} catch {
+		return undefined;
+	}
 }
 
 /** Heard while waiting; null: the run ended or its owner went, and with them its questions. */
