@@ -12,7 +12,7 @@ import { sseMessages, type SseEvent } from '../support/sse';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { testMcpConfig } from '../support/test-config';
 
-type Question = { id: string; run: string; server: string; tool: string; message: string };
+type Question = { id: string; run: string; server: string; tool: string; message: string; expiresAt: string };
 
 /** "ask": the test server's question; once answered, the model's next step is held until the test releases it. */
 const script = (request: ScriptRequest) =>
@@ -55,6 +55,11 @@ describe('an answer to a question sent to another instance than the one running 
 		const question = (seen.at(-1)!.data as { elicitation: Question }).elicitation;
 		expect(question).toMatchObject({ run, server: 'test', tool: 'test__ask', message: 'Who is asking?' });
 
+		// B lists it in the conversation's detail too, from the run's kept events (B's reader had it from them).
+		const detail = async (s: Service) => (await (await s.fetch(`/api/conversations/${conversation}`)).json()).elicitations;
+		expect(await detail(b)).toEqual([question]);
+		expect(await detail(a)).toEqual([question]);
+
 		const unknown = await answer(b, run, '00000000-0000-4000-8000-000000000000', { action: 'cancel' });
 		expect(unknown.status).toBe(404);
 		const invalid = await answer(b, run, question.id, { action: 'accept', content: { name: 'Ada', age: 200 } });
@@ -79,6 +84,7 @@ describe('an answer to a question sent to another instance than the one running 
 		expect(rest.find((e) => e.event === 'elicitation-closed')?.data).toMatchObject({ id: question.id, action: 'accept' });
 		expect(rest.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
 
+		expect(await detail(b)).toEqual([]);
 		// The run ended: B answers from its kept events.
 		const late = await answer(b, run, question.id, { action: 'accept', content: { name: 'Bob' } });
 		expect(late.status).toBe(409);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RunEvent } from '../../src/lib/protocol';
 import { Elicitations } from '../../src/lib/server/elicitation/elicitations.js';
-import { askOwnerToAnswer, watchForAnswers } from '../../src/lib/server/postgres/events/elicitation-answers.js';
+import { askOwnerToAnswer, openQuestions, watchForAnswers } from '../../src/lib/server/postgres/events/elicitation-answers.js';
 import { appendRunEvents, encodeEvent } from '../../src/lib/server/postgres/events/run-event-rows.js';
 import { Mailbox } from '../support/mailbox.js';
 import { claimedRun, eventParts, runStateFrom, useInstances } from '../support/pg-instances.js';
@@ -92,6 +92,19 @@ describe('an answer through another instance', () => {
 		expect(await send(run, run.id, { action: 'accept', content: { name: 'Ada' } })).toEqual({ action: 'accept' });
 		expect(run.results).toEqual([{ action: 'accept', content: { name: 'Ada' } }]);
 		unwatch();
+	});
+
+	it('another instance lists the questions the run\'s kept events show open, oldest first', async () => {
+		const run = await questionOnA();
+		for (let i = 0; i < 2; i += 1) void run.registry.ask({ conversation: run.conversationId, run: run.runId, server: 'test', tool: 'test__ask' }, FORM, new AbortController().signal);
+		const [, q2, q3] = run.registry.pending(run.conversationId);
+		const kept = (...events: RunEvent[]) => appendRunEvents(a.pool, { runId: run.runId, firstId: null, events: events.map(encodeEvent), terminal: false });
+		await kept(run.asked, { event: 'token', data: 'x' }, { event: 'elicitation', data: { conversation: run.conversationId, run: run.runId, elicitation: q2! } });
+		await kept({ event: 'elicitation', data: { conversation: run.conversationId, run: run.runId, elicitation: q3! } });
+		expect(await openQuestions(b.pool, run.runId)).toEqual([run.asked.data.elicitation, q2, q3]);
+		await kept({ event: 'elicitation-closed', data: { conversation: run.conversationId, run: run.runId, id: q2!.id, action: 'decline' } });
+		expect(await openQuestions(b.pool, run.runId)).toEqual([run.asked.data.elicitation, q3]);
+		expect(await openQuestions(b.pool, 'no-such-run')).toEqual([]);
 	});
 
 	it('a row no Sophos could have written is refused as unknown, and the call is not answered', async () => {

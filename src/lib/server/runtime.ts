@@ -4,6 +4,7 @@ import type { Settings } from './settings';
 import { ApprovalExpiry } from './runs/approval-expiry';
 import { Elicitations } from './elicitation/elicitations';
 import { answerElicitation } from './elicitation/answer-elicitation';
+import { pendingElicitations } from './elicitation/pending-elicitations';
 import { buildAgentGraph } from './agent/agent-graph';
 import { readSystemPrompt } from './agent/system-prompt';
 import { ThreadReader } from './runs/thread-reader';
@@ -107,6 +108,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	logLine(`Storage: ${engine.where}`);
 	const checkpointer = crashBeforeCheckpoint(engine.checkpointer, crash);
 	const registry = new RunRegistry();
+	const runsHere = (runId: string) => registry.getById(runId) !== undefined;
 	const elicitations = new Elicitations({
 		timeoutMs: settings.ELICITATION_TIMEOUT_MS,
 		now,
@@ -240,7 +242,13 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			log: logLine,
 			refusalError: runRefusalError
 		}),
-		conversations: new ConversationService({ threads, storage, branchReader, checkpointer, elicitations }),
+		conversations: new ConversationService({
+			threads,
+			storage,
+			branchReader,
+			checkpointer,
+			elicitations: (conversation) => pendingElicitations({ elicitations, runsHere, shared: engine.shared, runs: storage.runs }, conversation)
+		}),
 		agentProtocol: createAgentProtocol({
 			graph,
 			threads,
@@ -255,8 +263,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		mcpSignIn: new McpSignIn(toolbox),
 		prompts: new McpPrompts(toolbox.all(), { maxChars: settings.MCP_CONTENT_MAX_CHARS, timeoutMs: settings.MCP_TOOL_TIMEOUT_MS }),
 		resources: new McpResources(toolbox.all(), { maxChars: settings.MCP_CONTENT_MAX_CHARS, timeoutMs: settings.MCP_TOOL_TIMEOUT_MS }),
-		answerElicitation: (runId, id, answer) =>
-			answerElicitation({ elicitations, runsHere: (run) => registry.getById(run) !== undefined, shared: engine.shared }, runId, id, answer),
+		answerElicitation: (runId, id, answer) => answerElicitation({ elicitations, runsHere, shared: engine.shared }, runId, id, answer),
 		models,
 		threadWork: (id) => readThreadWork({ threads, storage }, id),
 		turn: () => loop.turn(),

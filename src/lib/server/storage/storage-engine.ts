@@ -3,7 +3,7 @@
 // run stream across them.
 
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
-import type { ElicitationAnswer, ElicitationAnswerOutcome, RunEvent } from '../../protocol';
+import type { ElicitationAnswer, ElicitationAnswerOutcome, PendingElicitation, RunEvent } from '../../protocol';
 import type { EventLog } from '../stream/event-log';
 import type { LiveResponseOptions } from '../stream/sse-response';
 import type { AppStorage, RunLeases } from './app-storage';
@@ -36,6 +36,8 @@ export interface SharedRuns {
 	 * `no-answer`: its owner, holding its lease, took nothing within two leases.
 	 */
 	answer(runId: string, elicitationId: string, answer: ElicitationAnswer): Promise<ForwardedAnswer>;
+	/** The questions the run's kept events show asked and not closed yet, oldest first. */
+	openQuestions(runId: string): Promise<PendingElicitation[]>;
 	/** A run recovered from a dead owner: its terminal event, kept for its readers. */
 	ended(runId: string, event: RunEvent): Promise<void>;
 	/**

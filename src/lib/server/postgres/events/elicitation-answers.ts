@@ -6,8 +6,10 @@ import type pg from 'pg';
 import {
 	ElicitationAnswerOutcomeSchema,
 	ElicitationAnswerSchema,
+	EVENT_DATA,
 	type ElicitationAnswer,
-	type ElicitationAnswerOutcome
+	type ElicitationAnswerOutcome,
+	type PendingElicitation
 } from '../../../protocol';
 import type { NotifyBus } from '../notify-bus';
 import { inTransaction } from '../transaction.js';
@@ -129,3 +131,27 @@ async function askedIn(pool: pg.Pool, runId: string, elicitationId: string): Pro
 }
 
 const outcomeOf = (json: string): ElicitationAnswerOutcome => ElicitationAnswerOutcomeSchema.parse(JSON.parse(json));
+
+/**
+ * The questions a run's kept events show asked and not closed yet, oldest first: what another
+ * instance lists in the conversation's detail while the owner holds them. Only the events of those
+ * two kinds leave the database.
+ */
+export async function openQuestions(pool: pg.Pool, runId: string): Promise<PendingElicitation[]> {
+	const { rows } = await pool.query<{ event: [string, unknown] }>(
+		`SELECT e.event FROM run_events r CROSS JOIN LATERAL jsonb_array_elements(r.events::jsonb) WITH ORDINALITY AS e(event, n)
+		 WHERE r.run_id = $1 AND e.event->>0 IN ('elicitation', 'elicitation-closed') ORDER BY r.first_id, e.n`,
+		[runId]
+	);
+	const open = new Map<string, PendingElicitation>();
+	for (const [name, data] of rows.map((r) => r.event)) {
+		if (name === 'elicitation') {
+			const asked = EVENT_DATA.elicitation.safeParse(data);
+			if (asked.success) open.set(asked.data.elicitation.id, asked.data.elicitation);
+		} else {
+			const closed = EVENT_DATA['elicitation-closed'].safeParse(data);
+			if (closed.success) open.delete(closed.data.id);
+		}
+	}
+	return [...open.values()];
+}

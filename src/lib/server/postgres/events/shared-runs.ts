@@ -7,7 +7,7 @@ import type { RunStatus } from '../../../protocol';
 import { NotifyBus } from '../notify-bus.js';
 import { remoteEventResponse } from './remote-event-response.js';
 import { askOwnerToCancel, watchForCancel, type RunState } from './run-cancel.js';
-import { askOwnerToAnswer, watchForAnswers } from './elicitation-answers.js';
+import { askOwnerToAnswer, openQuestions, watchForAnswers } from './elicitation-answers.js';
 import { RunEventSweeper } from './run-event-retention.js';
 import { RunEventWriter } from './run-event-writer.js';
 import { endTakenOverRun } from './run-takeover.js';
@@ -47,6 +47,7 @@ export async function startSharedRuns(
 		// Long enough for the owner to reach its outcome, or for its lease to end and a takeover to record one.
 		cancel: (runId) => askOwnerToCancel(parts, runId, { state, waitMs: 2 * options.leaseMs }),
 		answer: (runId, elicitationId, answer) => askOwnerToAnswer(parts, runId, elicitationId, answer, { state, waitMs: 2 * options.leaseMs }),
+		openQuestions: (runId) => openQuestions(pool, runId),
 		async ended(runId, event) {
 			await endTakenOverRun(pool, { runId, event });
 		},
