@@ -20,7 +20,7 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import { BaseCheckpointSaver, type Checkpoint, type CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { DeltaSqliteSaver } from '../src/lib/server/sqlite/checkpoint/index';
-import { migrate } from '../src/lib/server/sqlite/migrations.js';
+import { migrate } from '../src/lib/server/sqlite/migrate.js';
 import { TOOL_RESULT_BYTES } from '../test/unit/sqlite/checkpoint-agent-graph.js';
 import { reportSummary, type SummaryRow } from './support/summary.js';
 import {

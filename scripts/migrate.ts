@@ -11,7 +11,7 @@ import { postgresSide } from '../src/lib/server/portable/postgres-side';
 import { holdSqliteFile } from '../src/lib/server/portable/sqlite-hold';
 import { sqliteSide } from '../src/lib/server/portable/sqlite-side';
 import { openDatabase } from '../src/lib/server/sqlite/database';
-import { migrate } from '../src/lib/server/sqlite/migrations';
+import { migrate } from '../src/lib/server/sqlite/migrate';
 import { runTool, toolSettings } from './tool-cli';
 
 const isPostgresUrl = (to: string) => /^postgres(ql)?:\/\//.test(to);

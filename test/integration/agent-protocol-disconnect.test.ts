@@ -1,11 +1,9 @@
 import http from 'node:http';
-import { randomUUID } from 'node:crypto';
-import { Client } from '@langchain/langgraph-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { samples } from '../support/prometheus';
-import { ScriptedOllama, type Script } from '../support/scripted-ollama';
+import type { Script } from '../support/scripted-ollama';
+import { human, protocolHarness, threadWith } from '../support/protocol-harness';
 import { currentTurn } from '../support/scripts';
-import { Service } from '../support/service';
 import { testMcpConfig } from '../support/test-config';
 
 /**
@@ -26,23 +24,13 @@ const script: Script = (request) => {
 	return { content: `You said: ${user}` };
 };
 
-const human = (content: string) => ({ messages: [{ type: 'human', content }] });
-
 describe('Agent Server protocol: on_disconnect', () => {
-	let ollama: ScriptedOllama;
-	let service: Service;
-	let client: Client;
 	const config = testMcpConfig();
+	const harness = protocolHarness(script, config.configDir);
 
 	const effects = (item: string) => config.calls().filter((l) => l.startsWith('effect ') && l.endsWith(` ${item}`));
 	/** Sophos's live streams open now: a reader leaves them in the same turn as the run's readers are counted. */
-	const streams = async () => samples(await (await service.fetch('/api/metrics')).text(), 'sophos_sse_streams').sophos_sse_streams;
-
-	async function threadWith(message: string): Promise<string> {
-		const thread = randomUUID();
-		await client.runs.wait(thread, 'agent', { input: human(message), ifNotExists: 'create' });
-		return thread;
-	}
+	const streams = async () => samples(await (await harness.service.fetch('/api/metrics')).text(), 'sophos_sse_streams').sophos_sse_streams;
 
 	/** Reads an SDK stream until its first chunk of the answer, then aborts it; answers the run id. */
 	async function readThenAbort(parts: AsyncIterable<{ event: string; data: unknown }>, controller: AbortController): Promise<string> {
@@ -58,20 +46,10 @@ describe('Agent Server protocol: on_disconnect', () => {
 		return runId;
 	}
 
-	beforeAll(async () => {
-		ollama = await ScriptedOllama.start(script);
-		service = await Service.start({ ollamaUrl: ollama.url, configDir: config.configDir });
-		client = new Client({ apiUrl: service.url });
-	});
-	afterAll(async () => {
-		await service?.stop();
-		await ollama?.close();
-	});
-
 	it('cancels a streamed run whose client aborts it (on_disconnect cancel): interrupted, its tool call never made', async () => {
-		const thread = await threadWith('hello');
+		const thread = await threadWith(harness.client, 'hello');
 		const controller = new AbortController();
-		const stream = client.runs.stream(thread, 'agent', {
+		const stream = harness.client.runs.stream(thread, 'agent', {
 			input: human('later a'),
 			onDisconnect: 'cancel',
 			streamMode: ['messages-tuple'],
@@ -81,23 +59,23 @@ describe('Agent Server protocol: on_disconnect', () => {
 		// A join is a reader too: it follows the run once the one that left is gone. The run's end,
 		// which it waits for, comes from the cancel, since the model is still held.
 		await expect.poll(streams).toBe(0);
-		await client.runs.join(thread, runId);
-		expect(await client.runs.get(thread, runId)).toMatchObject({ status: 'interrupted' });
-		ollama.release('a');
-		expect((await client.runs.list(thread)).map((r) => r.status)).toEqual(['interrupted', 'success']);
-		const state = (await (await service.fetch(`/api/conversations/${thread}`)).json()) as { messages: { content: string }[] };
+		await harness.client.runs.join(thread, runId);
+		expect(await harness.client.runs.get(thread, runId)).toMatchObject({ status: 'interrupted' });
+		harness.ollama.release('a');
+		expect((await harness.client.runs.list(thread)).map((r) => r.status)).toEqual(['interrupted', 'success']);
+		const state = (await (await harness.service.fetch(`/api/conversations/${thread}`)).json()) as { messages: { content: string }[] };
 		expect(state.messages.at(-1)!.content).toBe(LONG.slice(0, 4));
 		expect(effects('a')).toEqual([]);
-		expect(service.output).not.toMatch(/cancelling it as its last reader left failed/);
+		expect(harness.service.output).not.toMatch(/cancelling it as its last reader left failed/);
 	});
 
 	it('cancels a joined run when a raw client drops the socket (cancel_on_disconnect=1)', async () => {
-		const thread = await threadWith('hello');
-		const run = await client.runs.create(thread, 'agent', { input: human('later b') });
-		await ollama.held('b');
+		const thread = await threadWith(harness.client, 'hello');
+		const run = await harness.client.runs.create(thread, 'agent', { input: human('later b') });
+		await harness.ollama.held('b');
 		// A socket of its own, destroyed mid-stream, as a closed tab or a killed client leaves it.
 		await new Promise<void>((resolve, reject) => {
-			const url = `${service.url}/threads/${thread}/runs/${run.run_id}/stream?cancel_on_disconnect=1&stream_mode=messages-tuple`;
+			const url = `${harness.service.url}/threads/${thread}/runs/${run.run_id}/stream?cancel_on_disconnect=1&stream_mode=messages-tuple`;
 			const req = http.get(url, { agent: false, headers: { 'Last-Event-ID': '-1' } }, (res) => {
 				let seen = '';
 				res.setEncoding('utf8');
@@ -112,22 +90,22 @@ describe('Agent Server protocol: on_disconnect', () => {
 			req.on('error', (e) => (req.destroyed ? undefined : reject(e)));
 		});
 		await expect.poll(streams).toBe(0);
-		await client.runs.join(thread, run.run_id);
-		expect(await client.runs.get(thread, run.run_id)).toMatchObject({ status: 'interrupted' });
-		ollama.release('b');
+		await harness.client.runs.join(thread, run.run_id);
+		expect(await harness.client.runs.get(thread, run.run_id)).toMatchObject({ status: 'interrupted' });
+		harness.ollama.release('b');
 		expect(effects('b')).toEqual([]);
 	});
 
 	it('goes on while another reader follows the run, and never cancels on continue', async () => {
-		const thread = await threadWith('hello');
-		const run = await client.runs.create(thread, 'agent', { input: human('later c') });
-		await ollama.held('c');
+		const thread = await threadWith(harness.client, 'hello');
+		const run = await harness.client.runs.create(thread, 'agent', { input: human('later c') });
+		await harness.ollama.held('c');
 		const leaving = new AbortController();
 		let attached!: () => void;
 		const attachedOnce = new Promise<void>((resolve) => (attached = resolve));
 		const leftReading = (async () => {
 			try {
-				const parts = client.runs.joinStream(thread, run.run_id, {
+				const parts = harness.client.runs.joinStream(thread, run.run_id, {
 					cancelOnDisconnect: true,
 					lastEventId: '-1',
 					streamMode: ['messages-tuple'],
@@ -142,7 +120,7 @@ describe('Agent Server protocol: on_disconnect', () => {
 		const stayed = new Promise<void>((resolve) => (staying = resolve));
 		const staysReading = (async () => {
 			const chunks: string[] = [];
-			for await (const part of client.runs.joinStream(thread, run.run_id, { lastEventId: '-1', streamMode: ['messages-tuple'] })) {
+			for await (const part of harness.client.runs.joinStream(thread, run.run_id, { lastEventId: '-1', streamMode: ['messages-tuple'] })) {
 				if (part.event === 'messages') {
 					staying();
 					chunks.push((part.data as [{ content: string }])[0].content);
@@ -156,19 +134,19 @@ describe('Agent Server protocol: on_disconnect', () => {
 		await leftReading;
 		// Its leaving, and the count of readers it leaves behind, are one turn of the service's loop.
 		await expect.poll(streams).toBe(1);
-		ollama.release('c');
+		harness.ollama.release('c');
 		expect(await staysReading).toBe(`${LONG}Saved.`);
-		await client.runs.join(thread, run.run_id);
-		expect(await client.runs.get(thread, run.run_id)).toMatchObject({ status: 'success' });
+		await harness.client.runs.join(thread, run.run_id);
+		expect(await harness.client.runs.get(thread, run.run_id)).toMatchObject({ status: 'success' });
 		expect(effects('c')).toHaveLength(1);
 
 		const controller = new AbortController();
-		const streamed = client.runs.stream(thread, 'agent', { input: human('later d'), streamMode: ['messages-tuple'], signal: controller.signal });
+		const streamed = harness.client.runs.stream(thread, 'agent', { input: human('later d'), streamMode: ['messages-tuple'], signal: controller.signal });
 		const runId = await readThenAbort(streamed, controller);
 		await expect.poll(streams).toBe(0);
-		ollama.release('d');
-		await client.runs.join(thread, runId);
-		expect(await client.runs.get(thread, runId)).toMatchObject({ status: 'success' });
+		harness.ollama.release('d');
+		await harness.client.runs.join(thread, runId);
+		expect(await harness.client.runs.get(thread, runId)).toMatchObject({ status: 'success' });
 		expect(effects('d')).toHaveLength(1);
 	});
 });

@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { Client, type ThreadState } from '@langchain/langgraph-sdk';
+import type { ThreadState } from '@langchain/langgraph-sdk';
 import { getBranchContext, getMessagesMetadataMap } from '@langchain/langgraph-sdk/ui';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScriptedOllama, type Script } from '../support/scripted-ollama';
+import { describe, expect, it } from 'vitest';
+import type { Script } from '../support/scripted-ollama';
+import { human, protocolHarness, texts, threadWith } from '../support/protocol-harness';
 import { currentTurn } from '../support/scripts';
-import { Service } from '../support/service';
 import { openServiceDb } from '../support/service-db';
 import { testMcpConfig } from '../support/test-config';
 
@@ -30,27 +29,16 @@ const script: Script = (request) => {
 type Message = { type: string; id: string; content: unknown };
 type Values = { messages: Message[] };
 
-const human = (content: string) => ({ messages: [{ type: 'human', content }] });
-const texts = (v: Values) => v.messages.map((m) => `${m.type}:${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`);
-
 describe('Agent Server protocol: rollback and forks', () => {
-	let ollama: ScriptedOllama;
-	let service: Service;
-	let client: Client;
 	const config = testMcpConfig();
-
-	async function threadWith(message: string): Promise<string> {
-		const thread = randomUUID();
-		await client.runs.wait(thread, 'agent', { input: human(message), ifNotExists: 'create' });
-		return thread;
-	}
+	const harness = protocolHarness(script, config.configDir);
 
 	/** A run on a new thread that has made its read-only call and is held in its answer, after its first chunk. */
 	async function scanning(name: string) {
-		const thread = await threadWith('hello');
-		const run = await client.runs.create(thread, 'agent', { input: human(`scan ${name}`) });
+		const thread = await threadWith(harness.client, 'hello');
+		const run = await harness.client.runs.create(thread, 'agent', { input: human(`scan ${name}`) });
 		// Held once its first chunk has reached a reader, so that chunk is what a cancel keeps.
-		for await (const part of client.runs.joinStream(thread, run.run_id, { streamMode: ['messages-tuple'] })) {
+		for await (const part of harness.client.runs.joinStream(thread, run.run_id, { streamMode: ['messages-tuple'] })) {
 			if (part.event === 'messages') break;
 		}
 		return { thread, run };
@@ -58,7 +46,7 @@ describe('Agent Server protocol: rollback and forks', () => {
 
 	/** The journal's rows of a run, as the service keeps them. */
 	async function journalOf(runId: string) {
-		const db = await openServiceDb(service.options.dataDir);
+		const db = await openServiceDb(harness.service.options.dataDir);
 		try {
 			return await db.all<{ tool: string; outcome: string }>('SELECT tool, outcome FROM tool_calls WHERE run_id = ?', runId);
 		} finally {
@@ -68,8 +56,8 @@ describe('Agent Server protocol: rollback and forks', () => {
 
 	/** The versions the SDK's branch context offers for the message at `index` of the thread's head. */
 	async function versionsAt(thread: string, index: number): Promise<string[][]> {
-		const history = (await client.threads.getHistory(thread, { limit: 100 })) as ThreadState<Values>[];
-		const head = (await client.threads.getState(thread)) as ThreadState<Values>;
+		const history = (await harness.client.threads.getHistory(thread, { limit: 100 })) as ThreadState<Values>[];
+		const head = (await harness.client.threads.getState(thread)) as ThreadState<Values>;
 		const metadata = getMessagesMetadataMap({
 			initialValues: undefined,
 			history,
@@ -80,28 +68,18 @@ describe('Agent Server protocol: rollback and forks', () => {
 		return options.map((b) => texts(getBranchContext(b, history).threadHead!.values));
 	}
 
-	beforeAll(async () => {
-		ollama = await ScriptedOllama.start(script);
-		service = await Service.start({ ollamaUrl: ollama.url, configDir: config.configDir });
-		client = new Client({ apiUrl: service.url });
-	});
-	afterAll(async () => {
-		await service?.stop();
-		await ollama?.close();
-	});
-
 	it('POST …/cancel?action=rollback: back at the checkpoint before the run, the next message a new branch, the journal kept', async () => {
 		const { thread, run } = await scanning('back');
 		expect(await journalOf(run.run_id)).toEqual([{ tool: 'test__peek', outcome: 'success' }]);
-		await client.runs.cancel(thread, run.run_id, true, 'rollback');
-		ollama.release('back');
-		expect(await client.runs.get(thread, run.run_id)).toMatchObject({ status: 'interrupted' });
-		expect(texts((await client.threads.getState(thread)).values as Values)).toEqual(['human:hello', 'ai:You said: hello']);
-		expect((await client.threads.get(thread)).status).toBe('idle');
+		await harness.client.runs.cancel(thread, run.run_id, true, 'rollback');
+		harness.ollama.release('back');
+		expect(await harness.client.runs.get(thread, run.run_id)).toMatchObject({ status: 'interrupted' });
+		expect(texts((await harness.client.threads.getState(thread)).values as Values)).toEqual(['human:hello', 'ai:You said: hello']);
+		expect((await harness.client.threads.get(thread)).status).toBe('idle');
 		// What the cancelled run did happened: its call stays journalled, its branch readable.
 		expect(await journalOf(run.run_id)).toEqual([{ tool: 'test__peek', outcome: 'success' }]);
 
-		const next = (await client.runs.wait(thread, 'agent', { input: human('again') })) as Values;
+		const next = (await harness.client.runs.wait(thread, 'agent', { input: human('again') })) as Values;
 		expect(texts(next)).toEqual(['human:hello', 'ai:You said: hello', 'human:again', 'ai:You said: again']);
 		const versions = await versionsAt(thread, 2);
 		expect(versions).toHaveLength(2);
@@ -112,9 +90,9 @@ describe('Agent Server protocol: rollback and forks', () => {
 
 	it('multitask_strategy rollback: the new run starts from before the cancelled one, as a branch beside it, the journal kept', async () => {
 		const { thread, run } = await scanning('over');
-		const rolled = (await client.runs.wait(thread, 'agent', { input: human('rather'), multitaskStrategy: 'rollback' })) as Values;
-		ollama.release('over');
-		expect(await client.runs.get(thread, run.run_id)).toMatchObject({ status: 'interrupted' });
+		const rolled = (await harness.client.runs.wait(thread, 'agent', { input: human('rather'), multitaskStrategy: 'rollback' })) as Values;
+		harness.ollama.release('over');
+		expect(await harness.client.runs.get(thread, run.run_id)).toMatchObject({ status: 'interrupted' });
 		expect(texts(rolled)).toEqual(['human:hello', 'ai:You said: hello', 'human:rather', 'ai:You said: rather']);
 		expect(await journalOf(run.run_id)).toEqual([{ tool: 'test__peek', outcome: 'success' }]);
 		const versions = await versionsAt(thread, 2);
@@ -123,18 +101,18 @@ describe('Agent Server protocol: rollback and forks', () => {
 	});
 
 	it('a fork from a checkpoint with an edited message reuses the journalled write it repeats, never making it again', async () => {
-		const thread = await threadWith('store lamp');
-		const before = (await client.threads.getState(thread)) as ThreadState<Values>;
+		const thread = await threadWith(harness.client, 'store lamp');
+		const before = (await harness.client.threads.getState(thread)) as ThreadState<Values>;
 		expect(texts(before.values)).toEqual(['human:store lamp', 'ai:', 'tool:saved lamp', 'ai:Stored: saved lamp']);
 		const effects = () => config.calls().filter((l) => l.startsWith('effect ') && l.endsWith(' lamp'));
 		expect(effects()).toHaveLength(1);
 		// The checkpoint before the human message, as agent-chat-ui edits one.
-		const history = (await client.threads.getHistory(thread, { limit: 100 })) as ThreadState<Values>[];
+		const history = (await harness.client.threads.getHistory(thread, { limit: 100 })) as ThreadState<Values>[];
 		const first = history.filter((s) => s.values.messages.length === 0).at(0)!;
-		const edited = (await client.runs.wait(thread, 'agent', { input: human('store lamp today'), checkpoint: first.checkpoint })) as Values;
+		const edited = (await harness.client.runs.wait(thread, 'agent', { input: human('store lamp today'), checkpoint: first.checkpoint })) as Values;
 		expect(texts(edited)).toEqual(['human:store lamp today', 'ai:', 'tool:saved lamp', 'ai:Stored: saved lamp']);
 		expect(effects()).toHaveLength(1);
-		const detail = (await (await service.fetch(`/api/conversations/${thread}`)).json()) as { messages: { role: string; reusedFrom?: unknown }[] };
+		const detail = (await (await harness.service.fetch(`/api/conversations/${thread}`)).json()) as { messages: { role: string; reusedFrom?: unknown }[] };
 		expect(detail.messages.find((m) => m.role === 'tool')!.reusedFrom).toMatchObject({ toolCallId: expect.any(String) });
 		expect(await versionsAt(thread, 0)).toHaveLength(2);
 	});

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'langgraph-sdk-1-0';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScriptedOllama, type Script } from '../support/scripted-ollama';
-import { currentTurn } from '../support/scripts';
-import { Service } from '../support/service';
+import { describe, expect, it } from 'vitest';
+import { human, LONG, peekSaveHold, protocolHarness, texts } from '../support/protocol-harness';
 import { testMcpConfig } from '../support/test-config';
 
 /**
@@ -12,45 +10,19 @@ import { testMcpConfig } from '../support/test-config';
  * run joined, an approval resumed. "peek": a read-only call; "save <item>": a write that waits for
  * approval; "hold <name>": an answer held after its first chunk.
  */
-const LONG = 'This answer streams slowly, piece by piece, so a test can act while it runs.';
-
-const script: Script = (request) => {
-	const { user, after } = currentTurn(request);
-	const results = after.filter((m) => m.role === 'tool');
-	if (user === 'peek') return results.length ? { content: 'Nothing new.' } : { content: 'Looking.', toolCalls: [{ name: 'test__peek', arguments: {} }] };
-	const save = /^save (\w+)$/.exec(user);
-	if (save) return results.length ? { content: `Result: ${results.at(-1)!.content}` } : { toolCalls: [{ name: 'test__effect', arguments: { item: save[1]! } }] };
-	const hold = /^hold (\w+)$/.exec(user);
-	if (hold) return { content: LONG, hold: hold[1]!, holdAfterChunks: 1 };
-	return { content: `You said: ${user}` };
-};
+const script = peekSaveHold();
 
 type Message = { type: string; id: string; content: unknown; tool_calls?: { id: string; name: string }[]; tool_call_id?: string };
 type Values = { messages: Message[]; __interrupt__?: { id: string; value: { action_requests: { name: string }[] } }[] };
 
-const human = (content: string) => ({ messages: [{ type: 'human', content }] });
-const texts = (v: Values) => v.messages.map((m) => `${m.type}:${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`);
-
 describe('Agent Server protocol: runs through @langchain/langgraph-sdk 1.0.0', () => {
-	let ollama: ScriptedOllama;
-	let service: Service;
-	let client: Client;
 	const config = testMcpConfig({});
-
-	beforeAll(async () => {
-		ollama = await ScriptedOllama.start(script);
-		service = await Service.start({ ollamaUrl: ollama.url, configDir: config.configDir });
-		client = new Client({ apiUrl: service.url });
-	});
-	afterAll(async () => {
-		await service?.stop();
-		await ollama?.close();
-	});
+	const harness = protocolHarness(script, config.configDir, (apiUrl) => new Client({ apiUrl }));
 
 	it('streams a tool-calling run in values and messages-tuple', async () => {
 		const thread = randomUUID();
 		const events: { event: string; data: unknown }[] = [];
-		for await (const part of client.runs.stream(thread, 'agent', { input: human('peek'), ifNotExists: 'create', streamMode: ['values', 'messages-tuple'] })) {
+		for await (const part of harness.client.runs.stream(thread, 'agent', { input: human('peek'), ifNotExists: 'create', streamMode: ['values', 'messages-tuple'] })) {
 			events.push(part);
 		}
 		expect(events[0]).toMatchObject({ event: 'metadata', data: { attempt: 1 } });
@@ -60,19 +32,19 @@ describe('Agent Server protocol: runs through @langchain/langgraph-sdk 1.0.0', (
 		const chunkIds = new Set(events.filter((e) => e.event === 'messages').map((e) => (e.data as [{ id: string }])[0].id));
 		for (const id of chunkIds) expect(final.messages.map((m) => m.id)).toContain(id);
 		const runId = (events[0]!.data as { run_id: string }).run_id;
-		expect(await client.runs.get(thread, runId)).toMatchObject({ status: 'success' });
+		expect(await harness.client.runs.get(thread, runId)).toMatchObject({ status: 'success' });
 	});
 
 	it('joins a background run from its first event, and waits for its end', async () => {
 		const thread = randomUUID();
-		await client.runs.wait(thread, 'agent', { input: human('hello'), ifNotExists: 'create' });
-		const run = await client.runs.create(thread, 'agent', { input: human('hold old') });
-		await ollama.held('old');
+		await harness.client.runs.wait(thread, 'agent', { input: human('hello'), ifNotExists: 'create' });
+		const run = await harness.client.runs.create(thread, 'agent', { input: human('hold old') });
+		await harness.ollama.held('old');
 		let attached!: () => void;
 		const opened = new Promise<void>((resolve) => (attached = resolve));
 		const joined = (async () => {
 			const chunks: string[] = [];
-			for await (const part of client.runs.joinStream(thread, run.run_id, { lastEventId: '-1', streamMode: ['messages-tuple'] })) {
+			for await (const part of harness.client.runs.joinStream(thread, run.run_id, { lastEventId: '-1', streamMode: ['messages-tuple'] })) {
 				attached();
 				if (part.event === 'messages') chunks.push((part.data as [{ content: string }])[0].content);
 			}
@@ -80,21 +52,21 @@ describe('Agent Server protocol: runs through @langchain/langgraph-sdk 1.0.0', (
 		})();
 		// A refused join ends the wait too, failing at once.
 		await Promise.race([opened, joined]);
-		ollama.release('old');
+		harness.ollama.release('old');
 		expect(await joined).toBe(LONG);
-		expect(texts((await client.runs.join(thread, run.run_id)) as Values).at(-1)).toBe(`ai:${LONG}`);
-		expect(await client.runs.get(thread, run.run_id)).toMatchObject({ status: 'success' });
+		expect(texts((await harness.client.runs.join(thread, run.run_id)) as Values).at(-1)).toBe(`ai:${LONG}`);
+		expect(await harness.client.runs.get(thread, run.run_id)).toMatchObject({ status: 'success' });
 	});
 
 	it('resumes an approval with a Command, the effect made once', async () => {
 		const thread = randomUUID();
-		const paused = (await client.runs.wait(thread, 'agent', { input: human('save old'), ifNotExists: 'create' })) as Values;
+		const paused = (await harness.client.runs.wait(thread, 'agent', { input: human('save old'), ifNotExists: 'create' })) as Values;
 		expect(paused.__interrupt__![0]!.value.action_requests).toMatchObject([{ name: 'test__effect' }]);
-		expect((await client.threads.get(thread)).status).toBe('interrupted');
-		const resumed = (await client.runs.wait(thread, 'agent', { command: { resume: { decisions: [{ type: 'approve' }] } } })) as Values;
+		expect((await harness.client.threads.get(thread)).status).toBe('interrupted');
+		const resumed = (await harness.client.runs.wait(thread, 'agent', { command: { resume: { decisions: [{ type: 'approve' }] } } })) as Values;
 		expect(texts(resumed).slice(-2)).toEqual(['tool:saved old', 'ai:Result: saved old']);
 		expect(resumed.__interrupt__).toBeUndefined();
-		expect((await client.threads.get(thread)).status).toBe('idle');
+		expect((await harness.client.threads.get(thread)).status).toBe('idle');
 		expect(config.calls().filter((l) => l.startsWith('effect '))).toHaveLength(1);
 	});
 });

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from '@langchain/langgraph-sdk';
 import { MessageTupleManager, StreamManager } from '@langchain/langgraph-sdk/ui';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScriptedOllama, type Script } from '../support/scripted-ollama';
-import { currentTurn } from '../support/scripts';
-import { Service, serviceState } from '../support/service';
+import { describe, expect, it } from 'vitest';
+import { LONG, peekSaveHold, protocolHarness, texts, threadWith } from '../support/protocol-harness';
+import { serviceState } from '../support/service';
 import { testMcpConfig } from '../support/test-config';
 
 /**
@@ -14,56 +12,24 @@ import { testMcpConfig } from '../support/test-config';
  * "hold <name>": a long answer held after its first chunk until the test releases it.
  */
 const ANSWER = 'All quiet here, nothing to report today.';
-const LONG = 'This answer streams slowly, piece by piece, so a test can act while it runs.';
-
-const script: Script = (request) => {
-	const { user, after } = currentTurn(request);
-	const results = after.filter((m) => m.role === 'tool');
-	if (user === 'peek') return results.length ? { content: ANSWER } : { content: 'Looking.', toolCalls: [{ name: 'test__peek', arguments: {} }] };
-	const save = /^save (\w+)$/.exec(user);
-	if (save) return results.length ? { content: `Result: ${results.at(-1)!.content}` } : { toolCalls: [{ name: 'test__effect', arguments: { item: save[1]! } }] };
-	const hold = /^hold (\w+)$/.exec(user);
-	if (hold) return { content: LONG, hold: hold[1]!, holdAfterChunks: 1 };
-	return { content: `You said: ${user}` };
-};
+const script = peekSaveHold(ANSWER);
 
 type Message = { type: string; id: string; content: unknown; tool_calls?: { id: string; name: string }[]; tool_call_id?: string };
 type Values = { messages: Message[]; __interrupt__?: { id: string; value: { action_requests: { name: string; args: Record<string, unknown> }[] } }[] };
 
 const human = (content: string, id?: string) => ({ messages: [{ type: 'human', content, ...(id ? { id } : {}) }] });
-const texts = (v: Values) => v.messages.map((m) => `${m.type}:${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`);
 
 describe('Agent Server protocol: runs', () => {
-	let ollama: ScriptedOllama;
-	let service: Service;
-	let client: Client;
-	let config: ReturnType<typeof testMcpConfig>;
-
-	/** A new thread, made by its first run (if_not_exists "create"), answered and idle. */
-	async function threadWith(message: string): Promise<string> {
-		const thread = randomUUID();
-		await client.runs.wait(thread, 'agent', { input: human(message), ifNotExists: 'create' });
-		return thread;
-	}
+	const config = testMcpConfig({});
+	const harness = protocolHarness(script, config.configDir);
 
 	/** A background run on a new thread, held in its answer. */
 	async function heldRun(name: string) {
-		const thread = await threadWith('hello');
-		const run = await client.runs.create(thread, 'agent', { input: human(`hold ${name}`) });
-		await ollama.held(name);
+		const thread = await threadWith(harness.client, 'hello');
+		const run = await harness.client.runs.create(thread, 'agent', { input: human(`hold ${name}`) });
+		await harness.ollama.held(name);
 		return { thread, run };
 	}
-
-	beforeAll(async () => {
-		ollama = await ScriptedOllama.start(script);
-		config = testMcpConfig({});
-		service = await Service.start({ ollamaUrl: ollama.url, configDir: config.configDir });
-		client = new Client({ apiUrl: service.url });
-	});
-	afterAll(async () => {
-		await service?.stop();
-		await ollama?.close();
-	});
 
 	it('streams a tool-calling run in values, messages-tuple and updates, which the SDK merges without a duplicate', async () => {
 		const thread = randomUUID();
@@ -78,7 +44,7 @@ describe('Agent Server protocol: runs', () => {
 		await manager.start(
 			async () =>
 				(async function* () {
-					for await (const part of client.runs.stream(thread, 'agent', {
+					for await (const part of harness.client.runs.stream(thread, 'agent', {
 						input: human('peek'),
 						ifNotExists: 'create',
 						streamMode: ['values', 'messages-tuple', 'updates']
@@ -120,9 +86,9 @@ describe('Agent Server protocol: runs', () => {
 		expect(events.filter((e) => e.event === 'updates').map((e) => Object.keys(e.data as object)[0])).toEqual(['agent', 'tools', 'agent']);
 		for (const ids of snapshots) expect(new Set(ids).size).toBe(ids.length);
 		expect(((manager.values as Values).messages as Message[]).map((m) => m.id)).toEqual(final.messages.map((m) => m.id));
-		const run = await client.runs.get(thread, runId);
+		const run = await harness.client.runs.get(thread, runId);
 		expect(run).toMatchObject({ run_id: runId, thread_id: thread, status: 'success' });
-		expect(await client.runs.list(thread)).toMatchObject([{ run_id: runId }]);
+		expect(await harness.client.runs.list(thread)).toMatchObject([{ run_id: runId }]);
 	});
 
 	it('streams a background run joined twice from -1, each reader getting the whole answer once', async () => {
@@ -134,7 +100,7 @@ describe('Agent Server protocol: runs', () => {
 			return (async () => {
 				const chunks: string[] = [];
 				let first: unknown;
-				for await (const part of client.runs.joinStream(thread, run.run_id, { lastEventId: '-1', streamMode: ['messages-tuple', 'values'] })) {
+				for await (const part of harness.client.runs.joinStream(thread, run.run_id, { lastEventId: '-1', streamMode: ['messages-tuple', 'values'] })) {
 					first ??= part;
 					opened();
 					if (part.event === 'messages') chunks.push((part.data as [{ content: string }])[0].content);
@@ -145,62 +111,62 @@ describe('Agent Server protocol: runs', () => {
 		const readers = [join(), join()];
 		// A reader is attached to the run's log before its response's first byte (metadata) is sent.
 		await Promise.all(attached);
-		ollama.release('join');
+		harness.ollama.release('join');
 		const [a, b] = (await Promise.all(readers)) as [{ first: unknown; text: string }, { first: unknown; text: string }];
 		expect(a.first).toMatchObject({ event: 'metadata', data: { run_id: run.run_id } });
 		expect(a.text).toBe(LONG);
 		expect(b.text).toBe(LONG);
-		expect(await client.runs.join(thread, run.run_id)).toMatchObject({ messages: expect.arrayContaining([expect.objectContaining({ content: LONG })]) });
+		expect(await harness.client.runs.join(thread, run.run_id)).toMatchObject({ messages: expect.arrayContaining([expect.objectContaining({ content: LONG })]) });
 	});
 
 	it('cancels a run: it ends interrupted, keeping what it streamed', async () => {
 		const { thread, run } = await heldRun('cancel');
 		// Cancelled once its first chunk has reached a reader, so that chunk is what the run streamed.
-		for await (const part of client.runs.joinStream(thread, run.run_id, { streamMode: ['messages-tuple'] })) {
+		for await (const part of harness.client.runs.joinStream(thread, run.run_id, { streamMode: ['messages-tuple'] })) {
 			if (part.event === 'messages') break;
 		}
-		await client.runs.cancel(thread, run.run_id, true);
-		expect(await client.runs.get(thread, run.run_id)).toMatchObject({ status: 'interrupted' });
-		const state = (await (await service.fetch(`/api/conversations/${thread}`)).json()) as { messages: { content: string }[] };
+		await harness.client.runs.cancel(thread, run.run_id, true);
+		expect(await harness.client.runs.get(thread, run.run_id)).toMatchObject({ status: 'interrupted' });
+		const state = (await (await harness.service.fetch(`/api/conversations/${thread}`)).json()) as { messages: { content: string }[] };
 		expect(state.messages.at(-1)!.content).toBe(LONG.slice(0, 4));
-		ollama.release('cancel');
+		harness.ollama.release('cancel');
 	});
 
 	it('refuses a second run with reject (409), queues it with enqueue, interrupts or rolls back the first', async () => {
 		const { thread, run } = await heldRun('busy');
-		const rejected = await service.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: human('again') });
+		const rejected = await harness.service.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: human('again') });
 		expect(rejected.status).toBe(409);
-		const queued = await client.runs.create(thread, 'agent', { input: human('queued'), multitaskStrategy: 'enqueue' });
+		const queued = await harness.client.runs.create(thread, 'agent', { input: human('queued'), multitaskStrategy: 'enqueue' });
 		expect(queued.status).toBe('pending');
-		expect((await client.runs.list(thread)).map((r) => r.status)).toEqual(['pending', 'running', 'success']);
-		ollama.release('busy');
-		expect(texts((await client.runs.join(thread, queued.run_id)) as Values).slice(-2)).toEqual(['human:queued', 'ai:You said: queued']);
-		expect(await client.runs.get(thread, run.run_id)).toMatchObject({ status: 'success' });
-		expect(await client.runs.get(thread, queued.run_id)).toMatchObject({ status: 'success' });
+		expect((await harness.client.runs.list(thread)).map((r) => r.status)).toEqual(['pending', 'running', 'success']);
+		harness.ollama.release('busy');
+		expect(texts((await harness.client.runs.join(thread, queued.run_id)) as Values).slice(-2)).toEqual(['human:queued', 'ai:You said: queued']);
+		expect(await harness.client.runs.get(thread, run.run_id)).toMatchObject({ status: 'success' });
+		expect(await harness.client.runs.get(thread, queued.run_id)).toMatchObject({ status: 'success' });
 
 		const second = await heldRun('first');
-		const interrupting = await client.runs.wait(second.thread, 'agent', { input: human('instead'), multitaskStrategy: 'interrupt' });
-		expect(await client.runs.get(second.thread, second.run.run_id)).toMatchObject({ status: 'interrupted' });
+		const interrupting = await harness.client.runs.wait(second.thread, 'agent', { input: human('instead'), multitaskStrategy: 'interrupt' });
+		expect(await harness.client.runs.get(second.thread, second.run.run_id)).toMatchObject({ status: 'interrupted' });
 		expect(texts(interrupting as Values).slice(-2)).toEqual(['human:instead', 'ai:You said: instead']);
-		ollama.release('first');
+		harness.ollama.release('first');
 
 		const third = await heldRun('rolled');
-		const rolled = (await client.runs.wait(third.thread, 'agent', { input: human('rather'), multitaskStrategy: 'rollback' })) as Values;
-		expect(await client.runs.get(third.thread, third.run.run_id)).toMatchObject({ status: 'interrupted' });
+		const rolled = (await harness.client.runs.wait(third.thread, 'agent', { input: human('rather'), multitaskStrategy: 'rollback' })) as Values;
+		expect(await harness.client.runs.get(third.thread, third.run.run_id)).toMatchObject({ status: 'interrupted' });
 		// The rolled-back run's message and partial answer are on a branch of their own, not the thread's.
 		expect(texts(rolled)).toEqual(['human:hello', 'ai:You said: hello', 'human:rather', 'ai:You said: rather']);
-		ollama.release('rolled');
+		harness.ollama.release('rolled');
 	});
 
 	it('makes one run of a retried POST with the same message id', async () => {
-		const thread = await threadWith('hello');
+		const thread = await threadWith(harness.client, 'hello');
 		const body = { assistant_id: 'agent', input: human('once', 'client-message-1') };
-		const first = await (await service.post(`/threads/${thread}/runs/wait`, body)).json();
-		const again = await service.post(`/threads/${thread}/runs`, body);
+		const first = await (await harness.service.post(`/threads/${thread}/runs/wait`, body)).json();
+		const again = await harness.service.post(`/threads/${thread}/runs`, body);
 		expect(again.status).toBe(200);
 		const run = (await again.json()) as { run_id: string; status: string };
 		expect(run.status).toBe('success');
-		const runs = await client.runs.list(thread);
+		const runs = await harness.client.runs.list(thread);
 		expect(runs).toHaveLength(2);
 		expect(runs[0]!.run_id).toBe(run.run_id);
 		expect(texts(first as Values).filter((t) => t === 'human:once')).toHaveLength(1);
@@ -208,10 +174,10 @@ describe('Agent Server protocol: runs', () => {
 
 	it('resumes an approval with approve, edit and reject, the journal counting each effect once', async () => {
 		const decide = async (item: string, decision: object) => {
-			const thread = await threadWith(`save ${item}`);
-			const state = await (await service.fetch(`/api/conversations/${thread}`)).json();
+			const thread = await threadWith(harness.client, `save ${item}`);
+			const state = await (await harness.service.fetch(`/api/conversations/${thread}`)).json();
 			expect(state.conversation.status).toBe('waiting');
-			const result = (await client.runs.wait(thread, 'agent', { command: { resume: { decisions: [decision] } } })) as Values;
+			const result = (await harness.client.runs.wait(thread, 'agent', { command: { resume: { decisions: [decision] } } })) as Values;
 			return result.messages.at(-1)!.content;
 		};
 		expect(await decide('a', { type: 'approve' })).toBe('Result: saved a');
@@ -223,17 +189,17 @@ describe('Agent Server protocol: runs', () => {
 
 	it('shows a pause as __interrupt__, refuses a stale interrupt (409), and goto __end__ denies every call', async () => {
 		const thread = randomUUID();
-		const values = (await client.runs.wait(thread, 'agent', { input: human('save d'), ifNotExists: 'create' })) as Values;
+		const values = (await harness.client.runs.wait(thread, 'agent', { input: human('save d'), ifNotExists: 'create' })) as Values;
 		const interrupt = values.__interrupt__![0]!;
 		expect(interrupt.value.action_requests).toEqual([expect.objectContaining({ name: 'test__effect', args: { item: 'd' } })]);
-		const before = await serviceState(service, [thread]);
-		const stale = await service.post(`/threads/${thread}/runs/wait`, {
+		const before = await serviceState(harness.service, [thread]);
+		const stale = await harness.service.post(`/threads/${thread}/runs/wait`, {
 			assistant_id: 'agent',
 			command: { resume: { 'not-this-one': { decisions: [{ type: 'approve' }] } } }
 		});
 		expect(stale.status).toBe(409);
-		expect(await serviceState(service, [thread])).toBe(before);
-		const ended = (await client.runs.wait(thread, 'agent', { command: { goto: '__end__' } })) as Values;
+		expect(await serviceState(harness.service, [thread])).toBe(before);
+		const ended = (await harness.client.runs.wait(thread, 'agent', { command: { goto: '__end__' } })) as Values;
 		expect(ended.__interrupt__).toBeUndefined();
 		expect(ended.messages.find((m) => m.type === 'tool')).toMatchObject({ type: 'tool' });
 		expect(config.calls().some((l) => l.endsWith(' d'))).toBe(false);
@@ -241,9 +207,9 @@ describe('Agent Server protocol: runs', () => {
 
 	it('reads a client-made tool message for a waiting call as the conversation moving on, never as its result', async () => {
 		const thread = randomUUID();
-		const values = (await client.runs.wait(thread, 'agent', { input: human('save e'), ifNotExists: 'create' })) as Values;
+		const values = (await harness.client.runs.wait(thread, 'agent', { input: human('save e'), ifNotExists: 'create' })) as Values;
 		const call = values.messages.at(-1)!.tool_calls![0]!;
-		const after = (await client.runs.wait(thread, 'agent', {
+		const after = (await harness.client.runs.wait(thread, 'agent', {
 			input: {
 				messages: [
 					{ type: 'tool', tool_call_id: call.id, name: call.name, content: 'Successfully handled tool call.' },
@@ -258,20 +224,20 @@ describe('Agent Server protocol: runs', () => {
 	});
 
 	it('edits from a checkpoint: a new branch from before the message, the old one kept', async () => {
-		const thread = await threadWith('first words');
-		const lines = (await (await service.fetch(`/api/conversations/${thread}/export?format=jsonl`)).text()).trim().split('\n').map((l) => JSON.parse(l));
+		const thread = await threadWith(harness.client, 'first words');
+		const lines = (await (await harness.service.fetch(`/api/conversations/${thread}/export?format=jsonl`)).text()).trim().split('\n').map((l) => JSON.parse(l));
 		const before = lines.find((l) => l.message_count === 0 && l.next.includes('__start__')) ?? lines.find((l) => l.message_count === 0);
-		const edited = (await client.runs.wait(thread, 'agent', { input: human('second words'), checkpoint: { checkpoint_id: before.checkpoint_id, checkpoint_ns: '', checkpoint_map: null } })) as Values;
+		const edited = (await harness.client.runs.wait(thread, 'agent', { input: human('second words'), checkpoint: { checkpoint_id: before.checkpoint_id, checkpoint_ns: '', checkpoint_map: null } })) as Values;
 		expect(texts(edited)).toEqual(['human:second words', 'ai:You said: second words']);
-		const detail = await (await service.fetch(`/api/conversations/${thread}`)).json();
+		const detail = await (await harness.service.fetch(`/api/conversations/${thread}`)).json();
 		expect(detail.messages[0].versions).toMatchObject({ count: 2, index: 1 });
 	});
 
 	it('answers every malformed run request with a 422 naming the field, and changes nothing', async () => {
-		const thread = await threadWith('hello');
-		const run = (await client.runs.list(thread))[0]!;
-		const before = await serviceState(service, [thread]);
-		const post = (path: string, body: unknown) => service.post(path, body);
+		const thread = await threadWith(harness.client, 'hello');
+		const run = (await harness.client.runs.list(thread))[0]!;
+		const before = await serviceState(harness.service, [thread]);
+		const post = (path: string, body: unknown) => harness.service.post(path, body);
 		const cases: [Promise<Response>, number, RegExp][] = [
 			[post(`/threads/${thread}/runs`, { input: human('x') }), 422, /assistant_id/],
 			[post(`/threads/${thread}/runs`, { assistant_id: 'other', input: human('x') }), 422, /assistant_id/],
@@ -287,23 +253,23 @@ describe('Agent Server protocol: runs', () => {
 			[post(`/threads/${randomUUID()}/runs`, { assistant_id: 'agent', input: human('x') }), 404, /Thread/],
 			[post(`/runs/stream`, { assistant_id: 'agent' }), 422, /input/],
 			[post(`/runs/wait`, { assistant_id: 'agent', input: human(''), stream_mode: ['values'] }), 422, /content/],
-			[service.fetch(`/threads/${thread}/runs?limit=0`), 422, /limit/],
-			[service.fetch(`/threads/${thread}/runs/nope`), 422, /run_id/],
-			[service.fetch(`/threads/${thread}/runs/${randomUUID()}`), 404, /Run/],
-			[service.fetch(`/threads/${thread}/runs/${run.run_id}/stream?stream_mode=debug`), 422, /stream_mode/],
-			[service.fetch(`/threads/${thread}/runs/nope/join`), 422, /run_id/],
-			[service.fetch(`/threads/${thread}/runs/${run.run_id}/cancel?action=undo`, { method: 'POST' }), 422, /action/],
-			[service.fetch(`/threads/${thread}/runs/${run.run_id}/cancel?wait=maybe`, { method: 'POST' }), 422, /wait/],
+			[harness.service.fetch(`/threads/${thread}/runs?limit=0`), 422, /limit/],
+			[harness.service.fetch(`/threads/${thread}/runs/nope`), 422, /run_id/],
+			[harness.service.fetch(`/threads/${thread}/runs/${randomUUID()}`), 404, /Run/],
+			[harness.service.fetch(`/threads/${thread}/runs/${run.run_id}/stream?stream_mode=debug`), 422, /stream_mode/],
+			[harness.service.fetch(`/threads/${thread}/runs/nope/join`), 422, /run_id/],
+			[harness.service.fetch(`/threads/${thread}/runs/${run.run_id}/cancel?action=undo`, { method: 'POST' }), 422, /action/],
+			[harness.service.fetch(`/threads/${thread}/runs/${run.run_id}/cancel?wait=maybe`, { method: 'POST' }), 422, /wait/],
 			[post(`/runs`, { assistant_id: 'agent', input: human('x') }), 501, /NOT_IMPLEMENTED/],
 			[post(`/runs/batch`, [{ assistant_id: 'agent', input: human('x') }]), 501, /NOT_IMPLEMENTED/],
-			[service.fetch(`/runs/${run.run_id}/stream`), 501, /NOT_IMPLEMENTED/],
-			[service.fetch(`/threads/${thread}/runs/${run.run_id}`, { method: 'DELETE' }), 501, /NOT_IMPLEMENTED/]
+			[harness.service.fetch(`/runs/${run.run_id}/stream`), 501, /NOT_IMPLEMENTED/],
+			[harness.service.fetch(`/threads/${thread}/runs/${run.run_id}`, { method: 'DELETE' }), 501, /NOT_IMPLEMENTED/]
 		];
 		for (const [response, status, field] of cases) {
 			const res = await response;
 			const body = await res.text();
 			expect({ status: res.status, body }).toMatchObject({ status, body: expect.stringMatching(field) });
 		}
-		expect(await serviceState(service, [thread])).toBe(before);
+		expect(await serviceState(harness.service, [thread])).toBe(before);
 	});
 });

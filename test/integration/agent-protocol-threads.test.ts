@@ -208,19 +208,20 @@ describe('the Agent Server protocol: assistants, threads, state and history', ()
 		await expect(client.threads.getState(crypto.randomUUID())).rejects.toMatchObject({ status: 404 });
 	});
 
-	it('shows a pause for approval as an interrupt in the HITL schema, in values, tasks and the thread', async () => {
+	it("shows a pause for approval as an interrupt in the HITL schema, in the thread's interrupts and tasks, never in its values", async () => {
 		const { conversation: threadId, status } = await chat({ message: 'save alpha' });
 		expect(status).toBe('waiting');
 		const thread = await client.threads.get(threadId);
 		expect(thread.status).toBe('interrupted');
-		const interrupt = (thread.values as Values).__interrupt__![0]!;
+		expect(thread.values as Values).not.toHaveProperty('__interrupt__');
+		const interrupt = (Object.values(thread.interrupts) as NonNullable<Values['__interrupt__']>[])[0]![0]!;
 		expect(interrupt.value).toMatchObject({
 			action_requests: [{ name: 'test__effect', args: { item: 'alpha' } }],
 			actionRequests: [{ name: 'test__effect', args: { item: 'alpha' } }],
 			review_configs: [{ action_name: 'test__effect', allowed_decisions: ['approve', 'edit', 'reject'] }],
 			reviewConfigs: [{ actionName: 'test__effect', allowedDecisions: ['approve', 'edit', 'reject'] }]
 		});
-		expect(Object.values(thread.interrupts)).toEqual([[interrupt]]);
+		expect(Object.values(thread.interrupts)).toHaveLength(1);
 		const state = await client.threads.getState(threadId);
 		expect(state.next).toEqual(['tools']);
 		expect(state.tasks).toMatchObject([{ name: 'tools', interrupts: [interrupt] }]);

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Client, type ThreadState } from '@langchain/langgraph-sdk';
-import { extractInterrupts, getBranchContext, getMessagesMetadataMap, MessageTupleManager, StreamManager } from '@langchain/langgraph-sdk/ui';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScriptedOllama, type Script } from '../support/scripted-ollama';
-import { currentTurn } from '../support/scripts';
-import { Service } from '../support/service';
+import type { ThreadState } from '@langchain/langgraph-sdk';
+import { extractInterrupts, getBranchContext, getMessagesMetadataMap, MessageTupleManager, StreamManager, StreamOrchestrator } from '@langchain/langgraph-sdk/ui';
+import { describe, expect, it } from 'vitest';
+import { peekSaveHold, protocolHarness } from '../support/protocol-harness';
 import { testMcpConfig } from '../support/test-config';
 
 /**
@@ -13,14 +11,7 @@ import { testMcpConfig } from '../support/test-config';
  * context of a forked edit, and the interrupt an approval pause yields. "peek": a read-only tool
  * call, then an answer; "save <item>": a write that waits for approval.
  */
-const script: Script = (request) => {
-	const { user, after } = currentTurn(request);
-	const results = after.filter((m) => m.role === 'tool');
-	if (user === 'peek') return results.length ? { content: 'Nothing new.' } : { content: 'Looking.', toolCalls: [{ name: 'test__peek', arguments: {} }] };
-	const save = /^save (\w+)$/.exec(user);
-	if (save) return results.length ? { content: `Result: ${results.at(-1)!.content}` } : { toolCalls: [{ name: 'test__effect', arguments: { item: save[1]! } }] };
-	return { content: `You said: ${user}` };
-};
+const script = peekSaveHold();
 
 type Message = { type: string; id: string; content: unknown };
 type Values = { messages: Message[]; __interrupt__?: unknown[] };
@@ -30,10 +21,8 @@ const human = (content: string) => ({ messages: [{ type: 'human', content, id: r
 const texts = (v: Values | null) => (v?.messages ?? []).map((m) => `${m.type}:${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`);
 
 describe('Agent Server protocol: the SDK headless UI state', () => {
-	let ollama: ScriptedOllama;
-	let service: Service;
-	let client: Client;
 	const config = testMcpConfig({});
+	const harness = protocolHarness(script, config.configDir);
 
 	/**
 	 * One stream through a StreamManager as useStream runs it, from `initial`: the merged values it
@@ -74,21 +63,11 @@ describe('Agent Server protocol: the SDK headless UI state', () => {
 			branchContext: getBranchContext(branch, history)
 		});
 
-	beforeAll(async () => {
-		ollama = await ScriptedOllama.start(script);
-		service = await Service.start({ ollamaUrl: ollama.url, configDir: config.configDir });
-		client = new Client({ apiUrl: service.url });
-	});
-	afterAll(async () => {
-		await service?.stop();
-		await ollama?.close();
-	});
-
 	it('yields an approval pause as the interrupt agent-chat-ui renders, and merges the resumed run without a duplicate', async () => {
 		const thread = randomUUID();
 		const modes = { streamMode: ['values', 'messages-tuple'] as ('values' | 'messages-tuple')[] };
-		const paused = await merged(client.runs.stream(thread, 'agent', { input: human('save ui'), ifNotExists: 'create', ...modes }), { messages: [] });
-		const state = (await client.threads.getState(thread)) as ThreadState<Values>;
+		const paused = await merged(harness.client.runs.stream(thread, 'agent', { input: human('save ui'), ifNotExists: 'create', ...modes }), { messages: [] });
+		const state = (await harness.client.threads.getState(thread)) as ThreadState<Values>;
 		const request = {
 			action_requests: [expect.objectContaining({ name: 'test__effect', args: { item: 'ui' } })],
 			review_configs: [{ action_name: 'test__effect', allowed_decisions: ['approve', 'edit', 'reject'] }]
@@ -102,9 +81,9 @@ describe('Agent Server protocol: the SDK headless UI state', () => {
 
 		// useStream starts a stream from the thread's values and, once it has ended, shows the thread's
 		// state read again (its onSuccess answers null): there the interrupt is gone.
-		const resumed = await merged(client.runs.stream(thread, 'agent', { command: { resume: { decisions: [{ type: 'approve' }] } }, ...modes }), state.values);
+		const resumed = await merged(harness.client.runs.stream(thread, 'agent', { command: { resume: { decisions: [{ type: 'approve' }] } }, ...modes }), state.values);
 		expect(texts(resumed)).toEqual(['human:save ui', 'ai:', 'tool:saved ui', 'ai:Result: saved ui']);
-		const after = (await client.threads.getState(thread)) as ThreadState<Values>;
+		const after = (await harness.client.threads.getState(thread)) as ThreadState<Values>;
 		expect(texts(after.values)).toEqual(texts(resumed));
 		expect(extractInterrupts(after.values, { isLoading: false, threadState: after, error: undefined })).toBeUndefined();
 		expect(config.calls().filter((l) => l.startsWith('effect ')).map((l) => l.split(' ').at(-1))).toEqual(['ui']);
@@ -113,19 +92,19 @@ describe('Agent Server protocol: the SDK headless UI state', () => {
 	it("shows a forked edit's two versions in the branch context, each branch's messages its own", async () => {
 		const thread = randomUUID();
 		const modes = { streamMode: ['values', 'messages-tuple'] as ('values' | 'messages-tuple')[] };
-		await client.runs.wait(thread, 'agent', { input: human('hello'), ifNotExists: 'create' });
-		const first = await merged(client.runs.stream(thread, 'agent', { input: human('peek'), ...modes }), { messages: [] });
+		await harness.client.runs.wait(thread, 'agent', { input: human('hello'), ifNotExists: 'create' });
+		const first = await merged(harness.client.runs.stream(thread, 'agent', { input: human('peek'), ...modes }), { messages: [] });
 		expect(texts(first)).toEqual(['human:hello', 'ai:You said: hello', 'human:peek', 'ai:Looking.', 'tool:all quiet', 'ai:Nothing new.']);
 
 		// As agent-chat-ui edits a message: a run from the checkpoint before the state it was first seen in.
-		const history = (await client.threads.getHistory(thread, { limit: 100 })) as ThreadState<Values>[];
+		const history = (await harness.client.threads.getHistory(thread, { limit: 100 })) as ThreadState<Values>[];
 		const peek = first!.messages[2]!;
 		const seen = metadataOf(history).find((m) => m.messageId === peek.id)!;
 		const checkpoint = seen.firstSeenState!.parent_checkpoint!;
-		const edited = await merged(client.runs.stream(thread, 'agent', { input: human('instead'), checkpoint, ...modes }), first!);
+		const edited = await merged(harness.client.runs.stream(thread, 'agent', { input: human('instead'), checkpoint, ...modes }), first!);
 		expect(texts(edited)).toEqual(['human:hello', 'ai:You said: hello', 'human:instead', 'ai:You said: instead']);
 
-		const forked = (await client.threads.getHistory(thread, { limit: 100 })) as ThreadState<Values>[];
+		const forked = (await harness.client.threads.getHistory(thread, { limit: 100 })) as ThreadState<Values>[];
 		const context = getBranchContext('', forked);
 		expect(texts(context.threadHead!.values)).toEqual(texts(edited));
 		const options = metadataOf(forked).find((m) => m.messageId === edited!.messages[2]!.id)!.branchOptions!;
@@ -133,5 +112,41 @@ describe('Agent Server protocol: the SDK headless UI state', () => {
 		// The other option is the first version, with its tool call and answer, as a branch switcher shows it.
 		const other = options.find((b) => getBranchContext(b, forked).threadHead?.checkpoint.checkpoint_id !== context.threadHead!.checkpoint.checkpoint_id)!;
 		expect(texts(getBranchContext(other, forked).threadHead!.values)).toEqual(texts(first));
+	});
+
+	it('opens a waiting thread as useStream does, its question shown from the tasks, and never shows it again once answered', async () => {
+		const thread = randomUUID();
+		await harness.client.runs.wait(thread, 'agent', { input: human('save orch'), ifNotExists: 'create' });
+		// What useStream and agent-chat-ui render from, with the history they fetch.
+		const ui = new StreamOrchestrator<Values>(
+			{ assistantId: 'agent', fetchStateHistory: true } as never,
+			{ getClient: () => harness.client, getAssistantId: () => 'agent', getMessagesKey: () => 'messages' } as never
+		);
+		const loaded = new Promise<void>((resolve) => {
+			const stop = ui.subscribe(() => {
+				if (ui.historyData.isLoading || ui.historyData.data === undefined) return;
+				stop();
+				resolve();
+			});
+		});
+		ui.initThreadId(thread);
+		await loaded;
+		expect(ui.interrupts).toHaveLength(1);
+		expect(ui.interrupts[0]!.value).toMatchObject({ action_requests: [expect.objectContaining({ name: 'test__effect', args: { item: 'orch' } })] });
+
+		// The person approves: at no change of the state while the resumed run streams (before its
+		// first values too, when the view still holds the thread's values) is the question shown again.
+		const shownWhileLoading: number[] = [];
+		const stop = ui.subscribe(() => {
+			if (ui.isLoading) shownWhileLoading.push(ui.interrupts.length);
+		});
+		await ui.submit(undefined as never, { command: { resume: { decisions: [{ type: 'approve' }] } } } as never);
+		stop();
+		expect(shownWhileLoading.length).toBeGreaterThan(0);
+		expect(shownWhileLoading.filter((n) => n > 0)).toEqual([]);
+		expect(ui.interrupts).toEqual([]);
+		expect(texts(ui.values as Values).at(-1)).toBe('ai:Result: saved orch');
+		expect(config.calls().filter((l) => l.startsWith('effect ') && l.endsWith(' orch'))).toHaveLength(1);
+		ui.dispose();
 	});
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -9,6 +10,7 @@ import { Service, tempDir } from '../support/service';
 import { MIGRATIONS } from '../../src/lib/server/sqlite/migrations';
 import { followRun } from '../support/sse';
 
+const fixtures = path.resolve(import.meta.dirname, '../fixtures/upgrade');
 const ENTITY = { name: 'Ada', entityType: 'person', observations: ['likes tea'] };
 
 /** "remember" saves Ada to the memory server and answers; anything else streams an answer held after two chunks. */
@@ -98,7 +100,7 @@ describe('backup and restore (SQLite)', () => {
 		expect((await (await service.fetch(`/api/conversations/${streaming}/runs`)).json()).runs.map((r: { status: string }) => r.status)).toEqual(['interrupted']);
 	});
 
-	it('refuses a backup whose checksum fails, one from a newer schema and a backup into a directory that is not empty, writing nothing', async () => {
+	it('refuses a damaged backup, one of a newer schema or whose manifest misstates it, a restore over a memory file, and a backup into a directory that is not empty or of no database, writing nothing', async () => {
 		ollama = await ScriptedOllama.start(script);
 		const dataDir = tempDir();
 		service = await Service.start({ ollamaUrl: ollama.url, dataDir });
@@ -120,17 +122,67 @@ describe('backup and restore (SQLite)', () => {
 		expect(damaged.code).toBe(1);
 		expect(damaged.stderr).toMatch(/sophos\.db in .* does not match its checksum in manifest\.json: the backup is damaged/);
 
+		// A backup a newer Sophos made: its file at schema 99, the manifest saying so with the file's checksum.
 		const newer = path.join(tempDir(), 'newer');
 		fs.cpSync(backupDir, newer, { recursive: true });
+		const newerFile = new Database(path.join(newer, 'sophos.db'));
+		newerFile.pragma('user_version = 99');
+		newerFile.close();
 		const manifestFile = path.join(newer, 'manifest.json');
-		fs.writeFileSync(manifestFile, JSON.stringify({ ...JSON.parse(fs.readFileSync(manifestFile, 'utf8')), schemaVersion: 99 }));
+		const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+		const newerBytes = fs.readFileSync(path.join(newer, 'sophos.db'));
+		const database = { name: 'sophos.db', bytes: newerBytes.length, sha256: createHash('sha256').update(newerBytes).digest('hex') };
+		fs.writeFileSync(manifestFile, JSON.stringify({ ...manifest, schemaVersion: 99, database }));
 		const tooNew = await runDataTool('restore', [newer], envOf(target));
 		expect(tooNew.code).toBe(1);
 		expect(tooNew.stderr).toMatch(/schema version 99 is newer than this Sophos knows/);
+		// A manifest edited to claim an older schema than its file holds: refused, not restored.
+		fs.writeFileSync(manifestFile, JSON.stringify({ ...manifest, database }));
+		const claimed = await runDataTool('restore', [newer], envOf(target));
+		expect(claimed.code).toBe(1);
+		expect(claimed.stderr).toMatch(new RegExp(`sophos\\.db has schema version 99, its manifest says ${MIGRATIONS.length}`));
+
+		// A memory file where the backup's would go is not overwritten either.
+		const withMemory = tempDir();
+		fs.writeFileSync(envOf(withMemory).MEMORY_FILE_PATH, '{"type":"entity","name":"Kept"}\n');
+		const memoryThere = await runDataTool('restore', [backupDir], envOf(withMemory));
+		expect(memoryThere.code).toBe(1);
+		expect(memoryThere.stderr).toMatch(/memory\.jsonl exists: restore over it with --overwrite/);
+		expect(fs.readdirSync(withMemory)).toEqual(['memory.jsonl']);
+		expect(fs.readFileSync(envOf(withMemory).MEMORY_FILE_PATH, 'utf8')).toContain('Kept');
 
 		const notBackup = await runDataTool('restore', [tempDir()], envOf(target));
 		expect(notBackup.code).toBe(1);
 		expect(notBackup.stderr).toMatch(/not a Sophos backup/);
 		expect(fs.readdirSync(target)).toEqual([]);
+
+		const nothing = path.join(tempDir(), 'nothing');
+		const noFile = await runDataTool('backup', [nothing], envOf(tempDir()));
+		expect(noFile.code).toBe(1);
+		expect(noFile.stderr).toMatch(/^Refused: no SQLite file at DATABASE_PATH \(.*sophos\.db\): nothing to back up\n$/);
+		expect(fs.existsSync(nothing)).toBe(false);
+	});
+
+	it('restores a backup of an earlier layout, upgrading it, and serves its conversations', async () => {
+		ollama = await ScriptedOllama.start(script);
+		const dataDir = tempDir();
+		fs.copyFileSync(path.join(fixtures, 'v1-stock.sqlite'), envOf(dataDir).DATABASE_PATH);
+		const held = new Database(envOf(dataDir).DATABASE_PATH, { readonly: true });
+		const conversations = held.prepare('SELECT id, title FROM conversations ORDER BY id').all();
+		held.close();
+		expect(conversations.length).toBeGreaterThan(0);
+		const backupDir = path.join(tempDir(), 'backup');
+		expect((await runDataTool('backup', [backupDir], envOf(dataDir))).code).toBe(0);
+		expect(JSON.parse(fs.readFileSync(path.join(backupDir, 'manifest.json'), 'utf8'))).toMatchObject({ schemaVersion: 1, memory: null });
+
+		const restoredDir = tempDir();
+		const restore = await runDataTool('restore', [backupDir], envOf(restoredDir));
+		expect(restore.stderr).toBe('');
+		expect(restore.code).toBe(0);
+		expect(restore.stdout).toMatch(new RegExp(`upgraded from schema 1 to ${MIGRATIONS.length}; integrity_check ok`));
+		service = await Service.start({ ollamaUrl: ollama.url, dataDir: restoredDir });
+		const listed = (await (await service.fetch('/api/conversations')).json()).conversations as { id: string; title: string }[];
+		expect(listed.map(({ id, title }) => ({ id, title })).sort((a, b) => (a.id < b.id ? -1 : 1))).toEqual(conversations);
+		for (const { id } of listed) expect((await service.fetch(`/api/conversations/${id}`)).status).toBe(200);
 	});
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConversationBundleSchema, type ConversationBundle, type ConversationDetail } from '../../src/lib/protocol';
 import { createTestDatabase, startPostgres, type PostgresServer } from '../support/postgres';
+import { openServiceDb } from '../support/service-db';
 import { ScriptedOllama, type Script } from '../support/scripted-ollama';
 import { answerScript, currentTurn } from '../support/scripts';
 import { Service } from '../support/service';
@@ -49,6 +50,20 @@ async function exportBundle(service: Service, id: string): Promise<ConversationB
 async function importBundle(service: Service, bundle: unknown, query = ''): Promise<string> {
 	const response = await ok(await service.post(`/api/conversations/import${query}`, bundle), 201);
 	return ((await response.json()) as { conversation: string }).conversation;
+}
+
+/** Rows of every table an import writes: what a refused import must leave as it was. */
+async function rowCounts(service: Service): Promise<Record<string, number>> {
+	const db = await openServiceDb(service.options.dataDir, service.options.env?.DATABASE_URL);
+	try {
+		const counts: Record<string, number> = {};
+		for (const table of ['conversations', 'conversation_branches', 'runs', 'tool_calls', 'tool_approvals', 'lg_threads', 'lg_checkpoints', 'lg_writes']) {
+			counts[table] = Number((await db.all<{ n: number | string }>(`SELECT count(*) AS n FROM ${table}`))[0]!.n);
+		}
+		return counts;
+	} finally {
+		await db.close();
+	}
 }
 
 /** Below the default, so the setting is what refuses the large bundle. */
@@ -119,7 +134,7 @@ describe('conversation bundles', () => {
 		expect(effects()).toHaveLength(1);
 	});
 
-	it('regenerating on an imported conversation reuses the recorded outcome of its write instead of making it again', async () => {
+	it('regenerating or editing on an imported conversation reuses the recorded outcome of its write instead of making it again', async () => {
 		const made = effects().length;
 		const original = await send(onPostgres, { message: 'save b' });
 		expect(effects()).toHaveLength(made + 1);
@@ -130,6 +145,13 @@ describe('conversation bundles', () => {
 		expect(done.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
 		expect(done.messages[1]!.versions).toMatchObject({ count: 2 });
 		expect(done.messages[2]).toMatchObject({ reusedFrom: { toolCallId: asked!.toolCalls![0]!.id, messageId: asked!.id } });
+		expect(effects()).toHaveLength(made + 1);
+		// An edit asking for the same write: a new branch from the first message, the write reused too.
+		await send(onSqlite, { conversation: copy, message: 'save b again', editOf: done.messages[0]!.id });
+		const edited = await detail(onSqlite, copy);
+		expect(edited.messages.map((m) => [m.role, m.content])).toMatchObject([['user', 'save b again'], ['assistant', expect.anything()], ['tool', expect.anything()], ['assistant', expect.anything()]]);
+		expect(edited.messages[0]!.versions).toMatchObject({ count: 2 });
+		expect(edited.messages[2]).toMatchObject({ reusedFrom: { toolCallId: asked!.toolCalls![0]!.id } });
 		expect(effects()).toHaveLength(made + 1);
 	});
 
@@ -153,8 +175,8 @@ describe('conversation bundles', () => {
 
 	it('refuses bad bundles with a 4xx naming the problem, creating nothing', async () => {
 		const good = await exportBundle(onSqlite, await send(onSqlite, { message: 'save c' }));
-		const count = async () => ((await (await onSqlite.fetch('/api/conversations?limit=1000')).json()) as { conversations: unknown[] }).conversations.length;
-		const before = await count();
+		const before = await rowCounts(onSqlite);
+		expect(before.lg_checkpoints).toBeGreaterThan(0);
 		const changed = (change: (b: ConversationBundle) => void) => {
 			const copy = structuredClone(good);
 			change(copy);
@@ -204,7 +226,7 @@ describe('conversation bundles', () => {
 		const badQuery = await onSqlite.post('/api/conversations/import?keepId=yes', good);
 		expect(badQuery.status).toBe(400);
 		expect((await badQuery.json()).error.message).toMatch(/keepId/);
-		expect(await count()).toBe(before);
+		expect(await rowCounts(onSqlite)).toEqual(before);
 	});
 
 	it("refuses, on either engine, to keep a free conversation id whose run ids are another conversation's (409 RUN_EXISTS), creating nothing", async () => {
@@ -215,11 +237,14 @@ describe('conversation bundles', () => {
 			const free = randomUUID();
 			const moved = JSON.parse(JSON.stringify(bundle).split(original).join(free)) as ConversationBundle;
 			const before = await views(service, original);
+			const rows = await rowCounts(service);
 			const refused = await service.post('/api/conversations/import?keepId=true', moved);
 			expect(refused.status).toBe(409);
 			expect((await refused.json()).error).toMatchObject({ code: 'RUN_EXISTS', message: expect.stringContaining(bundle.runs[0]!.id) });
 			expect((await service.fetch(`/api/conversations/${free}`)).status).toBe(404);
 			expect(await views(service, original)).toEqual(before);
+			// Its checkpoints, put in the same transaction before the runs were refused, went with it.
+			expect(await rowCounts(service)).toEqual(rows);
 			// Under new ids it is welcome.
 			expect(await importBundle(service, moved)).not.toBe(free);
 		}

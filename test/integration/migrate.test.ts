@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runDataTool } from '../support/data-tools';
 import { createTestDatabase, startPostgres, type PostgresServer } from '../support/postgres';
 import { ScriptedOllama, type Script } from '../support/scripted-ollama';
@@ -10,11 +10,16 @@ import { Service, tempDir } from '../support/service';
 import { followRun } from '../support/sse';
 import { testMcpConfig } from '../support/test-config';
 
-/** "write a" calls the `effect` write (it waits for approval), "peek" a read; anything else is answered at once. */
+/**
+ * "write <item>" calls the `effect` write (it waits for approval), "peek" a read; "hold me" streams an
+ * answer held after its first chunk; anything else is answered at once.
+ */
 const script: Script = (request) => {
 	const { user, after } = currentTurn(request);
 	const done = after.some((m) => m.role === 'tool');
-	if (user === 'write a') return done ? { content: 'Finished.' } : { content: 'Saving.', toolCalls: [{ name: 'test__effect', arguments: { item: 'a' } }] };
+	const write = /^write (\w+)$/.exec(user);
+	if (write) return done ? { content: 'Finished.' } : { content: 'Saving.', toolCalls: [{ name: 'test__effect', arguments: { item: write[1] } }] };
+	if (user === 'hold me') return { content: 'Cut short here.', holdAfterChunks: 1, hold: 'queue' };
 	if (user === 'peek') return done ? { content: 'All quiet.' } : { toolCalls: [{ name: 'test__peek', arguments: {} }] };
 	return { content: `Answer to ${user}.` };
 };
@@ -67,10 +72,25 @@ describe('npm run migrate', () => {
 		await postgres?.stop();
 	});
 
-	const sqliteEnv = (dataDir: string) => ({ DATABASE_PATH: path.join(dataDir, 'sophos.db'), MEMORY_FILE_PATH: path.join(dataDir, 'memory.jsonl') });
-	const effects = () => config.calls().filter((l) => l.startsWith('effect '));
+	/** A migration to `to` killed after its second thread, refused when run again without --resume, then finished with it. */
+	async function killedThenResumed(to: string, env: Record<string, string>, refusal: RegExp) {
+		const killed = await runDataTool('migrate', ['--to', to], { ...env, SOPHOS_CRASH_AT: 'after-migrated-thread:2' });
+		expect(killed).toMatchObject({ code: null, signal: 'SIGKILL' });
+		expect(killed.stdout).toMatch(/Copied the rows of/);
+		const refused = await runDataTool('migrate', ['--to', to], env);
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toMatch(refusal);
+		const resumed = await runDataTool('migrate', ['--to', to, '--resume'], env);
+		expect(resumed.stderr).toBe('');
+		expect(resumed.code).toBe(0);
+		expect(resumed.stdout).toMatch(/\(resuming\)/);
+	}
 
-	it('moves tool calls, an edit with two versions, a waiting approval and a long conversation to PostgreSQL, where the approval runs once, and back to SQLite', async () => {
+	const sqliteEnv = (dataDir: string) => ({ DATABASE_PATH: path.join(dataDir, 'sophos.db'), MEMORY_FILE_PATH: path.join(dataDir, 'memory.jsonl') });
+	/** The items the `effect` write was made for, in order (its log line is `effect <key> <item>`). */
+	const effects = () => config.calls().filter((l) => l.startsWith('effect ')).map((l) => l.split(' ').at(-1));
+
+	it('moves tool calls, an edit with two versions, a waiting approval, an always-allowed write and a long conversation to PostgreSQL, where the approval runs once, and back to SQLite', async () => {
 		const dataDir = tempDir();
 		service = await Service.start({ ollamaUrl: ollama.url, dataDir, configDir: config.configDir });
 		await send(service, { message: 'peek' });
@@ -78,11 +98,17 @@ describe('npm run migrate', () => {
 		const firstId = (await json(service, `/api/conversations/${edited}`)).messages[0].id;
 		await send(service, { conversation: edited, message: 'first, edited', editOf: firstId });
 		const waiting = await send(service, { message: 'write a' });
+		// Another write, approved and always allowed: its outcome in the journal, the tool in allowed_tools.
+		const allowed = await send(service, { message: 'write b' });
+		const asked = (await json(service, `/api/conversations/${allowed}`)).approvals as { toolCallId: string }[];
+		await send(service, { conversation: allowed, decisions: [{ toolCallId: asked[0]!.toolCallId, action: 'approve', remember: true }] });
+		expect(effects()).toEqual(['b']);
 		const long = await send(service, { message: 'turn 0' });
 		for (let i = 1; i < 6; i++) await send(service, { conversation: long, message: `turn ${i}` });
 		const before = await views(service);
 		expect((before.each.find((c) => c.detail.conversation.id === waiting)!.detail as { approvals: unknown[] }).approvals).toHaveLength(1);
 		expect(JSON.stringify(before.each.find((c) => c.detail.conversation.id === edited)!.detail)).toContain('"versions"');
+		expect(before.allowed).toMatchObject({ allowed: [{ tool: 'test__effect' }] });
 
 		const target = await createTestDatabase(postgres.url(), 'migrate');
 		const held = await runDataTool('migrate', ['--to', target.url], sqliteEnv(dataDir));
@@ -93,20 +119,21 @@ describe('npm run migrate', () => {
 		const migrated = await runDataTool('migrate', ['--to', target.url], sqliteEnv(dataDir));
 		expect(migrated.stderr).toBe('');
 		expect(migrated.code).toBe(0);
-		expect(migrated.stdout).toMatch(/conversations: 4 → 4/);
+		expect(migrated.stdout).toMatch(/conversations: 5 → 5/);
+		expect(migrated.stdout).toMatch(/allowed_tools: 1 → 1/);
 		expect(migrated.stdout).toMatch(/each read back from both and the same/);
 
 		const again = await runDataTool('migrate', ['--to', target.url], sqliteEnv(dataDir));
 		expect(again.code).toBe(1);
-		expect(again.stderr).toMatch(/is not empty \(4 in conversations, .*\): migrate into an empty database, or pass --resume/);
+		expect(again.stderr).toMatch(/is not empty \(5 in conversations, .*\): migrate into an empty database, or pass --resume/);
 
 		service = await Service.start({ ollamaUrl: ollama.url, dataDir: tempDir(), configDir: config.configDir, env: { DATABASE_URL: target.url } });
 		expect(await views(service)).toEqual(before);
-		expect(effects()).toEqual([]);
+		expect(effects()).toEqual(['b']);
 		const pending = (before.each.find((c) => c.detail.conversation.id === waiting)!.detail as { approvals: { toolCallId: string }[] }).approvals;
 		expect((await service.post('/api/chat', { conversation: waiting, decisions: [{ toolCallId: pending[0]!.toolCallId, action: 'approve' }] })).status).toBe(200);
 		await followRun(service.url, waiting);
-		expect(effects()).toHaveLength(1);
+		expect(effects()).toEqual(['b', 'a']);
 		const onPostgres = await views(service);
 		await service.stop();
 
@@ -122,7 +149,7 @@ describe('npm run migrate', () => {
 		await target.drop();
 	});
 
-	it('finishes with --resume a migration killed halfway, and refuses to go on without it', async () => {
+	it('finishes with --resume a migration killed halfway (SIGKILL), either way, and refuses to go on without it', async () => {
 		const dataDir = tempDir();
 		service = await Service.start({ ollamaUrl: ollama.url, dataDir, configDir: config.configDir });
 		for (let c = 0; c < 4; c++) {
@@ -133,18 +160,59 @@ describe('npm run migrate', () => {
 		await service.stop();
 
 		const target = await createTestDatabase(postgres.url(), 'migrate');
-		const killed = await runDataTool('migrate', ['--to', target.url], { ...sqliteEnv(dataDir), SOPHOS_CRASH_AT: 'after-migrated-thread:2' });
-		expect(killed.code).toBe(null);
-		const refused = await runDataTool('migrate', ['--to', target.url], sqliteEnv(dataDir));
-		expect(refused.code).toBe(1);
-		expect(refused.stderr).toMatch(/pass --resume to finish a migration that was interrupted/);
-		const resumed = await runDataTool('migrate', ['--to', target.url, '--resume'], sqliteEnv(dataDir));
-		expect(resumed.stderr).toBe('');
-		expect(resumed.code).toBe(0);
-		expect(resumed.stdout).toMatch(/\(resuming\)/);
+		await killedThenResumed(target.url, sqliteEnv(dataDir), /is not empty .*pass --resume to finish a migration that was interrupted/);
 
 		service = await Service.start({ ollamaUrl: ollama.url, dataDir: tempDir(), configDir: config.configDir, env: { DATABASE_URL: target.url } });
 		expect(await views(service)).toEqual(before);
+		await service.stop();
+
+		// The way back, killed halfway too: the new file is refused as existing, then finished with --resume.
+		const backDir = tempDir();
+		const backFile = path.join(backDir, 'sophos.db');
+		await killedThenResumed(backFile, { ...sqliteEnv(dataDir), DATABASE_URL: target.url }, /exists: migrate into a new file, or pass --resume/);
+		service = await Service.start({ ollamaUrl: ollama.url, dataDir: backDir, configDir: config.configDir });
+		expect(await views(service)).toEqual(before);
+		await target.drop();
+	});
+
+	it('carries a message queued behind a run a SIGKILL cut short: on PostgreSQL the run is interrupted and the message starts as the run it was queued as', async () => {
+		const dataDir = tempDir();
+		service = await Service.start({ ollamaUrl: ollama.url, dataDir, configDir: config.configDir });
+		const conversation = (await (await service.post('/api/chat', { message: 'hold me' })).json()).conversation as string;
+		await ollama.held('queue');
+		const queuedResponse = await service.post('/api/chat', { conversation, message: 'queued one', ifBusy: 'enqueue' });
+		expect(queuedResponse.status).toBe(202);
+		const { queued } = (await queuedResponse.json()) as { queued: string };
+		const [cut] = (await json(service, `/api/conversations/${conversation}/runs`)).runs as { id: string }[];
+		expect((await json(service, `/api/conversations/${conversation}`)).queue).toMatchObject([{ id: queued, message: 'queued one' }]);
+		await service.kill();
+		ollama.release('queue');
+
+		const target = await createTestDatabase(postgres.url(), 'migrate');
+		const migrated = await runDataTool('migrate', ['--to', target.url], sqliteEnv(dataDir));
+		expect(migrated.stderr).toBe('');
+		expect(migrated.code).toBe(0);
+		expect(migrated.stdout).toMatch(/queued_messages: 1 → 1/);
+		expect(migrated.stdout).toMatch(/runs: 1 → 1/);
+
+		service = await Service.start({ ollamaUrl: ollama.url, dataDir: tempDir(), configDir: config.configDir, env: { DATABASE_URL: target.url } });
+		// Recovery records the cut run interrupted, then starts what waited, in the background.
+		await vi.waitFor(
+			async () => expect(((await json(service!, `/api/conversations/${conversation}/runs`)).runs as { status: string }[]).map((r) => r.status)).toEqual(['completed', 'interrupted']),
+			{ timeout: 30_000, interval: 50 }
+		);
+		const runs = (await json(service, `/api/conversations/${conversation}/runs`)).runs as { id: string; input: string | null }[];
+		expect(runs.map((r) => [r.id, r.input])).toEqual([
+			[queued, 'queued one'],
+			[cut!.id, 'hold me']
+		]);
+		const detail = await json(service, `/api/conversations/${conversation}`);
+		expect(detail.queue).toEqual([]);
+		expect(detail.messages.map((m: { role: string; content: string }) => [m.role, m.content])).toEqual([
+			['user', 'hold me'],
+			['user', 'queued one'],
+			['assistant', 'Answer to queued one.']
+		]);
 		await target.drop();
 	});
 

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { Prometheus, promtoolCheck, samples } from '../support/prometheus';
@@ -139,7 +140,7 @@ describe('telemetry', () => {
 		for (const secret of [API_KEY, COLLECTOR_KEY]) expect(service.output).not.toContain(secret);
 	});
 
-	it('the resume after a SIGKILL is a new invoke_agent span linked to the attempt the kill cut short, over http/json; the run is counted once, its resumed step not again; content is exported when asked for', async () => {
+	it('the resume after a SIGKILL is a new invoke_agent span linked to the attempt the kill cut short, over http/json; the run is counted once, its resumed step and its tokens not again; content is exported when asked for', async () => {
 		receiver = await OtlpReceiver.start();
 		const config = testMcpConfig();
 		ollama = await ScriptedOllama.start(callsScript([{ name: 'test__peek', arguments: {} }]));
@@ -196,10 +197,17 @@ describe('telemetry', () => {
 			'sophos_runs_total{status="completed",trigger="resume"}': 1
 		});
 		expect(samples(metrics, 'sophos_model_requests_total')).toEqual({ 'sophos_model_requests_total{provider="ollama",model="qwen3",outcome="success"}': 1 });
+		// Its tokens are that one call's, as the resume recorded them, not the killed attempt's again.
+		const [{ usage }] = (await (await service.fetch(`/api/conversations/${conversation}/runs`)).json()).runs;
+		expect(usage.calls).toBe(1);
+		expect(samples(metrics, 'sophos_model_tokens_total')).toEqual({
+			'sophos_model_tokens_total{provider="ollama",model="qwen3",direction="input"}': usage.inputTokens,
+			'sophos_model_tokens_total{provider="ollama",model="qwen3",direction="output"}': usage.outputTokens
+		});
 		expect(samples(metrics, 'sophos_tool_calls_total')).toEqual({ 'sophos_tool_calls_total{tool="test__peek",outcome="success"}': 1 });
 	});
 
-	it('Prometheus scrapes /api/metrics with the token: the target is up and the run it made is counted once; promtool accepts the output', async () => {
+	it('Prometheus scrapes /api/metrics with the token: the target is up and the run it made is counted once, its tokens the usage it recorded; every family is exposed; promtool accepts the output', async () => {
 		ollama = await ScriptedOllama.start(callsScript([]));
 		service = await Service.start({ ollamaUrl: ollama.url, env: { SOPHOS_TOKEN: TOKEN } });
 		const auth = { Authorization: `Bearer ${TOKEN}` };
@@ -221,6 +229,31 @@ describe('telemetry', () => {
 		expect(promtoolCheck(text)).toEqual({ status: 0, output: '' });
 		expect(text).toContain('sophos_runs_total{status="completed",trigger="message"} 1');
 		expect(text).toContain('sophos_model_requests_total{provider="ollama",model="qwen3",outcome="success"} 1');
+		// Every family issue 23 names is exposed; the three of leases only on PostgreSQL.
+		const families = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
+		for (const name of [
+			'sophos_runs_total', 'sophos_active_runs', 'sophos_waiting_runs', 'sophos_queued_messages', 'sophos_run_duration_seconds',
+			'sophos_model_requests_total', 'sophos_model_tokens_total', 'sophos_model_first_token_seconds', 'sophos_model_request_duration_seconds',
+			'sophos_tool_calls_total', 'sophos_tool_call_duration_seconds', 'sophos_approvals_total', 'sophos_mcp_server_up',
+			'sophos_mcp_server_restarts_total', 'sophos_sse_streams', 'sophos_sse_readers_dropped_total', 'sophos_http_requests_total',
+			'sophos_http_request_duration_seconds', 'sophos_event_loop_lag_seconds',
+			'process_resident_memory_bytes', 'process_cpu_seconds_total', 'nodejs_active_handles'
+		]) {
+			expect(families.has(name), name).toBe(true);
+		}
+		for (const name of ['sophos_runs_taken_over_total', 'sophos_lease_renewals_failed_total', 'sophos_fenced_writes_refused_total']) {
+			expect(families.has(name), name).toBe(false);
+		}
+		// The tokens are the usage the run recorded; the one model call and the run are each in their histograms once.
+		const [{ usage }] = (await (await service.fetch(`/api/conversations/${conversation}/runs`, { headers: auth })).json()).runs;
+		expect(usage.inputTokens).toBeGreaterThan(0);
+		expect(samples(text, 'sophos_model_tokens_total')).toEqual({
+			'sophos_model_tokens_total{provider="ollama",model="qwen3",direction="input"}': usage.inputTokens,
+			'sophos_model_tokens_total{provider="ollama",model="qwen3",direction="output"}': usage.outputTokens
+		});
+		expect(samples(text, 'sophos_model_first_token_seconds_count')).toEqual({ 'sophos_model_first_token_seconds_count{provider="ollama",model="qwen3"}': 1 });
+		expect(samples(text, 'sophos_model_request_duration_seconds_count')).toEqual({ 'sophos_model_request_duration_seconds_count{provider="ollama",model="qwen3"}': 1 });
+		expect(samples(text, 'sophos_run_duration_seconds_count')).toEqual({ 'sophos_run_duration_seconds_count{status="completed"}': 1 });
 		expect(text).not.toContain(conversation);
 		expect(text).not.toContain(TOKEN);
 
@@ -271,6 +304,31 @@ describe('telemetry', () => {
 		const [, ...output] = refused.message.split('\n').filter((l) => l !== '');
 		expect(output).toHaveLength(1);
 		expect(JSON.parse(output[0]!)).toMatchObject({ level: 'error', message: expect.stringContaining('OTEL_TRACES_SAMPLER="sometimes"') });
+	});
+
+	it('LOG_FORMAT=json: a start that fails after the settings are read (the port taken) is one JSON line naming the address, and exits 1', async () => {
+		const holder = net.createServer();
+		const port = await freePort();
+		await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
+		try {
+			const refused = await Service.start({ ollamaUrl: 'http://127.0.0.1:9', env: { LOG_FORMAT: 'json' } }, port).then(
+				() => new Error('the service started'),
+				(e: Error) => e
+			);
+			const [head, ...output] = refused.message.split('\n').filter((l) => l !== '');
+			expect(head).toBe('service exited (1) before listening:');
+			// Every line the start wrote is one JSON object; the last says why it stopped.
+			const lines = output.map((l) => JSON.parse(l) as { level: string; message: string; instance?: string; error?: { code?: string } });
+			expect(lines.filter((l) => l.level === 'error')).toEqual([lines.at(-1)]);
+			expect(lines.at(-1)).toMatchObject({
+				level: 'error',
+				message: `Cannot listen on 127.0.0.1:${port} (HOST, PORT): the address is already in use (EADDRINUSE): stop what holds it or set another PORT`,
+				instance: expect.any(String),
+				error: { code: 'EADDRINUSE' }
+			});
+		} finally {
+			await new Promise((resolve) => holder.close(resolve));
+		}
 	});
 
 	// Spans wait for the shutdown to be sent (the batch delay is longer than any test), so what the

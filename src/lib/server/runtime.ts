@@ -17,6 +17,7 @@ import { createAgentProtocol, type AgentProtocol } from './agent-protocol/agent-
 import { ConversationBundles } from './conversations/conversation-bundles';
 import { configuredProviders } from './models/configured-providers';
 import { ModelCatalog } from './models/model-catalog';
+import { conversationModel } from './models/conversation-model';
 import { Toolbox } from './mcp/toolbox';
 import { McpPrompts } from './mcp/prompts';
 import { McpResources } from './mcp/resources';
@@ -28,7 +29,6 @@ import { readThreadWork } from './runs/read-thread-work';
 import { RunRegistry } from './runs/run-registry';
 import { RunService } from './runs/run-service';
 import { ProtocolRuns } from './agent-protocol/protocol-runs';
-import { runRefusalError } from './http/run-refusal-error';
 import { keepRecovering, recoverAtStart } from './runs/orphan-recovery';
 import { createThreadPruner } from './runs/thread-pruner';
 import type { ThreadWork } from './runs/thread-work';
@@ -146,12 +146,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	const models = new ModelCatalog(configuredProviders(settings, endpoints, loop.fetch), settings.defaultModel, observed);
 	const graph = buildAgentGraph({
 		checkpointer,
-		model: async (config) =>
-			models.conversationStep(
-				await storage.conversations.model(String(config.configurable?.thread_id)),
-				String(config.configurable?.run_id),
-				config.signal
-			),
+		model: conversationModel(models, storage.conversations),
 		tools: () => toolbox.definitions(),
 		runTools: (messages, config) =>
 			runToolStep(messages, config, {
@@ -193,7 +188,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		recursionLimit: settings.AGENT_RECURSION_LIMIT,
 		bufferLimit: settings.SSE_BUFFER_EVENTS,
 		maxConcurrentRuns: settings.MAX_CONCURRENT_RUNS,
-		unavailableServers: () => toolbox.status().flatMap((s) => (s.state === 'up' ? [] : [s.name])),
+		unavailableServers: () => toolbox.unavailable(),
 		turn: () => loop.turn(),
 		crash,
 		now,
@@ -237,10 +232,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			threads,
 			branchReader,
 			models,
-			maxMessageChars: settings.MAX_MESSAGE_CHARS,
 			streamOptions: runStreamOptions(settings, observed, logLine),
-			log: logLine,
-			refusalError: runRefusalError
+			log: logLine
 		}),
 		conversations: new ConversationService({
 			threads,
@@ -252,7 +245,6 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		agentProtocol: createAgentProtocol({
 			graph,
 			threads,
-			branches: branchReader,
 			approvals: storage.approvals,
 			history: engine.history,
 			storage,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunRecord, RunStatus, RunTrigger } from '../../../src/lib/protocol';
 import { ApiError } from '../../../src/lib/server/errors';
 import { parseRunCreate, readRunCreate } from '../../../src/lib/server/agent-protocol/run-create';
-import { runIdOfMessage } from '../../../src/lib/server/agent-protocol/protocol-runs';
+import { runIdOfMessage } from '../../../src/lib/server/agent-protocol/run-id-of-message';
 import { RunStreamTranslator } from '../../../src/lib/server/agent-protocol/run-stream';
 import { chainOf, protocolRunIds, protocolRunOf } from '../../../src/lib/server/agent-protocol/run-view';
 import type { ThreadValues } from '../../../src/lib/server/agent-protocol/protocol-dtos';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildAgentGraph } from '../../../src/lib/server/agent/agent-graph';
 import { DeltaSqliteSaver } from '../../../src/lib/server/sqlite/checkpoint/index';
 import { LINK } from '../../../src/lib/server/checkpoint/link-encoding.js';
-import { migrate } from '../../../src/lib/server/sqlite/migrations';
+import { migrate } from '../../../src/lib/server/sqlite/migrate';
 
 function replyTo(messages: BaseMessage[]) {
 	const message = new AIMessageChunk({ id: `run-${messages.length}`, content: `Answer to ${messages.length} messages.` });

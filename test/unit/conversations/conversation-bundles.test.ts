@@ -8,7 +8,7 @@ import { decodeCheckpoints, threadCheckpoints } from '../../../src/lib/server/co
 import { withNewIds } from '../../../src/lib/server/conversations/bundle-ids';
 import { ConversationBundles } from '../../../src/lib/server/conversations/conversation-bundles';
 import { Redactor } from '../../../src/lib/server/secrets/redactor';
-import type { TransferStorage } from '../../../src/lib/server/storage/app-storage';
+import type { TransferStorage } from '../../../src/lib/server/storage/transfer-storage';
 import type { ConversationRecords } from '../../../src/lib/server/storage/transfer-records';
 
 const CONVERSATION = '0b0e7e4c-5a43-4d7e-9d5e-2f1c3a0d9b11';

@@ -3,7 +3,7 @@ import { AuthThrottle } from '../../../src/lib/server/http/auth-throttle';
 import { parseHostEntry } from '../../../src/lib/server/http/host-allow-list';
 import { RequestGuard, refusalResponse, type RequestFacts } from '../../../src/lib/server/http/request-guard';
 import { SessionKeeper } from '../../../src/lib/server/http/session-keeper';
-import type { SessionStorage } from '../../../src/lib/server/storage/app-storage';
+import type { SessionStorage } from '../../../src/lib/server/storage/session-storage';
 
 const TOKEN = 'right-token-of-some-length';
 const OWN = 'http://127.0.0.1:3000';

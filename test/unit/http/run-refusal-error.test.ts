@@ -52,6 +52,25 @@ describe('runRefusalError', () => {
 		expect(runRefusalError(refusal).message).toBe(message);
 	});
 
+	// The Agent Server protocol's words, as its routes answered before they were values.
+	it.each([
+		[{ refused: 'thread-not-found' }, 'NOT_FOUND', 404, 'Thread Not Found'],
+		[{ refused: 'thread-not-found', threadId: 't1' }, 'NOT_FOUND', 404, 'Thread t1 not found'],
+		[{ refused: 'thread-exists', threadId: 't1' }, 'THREAD_EXISTS', 409, 'Thread t1 already exists'],
+		[{ refused: 'thread-delete-while-running' }, 'SESSION_IN_PROGRESS', 409, 'A run is active on this thread; wait for it to end'],
+		[{ refused: 'checkpoint-not-found', threadId: 't1', checkpointId: 'c1' }, 'NOT_FOUND', 404, 'Checkpoint c1 not found in thread t1'],
+		[{ refused: 'checkpoint-off-branch', checkpointId: 'c1' }, 'NOT_FOUND', 404, 'Checkpoint "c1" is not on the thread\'s active branch'],
+		[{ refused: 'checkpoint-without-next', type: 'human' }, 'VALIDATION_FAILED', 422, 'Invalid field "checkpoint": the active branch shows no human message right after it'],
+		[{ refused: 'checkpoint-without-next', type: 'ai' }, 'VALIDATION_FAILED', 422, 'Invalid field "checkpoint": the active branch shows no answer right after it'],
+		[{ refused: 'thread-not-waiting' }, 'NOT_WAITING', 409, 'This thread is not waiting for a decision'],
+		[{ refused: 'stale-interrupt', interruptId: 'i1' }, 'NOT_WAITING', 409, 'The interrupt "i1" is not the one this thread waits on'],
+		[{ refused: 'decisions-miscounted', waiting: 2, given: 1 }, 'VALIDATION_FAILED', 422, 'Invalid field "command.resume.decisions": 2 calls wait, 1 decisions given'],
+		[{ refused: 'rollback-held' }, 'SESSION_IN_PROGRESS', 409, 'The thread could not be rolled back: a run holds it']
+	] as [Refusal, string, number, string][])('answers the protocol refusal %o as %s (%i)', (refusal, code, status, message) => {
+		const error = runRefusalError(refusal);
+		expect([error.code, error.status, error.message]).toEqual([code, status, message]);
+	});
+
 	it('passes a result through and throws a refusal', () => {
 		expect(unlessRefused({ conversation: 'c', run: 'r' })).toEqual({ conversation: 'c', run: 'r' });
 		expect(() => unlessRefused({ refused: 'busy' })).toThrow(expect.objectContaining({ code: 'SESSION_IN_PROGRESS' }));

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { DeltaSqliteSaver, type DeltaSqliteSaverOptions } from '../../../src/lib/server/sqlite/checkpoint/index';
-import { migrate } from '../../../src/lib/server/sqlite/migrations.js';
+import { migrate } from '../../../src/lib/server/sqlite/migrate.js';
 
 export type SaverKind = 'stock' | 'delta';
 

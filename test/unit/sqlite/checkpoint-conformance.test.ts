@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import * as vitest from 'vitest';
 import { DeltaSqliteSaver } from '../../../src/lib/server/sqlite/checkpoint/index';
-import { migrate } from '../../../src/lib/server/sqlite/migrations.js';
+import { migrate } from '../../../src/lib/server/sqlite/migrate.js';
 
 // The suite calls describe/it/expect as globals (Jest style) and our vitest config does not
 // enable globals, so provide them before loading it.

@@ -12,7 +12,8 @@ import { emptyCheckpoint, uuid6, type CheckpointTuple } from '@langchain/langgra
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeltaSqliteSaver } from '../../../src/lib/server/sqlite/checkpoint/index';
 import { unpackUuid } from '../../../src/lib/server/checkpoint/packed-uuid';
-import { MIGRATIONS, migrate } from '../../../src/lib/server/sqlite/migrations.js';
+import { migrate } from '../../../src/lib/server/sqlite/migrate.js';
+import { MIGRATIONS } from '../../../src/lib/server/sqlite/migrations.js';
 
 let dir = '';
 beforeAll(() => {

@@ -12,7 +12,8 @@ import { emptyCheckpoint, uuid6, type BaseCheckpointSaver, type Checkpoint } fro
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeltaSqliteSaver, pruneThreadCheckpoints } from '../../../src/lib/server/sqlite/checkpoint/index';
 import { ENCODING, encode } from '../../../src/lib/server/checkpoint/blob.js';
-import { MIGRATIONS, migrate } from '../../../src/lib/server/sqlite/migrations.js';
+import { migrate } from '../../../src/lib/server/sqlite/migrate.js';
+import { MIGRATIONS } from '../../../src/lib/server/sqlite/migrations.js';
 import { collect, normalise, openStore } from './checkpoint-compare.js';
 import { unpackUuid } from '../../../src/lib/server/checkpoint/packed-uuid';
 

@@ -14,7 +14,8 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeltaSqliteSaver } from '../../../src/lib/server/sqlite/checkpoint/index';
-import { MIGRATIONS, migrate } from '../../../src/lib/server/sqlite/migrations.js';
+import { migrate } from '../../../src/lib/server/sqlite/migrate.js';
+import { MIGRATIONS } from '../../../src/lib/server/sqlite/migrations.js';
 import { buildAgentGraph, buildNestedGraph, humanTurn } from './checkpoint-agent-graph.js';
 import { collect, normalise, openStore, storeBytes } from './checkpoint-compare.js';
 

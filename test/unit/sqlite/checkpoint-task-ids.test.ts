@@ -12,7 +12,8 @@ import { ERROR, emptyCheckpoint, uuid5, uuid6 } from '@langchain/langgraph-check
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeltaSqliteSaver } from '../../../src/lib/server/sqlite/checkpoint/index';
 import { packTaskId, unpackTaskId } from '../../../src/lib/server/checkpoint/task-path.js';
-import { MIGRATIONS, migrate } from '../../../src/lib/server/sqlite/migrations.js';
+import { migrate } from '../../../src/lib/server/sqlite/migrate.js';
+import { MIGRATIONS } from '../../../src/lib/server/sqlite/migrations.js';
 
 let dir = '';
 beforeAll(() => {

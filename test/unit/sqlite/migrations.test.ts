@@ -9,7 +9,8 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DeltaSqliteSaver } from '../../../src/lib/server/sqlite/checkpoint/index';
 import { openDatabase } from '../../../src/lib/server/sqlite/database';
-import { MIGRATIONS, migrate } from '../../../src/lib/server/sqlite/migrations';
+import { migrate } from '../../../src/lib/server/sqlite/migrate';
+import { MIGRATIONS } from '../../../src/lib/server/sqlite/migrations';
 import { tempDir } from '../../support/service';
 import { fixtureCopy, upgradeManifests } from '../../support/upgrade-scenario';
 

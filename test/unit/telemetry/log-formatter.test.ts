@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Redactor } from '../../../src/lib/server/secrets/redactor';
-import { createChildLog, createLog, refusalLine } from '../../../src/lib/server/telemetry/log-formatter';
+import { createChildLog, createLog, refusalLine, uncaughtMessage } from '../../../src/lib/server/telemetry/log-formatter';
 
 const redactor = new Redactor(['s3cr3t-token-value', 'abc']);
 
@@ -55,6 +55,20 @@ describe('createLog', () => {
 			if (format === 'text') expect(err).toEqual(['key [redacted] loaded']);
 			else expect(JSON.parse(err[0]!)).toEqual({ time: expect.any(String), level: 'info', message: 'key [redacted] loaded', instance: 'i-1', server: 'memory' });
 		}
+	});
+
+	it('an uncaught listen failure names the address and the settings that chose it; another error is its own message', () => {
+		const inUse = Object.assign(new Error('listen EADDRINUSE: address already in use 127.0.0.1:3000'), {
+			code: 'EADDRINUSE',
+			syscall: 'listen',
+			address: '127.0.0.1',
+			port: 3000
+		});
+		expect(uncaughtMessage(inUse)).toBe('Cannot listen on 127.0.0.1:3000 (HOST, PORT): the address is already in use (EADDRINUSE): stop what holds it or set another PORT');
+		const denied = Object.assign(new Error('listen EACCES: permission denied 0.0.0.0:80'), { code: 'EACCES', syscall: 'listen', address: '0.0.0.0', port: 80 });
+		expect(uncaughtMessage(denied)).toBe('Cannot listen on 0.0.0.0:80 (HOST, PORT): listen EACCES: permission denied 0.0.0.0:80');
+		expect(uncaughtMessage(new RangeError('out of range'))).toBe('RangeError: out of range');
+		expect(uncaughtMessage('thrown text')).toBe('thrown text');
 	});
 
 	it('a refused start is one JSON line with its message', () => {

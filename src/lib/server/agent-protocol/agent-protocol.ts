@@ -20,9 +20,9 @@ export type AgentProtocol = {
 };
 
 export function createAgentProtocol(
-	parts: ThreadStatesParts & Omit<ProtocolThreadsParts, 'states'> & { graph: Pick<AgentGraph, 'getGraphAsync'> }
+	parts: Omit<ThreadStatesParts, 'stored'> & Omit<ProtocolThreadsParts, 'states'> & { graph: Pick<AgentGraph, 'getGraphAsync'> }
 ): AgentProtocol {
-	const states = new ThreadStates(parts);
+	const states = new ThreadStates({ ...parts, stored: parts.storage.threads });
 	return {
 		assistant: assistantOf(parts.now()),
 		graph: async () => (await parts.graph.getGraphAsync({})).toJSON() as AssistantGraph,

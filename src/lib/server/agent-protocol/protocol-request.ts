@@ -5,10 +5,8 @@
  */
 import { ApiError } from '../errors';
 import { isAssistantId } from './assistant';
-import type { ThreadStorage } from '../storage/app-storage';
-import type { ThreadState } from './protocol-dtos';
 import { ThreadIdSchema, type History } from './request-schemas';
-import type { HistoryQuery, ThreadStates } from './thread-states';
+import type { HistoryQuery } from './thread-states';
 
 /** A thread id from the path: a uuid, lower-cased; 422 naming `thread_id` otherwise. */
 export function parseThreadId(param: string | undefined): string {
@@ -32,20 +30,6 @@ export function notImplemented(what: string): ApiError {
 export function refuseUnsupported(body: Record<string, unknown>, fields: readonly string[], where: string): void {
 	const set = fields.find((f) => body[f] !== undefined && body[f] !== null);
 	if (set !== undefined) throw notImplemented(`"${set}" in ${where}`);
-}
-
-/** 404 for a thread that does not exist; the id otherwise. */
-export async function requireThread(threads: Pick<ThreadStorage, 'get'>, threadId: string): Promise<string> {
-	if (!(await threads.get(threadId))) throw new ApiError('NOT_FOUND', `Thread ${threadId} not found`);
-	return threadId;
-}
-
-/** The state at a checkpoint the request names, or at the head when it names none; 404 for one the thread lacks. */
-export async function stateAt(states: Pick<ThreadStates, 'at' | 'current'>, threadId: string, checkpointId: string | null | undefined): Promise<ThreadState> {
-	if (!checkpointId) return states.current(threadId);
-	const state = await states.at(threadId, checkpointId);
-	if (!state) throw new ApiError('NOT_FOUND', `Checkpoint ${checkpointId} not found in thread ${threadId}`);
-	return state;
 }
 
 /** Default length of a history page, as the SDK's client asks when not told. */

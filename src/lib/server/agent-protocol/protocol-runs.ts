@@ -2,13 +2,12 @@
  * Runs of the LangGraph Agent Server protocol over Sophos's own: every run starts through
  * RunService (the one way into a run), is followed through Sophos's stream of it, and is read from
  * the run ledger. What is added here is the protocol's view: its run ids across resumes, its
- * statuses, its stream, and how its requests (a message, a Command, a checkpoint) become Sophos's.
+ * statuses and its stream. Refusals come back as values (ProtocolRefusal, and the run core's own)
+ * for the route to answer.
  */
-import { createHash } from 'node:crypto';
-import type { Decision, RunRecord } from '../../protocol';
-import { toMessageDtos, isShownMessage } from '../agent/messages';
+import type { RunRecord } from '../../protocol';
+import { toMessageDtos } from '../agent/messages';
 import type { BranchReader } from '../branches/branch-reader';
-import { ApiError } from '../errors';
 import type { ModelCatalog, ModelRefusal } from '../models/model-catalog';
 import { isRefusal, type RunRefusal } from '../runs/run-refusal';
 import type { RunService } from '../runs/run-service';
@@ -16,18 +15,20 @@ import type { StartRequest } from '../runs/start-request';
 import type { ThreadReader } from '../runs/thread-reader';
 import type { AppStorage } from '../storage/app-storage';
 import type { LiveResponseOptions } from '../stream/sse-response';
-import { parseLastEventId } from '../stream/sse-response';
 import { ASSISTANT_ID, GRAPH_ID } from './assistant';
 import type { ThreadValues } from './protocol-dtos';
-import { readRunCreate, type HitlDecision, type RunCreate, type RunIntent, type RunOptions } from './run-create';
+import type { ProtocolRefusal } from './protocol-refusal';
+import type { RunOptions, RunRequest } from './run-create';
+import { runIdOfMessage } from './run-id-of-message';
 import {
 	protocolStreamResponse,
 	RunStreamTranslator,
 	settledStreamResponse,
 	type ProtocolFrame
 } from './run-stream';
-import { chainOf, isFinished, pendingRunOf, protocolRunIds, protocolRunOf, type ProtocolRun } from './run-view';
-import { interruptIdOf, threadValuesOf } from './thread-values';
+import { chainOf, isFinished, pendingRunOf, protocolRunIds, protocolRunOf, runPaths, type ProtocolRun } from './run-view';
+import { startRequestOf } from './start-request-of';
+import { threadValuesOf } from './thread-values';
 
 export type ProtocolRunsParts = {
 	runService: RunService;
@@ -35,39 +36,19 @@ export type ProtocolRunsParts = {
 	threads: ThreadReader;
 	branchReader: BranchReader;
 	models: Pick<ModelCatalog, 'choose'>;
-	maxMessageChars: number;
 	/** Sophos's own stream options for a run (MAX_STREAMS_PER_RUN, the reader backlog, the metrics). */
 	streamOptions: (runId: string) => LiveResponseOptions;
 	log: (line: string, error?: unknown) => void;
-	/** The error a refusal of the run core answers with, as Sophos's own API gives it (http/run-refusal-error.ts). */
-	refusalError: (refusal: RunRefusal | ModelRefusal) => Error;
 };
 
-/**
- * The run id a client's message id stands for on a thread, a name-based uuid (RFC 9562 version 5
- * layout over SHA-1): the SDK retries a POST after a 5xx or a dropped connection, and the retry
- * must find the run the first attempt started.
- */
-export function runIdOfMessage(threadId: string, clientMessageId: string): string {
-	const hash = createHash('sha1').update('sophos-run\0').update(threadId).update('\0').update(clientMessageId).digest();
-	hash[6] = (hash[6]! & 0x0f) | 0x50;
-	hash[8] = (hash[8]! & 0x3f) | 0x80;
-	const hex = hash.subarray(0, 16).toString('hex');
-	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+/** Every refusal a protocol run meets: the protocol's own, the run core's, a model choice's. */
+export type ProtocolRunRefusal = ProtocolRefusal | RunRefusal | ModelRefusal;
 
 /** A run created: its protocol view, and where its stream is. */
 export type CreatedRun = { run: ProtocolRun; options: RunOptions; threadId: string };
 
-/** The protocol's Last-Event-ID: `-1` means from the first event, as does no header. */
-export function protocolLastEventId(header: string | null): number {
-	return header === '-1' ? 0 : parseLastEventId(header);
-}
-
-export const runPaths = (threadId: string, runId: string) => ({
-	'Content-Location': `/threads/${threadId}/runs/${runId}`,
-	Location: `/threads/${threadId}/runs/${runId}/stream`
-});
+/** What joining a run answers: the thread's values, or the error of a run that failed. */
+export type JoinedRun = ThreadValues | { __error__: { error: string; message: string } };
 
 export class ProtocolRuns {
 	constructor(private readonly parts: ProtocolRunsParts) {}
@@ -79,123 +60,32 @@ export class ProtocolRuns {
 	}
 
 	/**
-	 * Starts the run a body asks for on `threadId` (null: a thread of its own, the thread-less
-	 * routes). Throws ApiError for a refusal: 404 unknown thread, 409 busy (reject) or a stale
-	 * interrupt, 422 a body that means nothing here.
+	 * Starts the run a request asks for on `threadId` (null: a thread of its own, the thread-less
+	 * routes, whose request parseRunRequest checked has a message). Refused: an unknown thread, a
+	 * busy one (reject), a stale interrupt, a checkpoint that starts nothing.
 	 */
-	async create(threadId: string | null, body: RunCreate): Promise<CreatedRun> {
-		const { intent, options } = readRunCreate(body, this.parts.maxMessageChars);
-		if (threadId === null && intent.kind !== 'message') {
-			throw new ApiError('VALIDATION_FAILED', 'Invalid field "input": a run without a thread starts one, with a human message');
-		}
+	async create(threadId: string | null, { intent, options }: RunRequest): Promise<CreatedRun | ProtocolRunRefusal> {
 		if (threadId !== null && !options.createThread && !(await this.parts.storage.conversations.exists(threadId))) {
-			throw new ApiError('NOT_FOUND', 'Thread Not Found');
+			return { refused: 'thread-not-found' };
 		}
 		const runId = intent.kind === 'message' && intent.clientMessageId && threadId ? runIdOfMessage(threadId, intent.clientMessageId) : null;
 		if (runId && threadId) {
 			const again = await this.find(threadId, runId);
 			if (again) return { run: again, options, threadId };
 		}
-		const request = threadId === null ? null : await this.requestOf(threadId, intent, options, runId);
+		const request = threadId === null ? null : await startRequestOf(this.parts, threadId, intent, options, runId);
+		if (request && isRefusal<StartRequest, ProtocolRefusal>(request)) return request;
 		const start: StartRequest = request ?? { kind: 'message', conversation: null, message: (intent as { text: string }).text };
 		const chosen = await this.parts.models.choose(start);
-		if (isRefusal<StartRequest, ModelRefusal>(chosen)) throw this.parts.refusalError(chosen);
-		const outcome = await this.parts.runService.start(chosen);
-		if (isRefusal(outcome)) throw this.parts.refusalError(outcome);
-		const started = outcome;
+		if (isRefusal<StartRequest, ModelRefusal>(chosen)) return chosen;
+		const started = await this.parts.runService.start(chosen);
+		if (isRefusal(started)) return started;
 		const conversation = started.conversation;
 		// What agent-chat-ui lists its threads by.
 		await this.parts.storage.threads.mergeMetadata(conversation, { graph_id: GRAPH_ID, assistant_id: ASSISTANT_ID });
 		const id = 'run' in started ? started.run : started.queued;
 		const run = (await this.find(conversation, id)) ?? pendingRunOf(conversation, { id, createdAt: new Date().toISOString() });
 		return { run: { ...run, multitask_strategy: options.multitask }, options, threadId: conversation };
-	}
-
-	private async requestOf(threadId: string, intent: RunIntent, options: RunOptions, runId: string | null): Promise<StartRequest> {
-		const busy = { ifBusy: options.ifBusy };
-		switch (intent.kind) {
-			case 'message': {
-				if (intent.checkpointId) {
-					const editOf = await this.messageAfter(threadId, intent.checkpointId, 'human');
-					return { kind: 'edit', conversation: threadId, editOf, message: intent.text, ...busy, ...(runId ? { runId } : {}) };
-				}
-				if (options.multitask === 'rollback') {
-					const rolledBack = await this.rollbackTarget(threadId);
-					if (rolledBack) return { kind: 'edit', conversation: threadId, editOf: rolledBack, message: intent.text, ...busy, ...(runId ? { runId } : {}) };
-				}
-				return {
-					kind: 'message',
-					conversation: threadId,
-					message: intent.text,
-					...busy,
-					...(runId ? { runId } : {}),
-					...(options.createThread ? { createIfMissing: true } : {})
-				};
-			}
-			case 'no-input':
-				if (intent.checkpointId) {
-					const messageId = await this.messageAfter(threadId, intent.checkpointId, 'ai');
-					return { kind: 'regenerate', conversation: threadId, messageId, ...busy };
-				}
-				return { kind: 'resume', conversation: threadId };
-			case 'decide':
-				return { kind: 'decide', conversation: threadId, decisions: await this.decisionsOf(threadId, intent.decisions, intent.interruptId) };
-			case 'deny-all': {
-				const pending = await this.parts.storage.approvals.pending(threadId);
-				if (pending.length === 0) throw new ApiError('NOT_WAITING', 'This thread is not waiting for a decision');
-				return { kind: 'decide', conversation: threadId, decisions: pending.map((p) => ({ toolCallId: p.toolCallId, action: 'deny', reason: intent.reason })) };
-			}
-		}
-	}
-
-	/**
-	 * HITL decisions answer the interrupt's action requests by position, which are the waiting calls
-	 * in the order they were asked about. A resume naming another interrupt than the thread's, or
-	 * sent when none waits, is a 409 and changes nothing; RunService checks the decisions again in
-	 * the commit that records them.
-	 */
-	private async decisionsOf(threadId: string, decisions: HitlDecision[], interruptId: string | null): Promise<Decision[]> {
-		const pending = await this.parts.storage.approvals.pending(threadId);
-		if (pending.length === 0) throw new ApiError('NOT_WAITING', 'This thread is not waiting for a decision');
-		if (interruptId !== null && interruptId !== interruptIdOf(pending)) {
-			throw new ApiError('NOT_WAITING', `The interrupt "${interruptId}" is not the one this thread waits on`);
-		}
-		if (decisions.length !== pending.length) {
-			throw new ApiError('VALIDATION_FAILED', `Invalid field "command.resume.decisions": ${pending.length} calls wait, ${decisions.length} decisions given`);
-		}
-		return decisions.map((d, i): Decision => {
-			const toolCallId = pending[i]!.toolCallId;
-			if (d.type === 'approve') return { toolCallId, action: 'approve' };
-			if (d.type === 'edit') return { toolCallId, action: 'edit', args: d.edited_action.args };
-			return { toolCallId, action: 'deny', ...(d.message ? { reason: d.message } : {}) };
-		});
-	}
-
-	/**
-	 * The message a run from `checkpointId` replaces: the first the active branch shows after the
-	 * messages of that checkpoint (a human one for an edit, the answer for a regenerate), as
-	 * agent-chat-ui forks from the checkpoint before the message it edits or regenerates.
-	 */
-	private async messageAfter(threadId: string, checkpointId: string, type: 'human' | 'ai'): Promise<string> {
-		if (!(await this.parts.branchReader.activePath(threadId)).includes(checkpointId)) {
-			throw new ApiError('NOT_FOUND', `Checkpoint "${checkpointId}" is not on the thread's active branch`);
-		}
-		const at = await this.parts.branchReader.shownIdsAt(threadId, checkpointId);
-		const shown = (await this.parts.threads.messages(threadId)).filter(isShownMessage);
-		const next = shown[at.length];
-		if (!next || at.some((id, i) => shown[i]?.id !== id) || next.getType() !== type) {
-			throw new ApiError(
-				'VALIDATION_FAILED',
-				`Invalid field "checkpoint": the active branch shows no ${type === 'human' ? 'human message' : 'answer'} right after it`
-			);
-		}
-		return next.id!;
-	}
-
-	/** `rollback`: the thread goes back to before its message run in flight, whose user message has the run's id. */
-	private async rollbackTarget(threadId: string): Promise<string | null> {
-		const latest = (await this.parts.storage.runs.list(threadId))[0];
-		return latest?.status === 'running' && latest.trigger === 'message' ? latest.id : null;
 	}
 
 	/** The protocol run `runId` of the thread, pending ones (queued messages) included; null if none. */
@@ -210,8 +100,8 @@ export class ProtocolRuns {
 	}
 
 	/** GET /threads/:id/runs: newest first, pending first of all. */
-	async list(threadId: string, limit: number, offset: number, status: string | null): Promise<ProtocolRun[]> {
-		if (!(await this.parts.storage.conversations.exists(threadId))) throw new ApiError('NOT_FOUND', 'Thread Not Found');
+	async list(threadId: string, limit: number, offset: number, status: string | null): Promise<ProtocolRun[] | ProtocolRefusal> {
+		if (!(await this.parts.storage.conversations.exists(threadId))) return { refused: 'thread-not-found' };
 		// In find's order; a message whose run started between the two reads is listed as the run.
 		const waiting = await this.parts.storage.queue.list(threadId);
 		const runs = await this.parts.storage.runs.list(threadId);
@@ -221,10 +111,8 @@ export class ProtocolRuns {
 		return all.filter((r) => status === null || r.status === status).slice(offset, offset + limit);
 	}
 
-	async get(threadId: string, runId: string): Promise<ProtocolRun> {
-		const run = await this.find(threadId, runId);
-		if (!run) throw new ApiError('NOT_FOUND', 'Run Not Found');
-		return run;
+	async get(threadId: string, runId: string): Promise<ProtocolRun | RunRefusal> {
+		return (await this.find(threadId, runId)) ?? { refused: 'run-not-found' };
 	}
 
 	/** The Sophos run of the chain that is in flight now, if any. */
@@ -250,9 +138,10 @@ export class ProtocolRuns {
 		after: number,
 		signal: AbortSignal,
 		onDisconnect: RunOptions['onDisconnect'] = 'continue'
-	): Promise<Response> {
+	): Promise<Response | RunRefusal> {
 		const headers = runPaths(threadId, runId);
 		const run = await this.get(threadId, runId);
+		if (isRefusal(run)) return run;
 		const { chain, live } = await this.liveMember(threadId, runId);
 		const values = () => this.values(threadId);
 		const translator = new RunStreamTranslator({ threadId, runId, attempt: Math.max(chain.length, 1), modes, after, values });
@@ -296,9 +185,12 @@ export class ProtocolRuns {
 	}
 
 	/** Waits for the run's end (following it as a stream does, so across instances too) and answers its outcome. */
-	async join(threadId: string, runId: string, signal: AbortSignal): Promise<unknown> {
+	async join(threadId: string, runId: string, signal: AbortSignal): Promise<JoinedRun | RunRefusal> {
 		// A pending run waits for the thread's runs ahead of it: each is followed to its end in turn.
-		while (!isFinished((await this.get(threadId, runId)).status)) {
+		for (;;) {
+			const run = await this.get(threadId, runId);
+			if (isRefusal(run)) return run;
+			if (isFinished(run.status)) break;
 			const sophos = await this.parts.runService.follow(threadId, 0, signal, this.parts.streamOptions);
 			if (sophos instanceof Response) await sophos.body?.pipeTo(new WritableStream());
 			signal.throwIfAborted();
@@ -312,25 +204,27 @@ export class ProtocolRuns {
 	/**
 	 * Cancels a run: the one in flight in its chain, or a pending one (taken off the queue).
 	 * `rollback` also moves the thread back to before the run, as a branch: the run's own branch
-	 * stays, with the journal of what it did.
+	 * stays, with the journal of what it did. Answers the run as it was when asked.
 	 */
-	async cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback', wait: boolean): Promise<void> {
+	async cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback', wait: boolean): Promise<ProtocolRun | ProtocolRunRefusal> {
 		const run = await this.get(threadId, runId);
+		if (isRefusal(run)) return run;
 		if (run.status === 'pending') {
 			await this.parts.storage.queue.delete(runId);
-			return;
+			return run;
 		}
 		const { live, chain } = await this.liveMember(threadId, runId);
 		if (action === 'rollback' && chain[0]?.trigger === 'message') {
 			const from = await this.forkBefore(threadId, chain[0].id);
 			if (live) await this.parts.runService.cancel(live.id);
-			if (from) await this.switchTo(threadId, from);
-			return;
+			const held = from ? await this.switchTo(threadId, from) : null;
+			return held ?? run;
 		}
-		if (!live) return;
+		if (!live) return run;
 		const cancelled = this.parts.runService.cancel(live.id);
 		if (wait) await cancelled;
 		else cancelled.catch((e) => this.parts.log(`Run ${live.id}: cancelling it failed`, e));
+		return run;
 	}
 
 	private async forkBefore(threadId: string, messageId: string): Promise<string | null> {
@@ -341,26 +235,33 @@ export class ProtocolRuns {
 		return null;
 	}
 
-	private async switchTo(threadId: string, checkpointId: string): Promise<void> {
+	private async switchTo(threadId: string, checkpointId: string): Promise<ProtocolRefusal | null> {
 		const shown = await this.parts.branchReader.shownIdsAt(threadId, checkpointId);
 		const switched = await this.parts.storage.branches.switchTo(threadId, checkpointId, { messageCount: shown.length, updatedAt: undefined });
-		if (switched !== 'switched') throw new ApiError('SESSION_IN_PROGRESS', 'The thread could not be rolled back: a run holds it');
+		return switched === 'switched' ? null : { refused: 'rollback-held' };
 	}
 
 	/**
 	 * POST …/runs/stream: starts the run and streams it from its first event. With on_disconnect
 	 * "cancel", the run is cancelled once this reader has gone and no other one follows it.
 	 */
-	async createAndStream(threadId: string | null, body: RunCreate, signal: AbortSignal): Promise<Response> {
-		const created = await this.create(threadId, body);
+	async createAndStream(threadId: string | null, request: RunRequest, signal: AbortSignal): Promise<Response | ProtocolRunRefusal> {
+		const created = await this.create(threadId, request);
+		if (isRefusal<CreatedRun, ProtocolRunRefusal>(created)) return created;
 		const { run, options } = created;
 		return this.stream(created.threadId, run.run_id, options.streamModes, 0, signal, options.onDisconnect);
 	}
 
 	/** POST …/runs/wait: starts the run and answers once it has ended, with the thread's values (or its error). */
-	async createAndWait(threadId: string | null, body: RunCreate, signal: AbortSignal): Promise<{ result: unknown; headers: Record<string, string> }> {
-		const created = await this.create(threadId, body);
+	async createAndWait(
+		threadId: string | null,
+		request: RunRequest,
+		signal: AbortSignal
+	): Promise<{ result: JoinedRun; headers: Record<string, string> } | ProtocolRunRefusal> {
+		const created = await this.create(threadId, request);
+		if (isRefusal<CreatedRun, ProtocolRunRefusal>(created)) return created;
 		const result = await this.join(created.threadId, created.run.run_id, signal);
+		if (isRefusal<JoinedRun, RunRefusal>(result)) return result;
 		return { result, headers: { 'Content-Location': runPaths(created.threadId, created.run.run_id)['Content-Location'] } };
 	}
 }

@@ -3,10 +3,10 @@
  * and deleted through the same storage as Sophos's own API, so each side sees what the other made.
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../errors';
 import type { AppStorage } from '../storage/app-storage';
 import type { ThreadFilter, ThreadOrder, ThreadRecord } from '../storage/thread-records';
 import type { Thread, ThreadStatus } from './protocol-dtos';
+import type { ProtocolRefusal } from './protocol-refusal';
 import type { ThreadCount, ThreadCreate, ThreadPatch, ThreadSearch, ThreadSortBy } from './request-schemas';
 import { runStatusesFor, threadStatusOf } from './thread-status';
 import type { ThreadStates } from './thread-states';
@@ -56,38 +56,29 @@ export class ProtocolThreads {
 		};
 	}
 
-	private async record(threadId: string): Promise<ThreadRecord> {
+	async get(threadId: string): Promise<Thread | ProtocolRefusal> {
 		const record = await this.parts.storage.threads.get(threadId);
-		if (!record) throw new ApiError('NOT_FOUND', `Thread ${threadId} not found`);
-		return record;
-	}
-
-	async get(threadId: string): Promise<Thread> {
-		return this.toThread(await this.record(threadId));
+		return record ? this.toThread(record) : { refused: 'thread-not-found', threadId };
 	}
 
 	/** `if_exists` `raise` (the default) refuses a taken id with THREAD_EXISTS; `do_nothing` answers the thread as it is. */
-	async create(body: ThreadCreate): Promise<Thread> {
+	async create(body: ThreadCreate): Promise<Thread | ProtocolRefusal> {
 		const id = body.thread_id ?? randomUUID();
 		const made = await this.parts.storage.threads.create(id, this.parts.now(), body.metadata ?? {});
-		if (made === 'exists' && (body.if_exists ?? 'raise') === 'raise') {
-			throw new ApiError('THREAD_EXISTS', `Thread ${id} already exists`);
-		}
+		if (made === 'exists' && (body.if_exists ?? 'raise') === 'raise') return { refused: 'thread-exists', threadId: id };
 		return this.get(id);
 	}
 
-	async patch(threadId: string, body: ThreadPatch): Promise<Thread> {
-		if (!(await this.parts.storage.threads.mergeMetadata(threadId, body.metadata ?? {}))) {
-			throw new ApiError('NOT_FOUND', `Thread ${threadId} not found`);
-		}
+	async patch(threadId: string, body: ThreadPatch): Promise<Thread | ProtocolRefusal> {
+		if (!(await this.parts.storage.threads.mergeMetadata(threadId, body.metadata ?? {}))) return { refused: 'thread-not-found', threadId };
 		return this.get(threadId);
 	}
 
-	/** The conversation with everything it holds; refused while a run holds it (SESSION_IN_PROGRESS). */
-	async delete(threadId: string): Promise<void> {
+	/** The conversation with everything it holds; refused while a run holds it. */
+	async delete(threadId: string): Promise<{ deleted: string } | ProtocolRefusal> {
 		const deletion = await this.parts.storage.conversations.delete(threadId);
-		if (deletion === 'not-found') throw new ApiError('NOT_FOUND', 'Thread Not Found');
-		if (deletion === 'running') throw new ApiError('SESSION_IN_PROGRESS', 'A run is active on this thread; wait for it to end');
+		if (deletion === 'not-found') return { refused: 'thread-not-found' };
+		return deletion === 'running' ? { refused: 'thread-delete-while-running' } : { deleted: threadId };
 	}
 
 	/** Newest-updated first unless told otherwise (Sophos's list order), DEFAULT_LIMIT at a time. */

@@ -7,6 +7,7 @@
 import { z } from '../../protocol/zod';
 import { ApiError } from '../errors';
 import type { IfBusy } from '../../protocol';
+import { parseLastEventId } from '../stream/sse-response';
 import { HumanContentSchema, humanText } from './human-content';
 import { isAssistantId } from './assistant';
 import { CheckpointRefSchema, MetadataSchema, parseProtocolBody } from './request-schemas';
@@ -133,6 +134,11 @@ export function joinStreamQueryOf(params: URLSearchParams): Record<string, unkno
 	return query;
 }
 
+/** The protocol's Last-Event-ID: `-1` means from the first event, as does no header. */
+export function protocolLastEventId(header: string | null): number {
+	return header === '-1' ? 0 : parseLastEventId(header);
+}
+
 /** GET …/stream's query. */
 export const JoinStreamQuerySchema = z.strictObject({
 	cancel_on_disconnect: z.enum(['0', '1', 'true', 'false']).default('0').transform((w) => w === '1' || w === 'true'),
@@ -215,8 +221,11 @@ function intentOfCommand(command: NonNullable<RunCreate['command']>): RunIntent 
 	return { kind: 'decide', decisions: value.decisions, interruptId };
 }
 
+/** What a run body asks for, and how the run goes. */
+export type RunRequest = { intent: RunIntent; options: RunOptions };
+
 /** The intent and options of a parsed body; throws ApiError for combinations that mean nothing. */
-export function readRunCreate(body: RunCreate, maxMessageChars: number): { intent: RunIntent; options: RunOptions } {
+export function readRunCreate(body: RunCreate, maxMessageChars: number): RunRequest {
 	const checkpointId = body.checkpoint?.checkpoint_id ?? body.checkpoint_id ?? null;
 	const hasInput = body.input !== undefined && body.input !== null;
 	if (body.command && hasInput) throw new ApiError('VALIDATION_FAILED', 'Invalid field "command": give input or command, not both');
@@ -239,4 +248,16 @@ export function readRunCreate(body: RunCreate, maxMessageChars: number): { inten
 			createThread: body.if_not_exists === 'create'
 		}
 	};
+}
+
+/**
+ * A run body as the runtime takes it: checked, read, and for a run without a thread (POST
+ * /runs/stream, /runs/wait) one with a human message, which is what starts its thread.
+ */
+export function parseRunRequest(body: unknown, maxMessageChars: number, thread: 'on-thread' | 'thread-less'): RunRequest {
+	const request = readRunCreate(parseRunCreate(body), maxMessageChars);
+	if (thread === 'thread-less' && request.intent.kind !== 'message') {
+		throw new ApiError('VALIDATION_FAILED', 'Invalid field "input": a run without a thread starts one, with a human message');
+	}
+	return request;
 }

@@ -90,3 +90,9 @@ export function pendingRunOf(threadId: string, queued: { id: string; createdAt: 
 }
 
 export const isFinished = (status: ProtocolRunStatus) => status !== 'pending' && status !== 'running';
+
+/** Where a run is read (Content-Location) and where its stream is (Location). */
+export const runPaths = (threadId: string, runId: string) => ({
+	'Content-Location': `/threads/${threadId}/runs/${runId}`,
+	Location: `/threads/${threadId}/runs/${runId}/stream`
+});

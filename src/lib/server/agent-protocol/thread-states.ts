@@ -10,20 +10,22 @@ import { z } from '../../protocol/zod';
 import type { PendingApproval } from '../../protocol';
 import type { AgentGraph } from '../agent/agent-graph';
 import { toMessageDtos } from '../agent/messages';
-import type { BranchReader } from '../branches/branch-reader';
 import { parentsOf, pathTo } from '../branches/branch-tree';
 import type { ThreadReader } from '../runs/thread-reader';
-import type { ApprovalStorage } from '../storage/app-storage';
+import type { ApprovalStorage } from '../storage/approval-storage';
+import type { ThreadStorage } from '../storage/thread-storage';
 import type { CheckpointHistory } from '../storage/checkpoint-history';
 import { checkpointOf, type ProtocolInterrupt, type ThreadState, type ThreadTask } from './protocol-dtos';
+import type { ProtocolRefusal } from './protocol-refusal';
 import { APPROVAL_TASK_NAME, askedCallOf, interruptOfCalls, threadValuesOf, type AskedCall } from './thread-values';
 
 export type ThreadStatesParts = {
 	graph: Pick<AgentGraph, 'getState' | 'getStateHistory'>;
 	threads: Pick<ThreadReader, 'headConfig'>;
-	branches: Pick<BranchReader, 'head'>;
 	approvals: Pick<ApprovalStorage, 'pending'>;
 	history: Pick<CheckpointHistory, 'lineage'>;
+	/** Which threads exist: a state is refused for one that does not. */
+	stored: Pick<ThreadStorage, 'get'>;
 };
 
 export type HistoryQuery = {
@@ -77,8 +79,13 @@ function errorText(error: unknown): string | null {
 	return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-/** One snapshot as a ThreadState; `pending`: the calls waiting now, which only the current state shows in its values. */
-function toThreadState(threadId: string, snapshot: StateSnapshot, pending: readonly PendingApproval[], current: boolean): ThreadState {
+/**
+ * One snapshot as a ThreadState; `pending`: the calls waiting now, described in the tasks. A pause
+ * shows in the tasks only, never as `__interrupt__` in the values, as LangGraph's own servers show
+ * it: the SDK's useStream reads a thread's values until a resumed run's first `values` event, and
+ * an interrupt there would show the question just answered again meanwhile.
+ */
+function toThreadState(threadId: string, snapshot: StateSnapshot, pending: readonly PendingApproval[]): ThreadState {
 	const messages = (snapshot.values as { messages?: BaseMessage[] } | undefined)?.messages ?? [];
 	const checkpointId = (snapshot.config.configurable?.checkpoint_id as string | undefined) ?? null;
 	const parentId = snapshot.parentConfig?.configurable?.checkpoint_id as string | undefined;
@@ -91,7 +98,7 @@ function toThreadState(threadId: string, snapshot: StateSnapshot, pending: reado
 		state: null
 	}));
 	return {
-		values: threadValuesOf(toMessageDtos(messages), current ? pending : []),
+		values: threadValuesOf(toMessageDtos(messages), []),
 		next: [...snapshot.next],
 		checkpoint: checkpointOf(threadId, checkpointId),
 		metadata: checkpointId === null ? {} : metadataOf(snapshot),
@@ -104,40 +111,44 @@ function toThreadState(threadId: string, snapshot: StateSnapshot, pending: reado
 export class ThreadStates {
 	constructor(private readonly parts: ThreadStatesParts) {}
 
-	/** At the active branch's head, with the calls waiting for a decision as `__interrupt__`. */
+	/** At the active branch's head, the calls waiting for a decision in its tasks. */
 	async current(threadId: string): Promise<ThreadState> {
 		const [snapshot, pending] = await Promise.all([
 			this.parts.graph.getState(await this.parts.threads.headConfig(threadId)),
 			this.parts.approvals.pending(threadId)
 		]);
-		return toThreadState(threadId, snapshot, pending, true);
+		return toThreadState(threadId, snapshot, pending);
+	}
+
+	/** At `checkpointId`, or at the head when none is named; refused for a thread or a checkpoint that does not exist. */
+	async state(threadId: string, checkpointId?: string | null): Promise<ThreadState | ProtocolRefusal> {
+		if (!(await this.parts.stored.get(threadId))) return { refused: 'thread-not-found', threadId };
+		if (!checkpointId) return this.current(threadId);
+		return (await this.at(threadId, checkpointId)) ?? { refused: 'checkpoint-not-found', threadId, checkpointId };
 	}
 
 	/** At a checkpoint of the thread; undefined for one it does not have. */
-	async at(threadId: string, checkpointId: string): Promise<ThreadState | undefined> {
+	private async at(threadId: string, checkpointId: string): Promise<ThreadState | undefined> {
 		if (!(await this.parts.history.lineage(threadId)).some((c) => c.id === checkpointId)) return undefined;
 		const config = { configurable: { thread_id: threadId, checkpoint_id: checkpointId } };
-		const [snapshot, pending, head] = await Promise.all([
-			this.parts.graph.getState(config),
-			this.parts.approvals.pending(threadId),
-			this.parts.branches.head(threadId)
-		]);
-		return toThreadState(threadId, snapshot, pending, head === checkpointId);
+		const [snapshot, pending] = await Promise.all([this.parts.graph.getState(config), this.parts.approvals.pending(threadId)]);
+		return toThreadState(threadId, snapshot, pending);
 	}
 
 	/**
 	 * Newest first, every branch's checkpoints (a branch shares those before its fork), each with its
-	 * parent, so a client rebuilds the tree (the SDK's branch context does). Undefined when
-	 * `checkpoint` names one the thread does not have.
+	 * parent, so a client rebuilds the tree (the SDK's branch context does). Refused for a thread
+	 * that does not exist, or when `checkpoint` names one the thread does not have.
 	 */
-	async history(threadId: string, query: HistoryQuery): Promise<ThreadState[] | undefined> {
+	async history(threadId: string, query: HistoryQuery): Promise<ThreadState[] | ProtocolRefusal> {
+		if (!(await this.parts.stored.get(threadId))) return { refused: 'thread-not-found', threadId };
 		let only: ReadonlySet<string> | undefined;
 		if (query.checkpoint !== undefined) {
 			const lineage = await this.parts.history.lineage(threadId);
-			if (!lineage.some((c) => c.id === query.checkpoint)) return undefined;
+			if (!lineage.some((c) => c.id === query.checkpoint)) return { refused: 'checkpoint-not-found', threadId, checkpointId: query.checkpoint };
 			only = new Set(pathTo(parentsOf(lineage), query.checkpoint));
 		}
-		const [head, pending] = await Promise.all([this.parts.branches.head(threadId), this.parts.approvals.pending(threadId)]);
+		const pending = await this.parts.approvals.pending(threadId);
 		const states: ThreadState[] = [];
 		const options = {
 			...(query.before ? { before: { configurable: { thread_id: threadId, checkpoint_id: query.before } } } : {}),
@@ -148,7 +159,7 @@ export class ThreadStates {
 		for await (const snapshot of this.parts.graph.getStateHistory({ configurable: { thread_id: threadId } }, options)) {
 			const id = snapshot.config.configurable?.checkpoint_id as string | undefined;
 			if (only && (!id || !only.has(id))) continue;
-			states.push(toThreadState(threadId, snapshot, pending, id === head));
+			states.push(toThreadState(threadId, snapshot, pending));
 			if (states.length >= query.limit) break;
 		}
 		return states;

@@ -1,7 +1,7 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { isShownMessage } from '../agent/messages';
-import type { BranchStorage } from '../storage/app-storage';
+import type { BranchStorage } from '../storage/branch-storage';
 import type { CheckpointHistory } from '../storage/checkpoint-history';
 import { parentsOf, pathTo, tipsOf, type BranchMessages, type Parents } from './branch-tree';
 

@@ -1,4 +1,6 @@
-import type { ApprovalStorage, BranchStorage, RunStorage } from '../storage/app-storage';
+import type { ApprovalStorage } from '../storage/approval-storage';
+import type { BranchStorage } from '../storage/branch-storage';
+import type { RunStorage } from '../storage/run-storage';
 import type { BranchReader } from '../branches/branch-reader';
 
 /** Why no switch: a run holds the conversation, tool calls wait for a decision, or no branch holds the message. */

@@ -11,7 +11,7 @@ import {
 } from '../../protocol';
 import type { ConversationNotFound } from '../runs/run-refusal';
 import type { Redactor } from '../secrets/redactor';
-import type { TransferStorage } from '../storage/app-storage';
+import type { TransferStorage } from '../storage/transfer-storage';
 import { bundleProblem } from './bundle-check';
 import { decodeCheckpoints, encodeCheckpoints, threadCheckpoints } from './bundle-codec';
 import { withNewIds } from './bundle-ids';

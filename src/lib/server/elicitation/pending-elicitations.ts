@@ -1,5 +1,5 @@
 import type { ConversationSummary, PendingElicitation } from '../../protocol';
-import type { RunStorage } from '../storage/app-storage';
+import type { RunStorage } from '../storage/run-storage';
 import type { SharedRuns } from '../storage/storage-engine';
 import type { Elicitations } from './elicitations';
 

@@ -1,5 +1,5 @@
 import type { ConversationSummary } from '../../protocol';
-import type { ConversationStorage } from '../storage/app-storage';
+import type { ConversationStorage } from '../storage/conversation-storage';
 import { ApiError } from '../errors';
 import { parseUuid } from '../../protocol/uuid';
 

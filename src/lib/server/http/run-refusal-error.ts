@@ -1,4 +1,5 @@
 import type { ApiErrorCode } from '../../protocol';
+import type { ProtocolRefusal } from '../agent-protocol/protocol-refusal';
 import type { DecisionRefusal } from '../approvals/decision-check';
 import type { BundleRefusal } from '../conversations/conversation-bundles';
 import type { ConversationRefusal } from '../conversations/conversation-service';
@@ -7,8 +8,11 @@ import { mcpRefusalMessage, type McpRefusal } from '../mcp/mcp-refusal';
 import type { ModelRefusal } from '../models/model-catalog';
 import { isRefusal, type RunRefusal } from '../runs/run-refusal';
 
-/** Every expected refusal the runtime answers with a value: the run core's, a conversation's, a bundle's, a model choice's, an MCP request's. */
-export type Refusal = RunRefusal | ConversationRefusal | BundleRefusal | ModelRefusal | McpRefusal;
+/**
+ * Every expected refusal the runtime answers with a value: the run core's, a conversation's, a
+ * bundle's, a model choice's, an MCP request's, the Agent Server protocol's.
+ */
+export type Refusal = RunRefusal | ConversationRefusal | BundleRefusal | ModelRefusal | McpRefusal | ProtocolRefusal;
 
 type Answer<R> = readonly [ApiErrorCode, string | ((r: R) => string)];
 
@@ -78,7 +82,23 @@ const ANSWERS: { [K in Refusal['refused']]: Answer<Extract<Refusal, { refused: K
 	'mcp-method-not-found': ['NOT_FOUND', mcpRefusalMessage],
 	'mcp-invalid-params': ['BAD_REQUEST', mcpRefusalMessage],
 	'mcp-timed-out': ['MCP_REQUEST_FAILED', mcpRefusalMessage],
-	'mcp-failed': ['MCP_REQUEST_FAILED', mcpRefusalMessage]
+	'mcp-failed': ['MCP_REQUEST_FAILED', mcpRefusalMessage],
+	'thread-not-found': ['NOT_FOUND', (r) => (r.threadId === undefined ? 'Thread Not Found' : `Thread ${r.threadId} not found`)],
+	'thread-exists': ['THREAD_EXISTS', (r) => `Thread ${r.threadId} already exists`],
+	'thread-delete-while-running': ['SESSION_IN_PROGRESS', 'A run is active on this thread; wait for it to end'],
+	'checkpoint-not-found': ['NOT_FOUND', (r) => `Checkpoint ${r.checkpointId} not found in thread ${r.threadId}`],
+	'checkpoint-off-branch': ['NOT_FOUND', (r) => `Checkpoint "${r.checkpointId}" is not on the thread's active branch`],
+	'checkpoint-without-next': [
+		'VALIDATION_FAILED',
+		(r) => `Invalid field "checkpoint": the active branch shows no ${r.type === 'human' ? 'human message' : 'answer'} right after it`
+	],
+	'thread-not-waiting': ['NOT_WAITING', 'This thread is not waiting for a decision'],
+	'stale-interrupt': ['NOT_WAITING', (r) => `The interrupt "${r.interruptId}" is not the one this thread waits on`],
+	'decisions-miscounted': [
+		'VALIDATION_FAILED',
+		(r) => `Invalid field "command.resume.decisions": ${r.waiting} calls wait, ${r.given} decisions given`
+	],
+	'rollback-held': ['SESSION_IN_PROGRESS', 'The thread could not be rolled back: a run holds it']
 };
 
 /** The HTTP answer to a refusal: status by code, and the message a client reads. */

@@ -5,7 +5,7 @@
  * made with the old key matches any more. A logout deletes the digest.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import type { SessionStorage } from '../storage/app-storage';
+import type { SessionStorage } from '../storage/session-storage';
 
 /** 30 days: "asked for once" on a machine used every day, yet not forever. */
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60_000;

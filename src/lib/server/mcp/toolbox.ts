@@ -205,6 +205,11 @@ export class Toolbox {
 		return this.servers.map((s) => s.status());
 	}
 
+	/** The servers not up now, by name: a run starting without their tools warns of them (TOOLS_UNAVAILABLE). */
+	unavailable(): string[] {
+		return this.status().flatMap((s) => (s.state === 'up' ? [] : [s.name]));
+	}
+
 	async close(): Promise<void> {
 		await Promise.all(this.servers.map((s) => s.close()));
 	}

@@ -22,6 +22,7 @@ export async function backupSqlite(options: {
 	sophosVersion: string;
 }): Promise<BackupManifest> {
 	const { dir } = options;
+	if (!fs.existsSync(options.databaseFile)) throw new PortableError('USAGE', `no SQLite file at DATABASE_PATH (${options.databaseFile}): nothing to back up`);
 	if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
 		throw new PortableError('TARGET_NOT_EMPTY', `${dir} is not empty: back up into a new or empty directory`);
 	}

@@ -1,11 +1,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { ensurePrivateDir } from '../private-files';
 import { openDatabase } from '../sqlite/database';
 import { MIGRATIONS } from '../sqlite/migrations';
 import { type BackupManifest, type FileEntry, readCheckedManifest } from './backup-manifest';
 import { PortableError } from './portable-error';
 import { holdSqliteFile } from './sqlite-hold';
+
+/** `PRAGMA user_version` of the backup's copy, read without writing to it. */
+function schemaOf(file: string): number {
+	const db = new Database(file, { readonly: true, fileMustExist: true });
+	try {
+		return db.pragma('user_version', { simple: true }) as number;
+	} catch (e) {
+		throw new PortableError('BAD_BACKUP', `${path.basename(file)} is not an SQLite database: not a Sophos backup`, { cause: e });
+	} finally {
+		db.close();
+	}
+}
 
 export type RestoreReport = { manifest: BackupManifest; schemaFrom: number; schemaTo: number };
 
@@ -19,10 +32,16 @@ export type RestoreReport = { manifest: BackupManifest; schemaFrom: number; sche
  */
 export function restoreSqlite(options: { dir: string; databaseFile: string; memoryFile: string; overwrite: boolean }): RestoreReport {
 	const manifest = readCheckedManifest(options.dir);
-	if (manifest.schemaVersion > MIGRATIONS.length) {
+	// The file's own version decides: an edited manifest must not let a newer file over the old one
+	// (opening it afterwards would refuse it, with the file it replaced already gone).
+	const schema = schemaOf(path.join(options.dir, manifest.database.name));
+	if (schema !== manifest.schemaVersion) {
+		throw new PortableError('BAD_BACKUP', `${manifest.database.name} has schema version ${schema}, its manifest says ${manifest.schemaVersion}: not a backup this tool made`);
+	}
+	if (schema > MIGRATIONS.length) {
 		throw new PortableError(
 			'SCHEMA_NEWER',
-			`the backup's schema version ${manifest.schemaVersion} is newer than this Sophos knows (${MIGRATIONS.length}): restore it with a newer Sophos`
+			`the backup's schema version ${schema} is newer than this Sophos knows (${MIGRATIONS.length}): restore it with a newer Sophos`
 		);
 	}
 	const targets: [FileEntry, string][] = [[manifest.database, options.databaseFile]];

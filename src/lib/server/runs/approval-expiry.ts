@@ -1,4 +1,4 @@
-import type { ApprovalStorage } from '../storage/app-storage';
+import type { ApprovalStorage } from '../storage/approval-storage';
 import type { RunService } from './run-service';
 import { isRefusal } from './run-refusal';
 

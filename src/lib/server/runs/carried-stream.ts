@@ -2,7 +2,7 @@
 // owner died (AUTO_RESUME), whose readers, holding that run's ids, go on reading the resumed one.
 
 import type { RunTrigger } from '../../protocol';
-import type { RunStorage } from '../storage/app-storage';
+import type { RunStorage } from '../storage/run-storage';
 import type { RecoveredRun } from './run-recovery';
 import { RUN_ID_SPAN, type SharedRuns } from '../storage/storage-engine';
 

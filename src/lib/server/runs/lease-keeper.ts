@@ -1,4 +1,4 @@
-import type { OrphanedRun, RunLeases } from '../storage/app-storage';
+import type { OrphanedRun, RunLeases } from '../storage/run-leases';
 import { isDatabaseUnavailable } from '../storage/database-errors';
 import type { RunRegistry } from './run-registry';
 import type { Telemetry } from '../telemetry/telemetry';

@@ -1,5 +1,6 @@
 import type { CancelResult } from '../../protocol';
-import type { ConversationStorage, RunStorage } from '../storage/app-storage';
+import type { ConversationStorage } from '../storage/conversation-storage';
+import type { RunStorage } from '../storage/run-storage';
 import type { SharedRuns } from '../storage/storage-engine';
 import type { LiveResponseOptions } from '../stream/sse-response';
 import { liveEventResponse, singleEventResponse } from '../stream/sse-response';

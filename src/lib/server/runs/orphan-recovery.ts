@@ -1,4 +1,4 @@
-import type { RunLeases } from '../storage/app-storage';
+import type { RunLeases } from '../storage/run-leases';
 import type { SharedRuns } from '../storage/storage-engine';
 import type { Log } from '../telemetry/log-formatter';
 import type { Telemetry } from '../telemetry/telemetry';

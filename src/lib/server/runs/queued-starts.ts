@@ -1,4 +1,5 @@
-import type { AppStorage, Claim } from '../storage/app-storage';
+import type { AppStorage } from '../storage/app-storage';
+import type { Claim } from '../storage/run-storage';
 import type { ForkTarget } from './fork-point';
 import type { RunLauncher } from './run-launcher';
 import { queuedFork, runInputOf } from './run-plan';

@@ -1,6 +1,6 @@
 /** Pure. What a request to start a run means: the claim it makes, and what becomes of it when the conversation is busy. */
 import type { IfBusy, RunTrigger } from '../../protocol';
-import type { Claim } from '../storage/app-storage';
+import type { Claim } from '../storage/run-storage';
 import type { RunInput } from './active-run';
 import type { ForkTarget } from './fork-point';
 import type { RunRefusal } from './run-refusal';

@@ -1,5 +1,6 @@
 import type { RunEvent } from '../../protocol';
-import type { OrphanedRun, RunLeases, RunStorage } from '../storage/app-storage';
+import type { OrphanedRun, RunLeases } from '../storage/run-leases';
+import type { RunStorage } from '../storage/run-storage';
 import { endEvent } from './end-event';
 import { readThreadWork, type ThreadWorkSources } from './read-thread-work';
 import type { ThreadWork } from './thread-work';

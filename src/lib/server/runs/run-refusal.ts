@@ -1,5 +1,5 @@
 import type { DecisionRefusal } from '../approvals/decision-check';
-import type { QueueFull } from '../storage/app-storage';
+import type { QueueFull } from '../storage/queue-storage';
 
 /**
  * The expected ways the run core refuses a request, as values its caller must handle: the edge

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Decision, StartResult } from '../../protocol';
 import { checkDecisions, type DecisionRefusal } from '../approvals/decision-check';
-import type { Claim } from '../storage/app-storage';
+import type { Claim } from '../storage/run-storage';
 import type { LiveResponseOptions } from '../stream/sse-response';
 import type { UserInput } from './active-run';
 import type { CarryOn } from './carried-stream';

@@ -17,7 +17,8 @@ import { AllowedTools } from './allowed-tools';
 import { ApprovalJournal } from './approval-journal';
 import { ToolJournal } from './tool-journal';
 import { sqliteTransferStorage } from './conversation-transfer';
-import type { AppStorage, AppStorageLimits, Claim } from '../storage/app-storage';
+import type { AppStorage, AppStorageLimits } from '../storage/app-storage';
+import type { Claim } from '../storage/run-storage';
 
 export interface SqliteAppStorageOptions {
 	limits: AppStorageLimits;

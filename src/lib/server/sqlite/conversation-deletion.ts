@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ConversationDeletion } from '../storage/app-storage';
+import type { ConversationDeletion } from '../storage/conversation-storage';
 import type { ConversationStore } from './conversation-store';
 import { checkpointAfterDeletion } from './database';
 import { commitDurably } from './durable-commit';

@@ -2,7 +2,7 @@
 
 import Database from 'better-sqlite3';
 import { putThreadCheckpoints } from '../checkpoint/thread-put';
-import type { TransferStorage } from '../storage/app-storage';
+import type { TransferStorage } from '../storage/transfer-storage';
 import { TRANSFER_COLUMNS, recordsFromRows, rowsFromRecords, type TransferRows, type TransferTable } from '../storage/transfer-records';
 import { DeltaSqliteSaver } from './checkpoint';
 

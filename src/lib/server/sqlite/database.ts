@@ -1,7 +1,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ensurePrivateDir, ensurePrivateFile, restrictFile } from '../private-files';
-import { migrate } from './migrations';
+import { migrate } from './migrate';
 
 /**
  * Opens the one connection of the process and brings its schema up to date (migrations.ts; what a

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { McpAuthRecord, McpAuthStorage, PendingSignIn } from '../storage/app-storage';
+import type { McpAuthRecord, McpAuthStorage, PendingSignIn } from '../storage/mcp-auth-storage';
 
 type Row = { client: string | null; tokens: string | null; expires_at: string | null };
 

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { toQueuedMessage, type QueuedRow } from '../storage/queue-records';
 import type { QueuedMessage } from '../../protocol';
-import type { QueueFull } from '../storage/app-storage';
+import type { QueueFull } from '../storage/queue-storage';
 
 /**
  * Messages waiting for a conversation's active run to end, or for room under MAX_CONCURRENT_RUNS

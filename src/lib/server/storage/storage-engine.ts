@@ -6,7 +6,8 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type { ElicitationAnswer, ElicitationAnswerOutcome, PendingElicitation, RunEvent } from '../../protocol';
 import type { EventLog } from '../stream/event-log';
 import type { LiveResponseOptions } from '../stream/sse-response';
-import type { AppStorage, RunLeases } from './app-storage';
+import type { AppStorage } from './app-storage';
+import type { RunLeases } from './run-leases';
 import type { CheckpointHistory } from './checkpoint-history';
 
 /**

@@ -74,6 +74,24 @@ export function routeProcessOutput(options: LogOptions): void {
 	// Node's own printer of warnings is a listener; without it the warning event still comes.
 	process.removeAllListeners('warning');
 	process.on('warning', (w) => err(jsonLine(options, 'warn', `${w.name}: ${w.message}`, {})));
+	// Node prints an uncaught error (adapter-node's listen failing once the settings were read, say,
+	// as its server has no 'error' listener) over several lines and exits 1: one JSON line, same exit.
+	process.on('uncaughtException', (error) => {
+		err(jsonLine(options, 'error', uncaughtMessage(error), { error: errorFields(error) }));
+		process.exit(1);
+	});
+}
+
+/**
+ * Pure. What stopped the process, for the operator: a listen that failed names the address and the
+ * settings that chose it; anything else is its own message.
+ */
+export function uncaughtMessage(error: unknown): string {
+	const e = error as Partial<NodeJS.ErrnoException> & { address?: string; port?: number };
+	if (e?.syscall !== 'listen') return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+	const where = e.port === undefined ? e.address : `${e.address}:${e.port}`;
+	const why = e.code === 'EADDRINUSE' ? 'the address is already in use (EADDRINUSE): stop what holds it or set another PORT' : e.message;
+	return `Cannot listen on ${where} (HOST, PORT): ${why}`;
 }
 
 /**

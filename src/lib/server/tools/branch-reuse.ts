@@ -4,7 +4,7 @@ import { reusedFromOf } from '../agent/messages';
 import type { ResolvedTool } from '../mcp/toolbox';
 import { canonicalArgsHash } from './canonical-args';
 import { derivedCallId } from './journal-key';
-import type { JournalStorage } from '../storage/app-storage';
+import type { JournalStorage } from '../storage/journal-storage';
 import type { JournalEntry } from '../storage/journal-records';
 
 /**

@@ -1,6 +1,6 @@
 import { discoverOAuthServerInfo, refreshAuthorization, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationFull, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { McpAuthRecord, McpAuthStorage } from '../../storage/app-storage';
+import type { McpAuthRecord, McpAuthStorage } from '../../storage/mcp-auth-storage';
 import { redactor } from '../../secrets/redactor';
 import { configuredClient, type OAuthClientSettings } from './oauth-settings';
 import { SignInRequired } from './sign-in-required';

@@ -1,7 +1,7 @@
 // "Always allow this tool" (storage/app-storage.ts AllowedToolStorage) on PostgreSQL.
 
 import type pg from 'pg';
-import type { AllowedToolStorage } from '../../storage/app-storage';
+import type { AllowedToolStorage } from '../../storage/approval-storage';
 import type { Queryable } from '../checkpoint/store.js';
 import { isoText } from './iso-text.js';
 

@@ -1,7 +1,7 @@
 // Approvals (storage/app-storage.ts ApprovalStorage) on PostgreSQL.
 
 import type pg from 'pg';
-import type { ApprovalStorage } from '../../storage/app-storage';
+import type { ApprovalStorage } from '../../storage/approval-storage';
 import type { Queryable } from '../checkpoint/store.js';
 import { inTransaction } from '../transaction.js';
 import { allowTools } from './allowed-tool-storage.js';

@@ -2,7 +2,7 @@
 // other operations' transactions: a run starting a branch, and a put moving the head.
 
 import type pg from 'pg';
-import type { BranchStorage } from '../../storage/app-storage';
+import type { BranchStorage } from '../../storage/branch-storage';
 import type { PutRider } from '../checkpoint/put-statements.js';
 import type { Queryable } from '../checkpoint/store.js';
 import { inTransaction } from '../transaction.js';

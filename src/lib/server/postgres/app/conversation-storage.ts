@@ -2,7 +2,7 @@
 // of each thread. Messages live in the checkpoints.
 
 import type pg from 'pg';
-import type { ConversationDeletion, ConversationStorage } from '../../storage/app-storage';
+import type { ConversationDeletion, ConversationStorage } from '../../storage/conversation-storage';
 import { checkpointSql } from '../checkpoint/store.js';
 import { inTransaction } from '../transaction.js';
 import { isoText } from './iso-text.js';

@@ -1,7 +1,7 @@
 // The tool call journal (storage/app-storage.ts JournalStorage) on PostgreSQL.
 
 import type pg from 'pg';
-import type { JournalStorage } from '../../storage/app-storage';
+import type { JournalStorage } from '../../storage/journal-storage';
 import { inTransaction } from '../transaction.js';
 import { heldRun, RunFencedError } from './run-fence.js';
 import type { RunOwner } from './run-storage.js';

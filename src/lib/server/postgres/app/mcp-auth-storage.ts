@@ -3,7 +3,7 @@
 // instances that find one token expiring refresh it once.
 
 import type pg from 'pg';
-import type { McpAuthRecord, McpAuthStorage } from '../../storage/app-storage';
+import type { McpAuthRecord, McpAuthStorage } from '../../storage/mcp-auth-storage';
 import { inTransaction } from '../transaction.js';
 import { isoText } from './iso-text.js';
 

@@ -1,7 +1,8 @@
 // The message queue (storage/app-storage.ts QueueStorage) on PostgreSQL.
 
 import type pg from 'pg';
-import type { AppStorageLimits, QueueFull, QueueStorage } from '../../storage/app-storage';
+import type { AppStorageLimits } from '../../storage/app-storage';
+import type { QueueFull, QueueStorage } from '../../storage/queue-storage';
 import { inTransaction } from '../transaction.js';
 import { isoText } from './iso-text.js';
 import { LOCK_CLAIMS } from './claim-lock.js';

@@ -3,7 +3,7 @@
 // ended, so instances whose clocks disagree still agree on it.
 
 import type pg from 'pg';
-import type { OrphanedRun, RunLeases } from '../../storage/app-storage';
+import type { OrphanedRun, RunLeases } from '../../storage/run-leases';
 import type { RunOwner } from './run-storage.js';
 
 export function postgresRunLeases(pool: pg.Pool, owner: RunOwner): RunLeases {

@@ -2,7 +2,7 @@
 
 import type pg from 'pg';
 import type { RunTrigger } from '../../../protocol';
-import type { Claim, RunStorage } from '../../storage/app-storage';
+import type { Claim, RunStorage } from '../../storage/run-storage';
 import { inTransaction } from '../transaction.js';
 import { startBranchAt } from './branch-storage.js';
 import { LOCK_CLAIMS } from './claim-lock.js';

@@ -2,7 +2,7 @@
 // logout on one instance ends the session on all of them, as each asks the table.
 
 import type pg from 'pg';
-import type { SessionStorage } from '../../storage/app-storage';
+import type { SessionStorage } from '../../storage/session-storage';
 
 export function postgresSessionStorage(pool: pg.Pool): SessionStorage {
 	return {

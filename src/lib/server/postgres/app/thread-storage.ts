@@ -3,7 +3,7 @@
 import type pg from 'pg';
 import { canonicalJson } from '../../canonical-json';
 import { toSummary, UNTITLED, type SummaryRow } from '../../storage/conversation-records';
-import type { ThreadStorage } from '../../storage/app-storage';
+import type { ThreadStorage } from '../../storage/thread-storage';
 import { parseMetadata, type ThreadFilter, type ThreadRecord } from '../../storage/thread-records';
 import { inTransaction } from '../transaction.js';
 import { isoText } from './iso-text.js';

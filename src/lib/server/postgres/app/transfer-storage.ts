@@ -2,7 +2,7 @@
 
 import type pg from 'pg';
 import { putThreadCheckpoints } from '../../checkpoint/thread-put';
-import type { TransferResult, TransferStorage } from '../../storage/app-storage';
+import type { TransferResult, TransferStorage } from '../../storage/transfer-storage';
 import {
 	TIMESTAMP_COLUMNS,
 	TRANSFER_COLUMNS,

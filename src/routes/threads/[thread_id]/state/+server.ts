@@ -1,13 +1,12 @@
 import type { RequestHandler } from './$types';
 import { runtime } from '$lib/server/runtime-instance';
 import { errorResponse, jsonResponse } from '$lib/server/http/api-error';
-import { notImplemented, parseThreadId, requireThread } from '$lib/server/agent-protocol/protocol-request';
+import { unlessRefused } from '$lib/server/http/run-refusal-error';
+import { notImplemented, parseThreadId } from '$lib/server/agent-protocol/protocol-request';
 
 export const GET: RequestHandler = async ({ params }) => {
 	try {
-		const { agentProtocol, storage } = runtime();
-		const threadId = await requireThread(storage.threads, parseThreadId(params.thread_id));
-		return jsonResponse(await agentProtocol.states.current(threadId));
+		return jsonResponse(unlessRefused(await runtime().agentProtocol.states.state(parseThreadId(params.thread_id))));
 	} catch (e) {
 		return errorResponse(e);
 	}

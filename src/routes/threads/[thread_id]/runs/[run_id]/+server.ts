@@ -1,12 +1,13 @@
 import type { RequestHandler } from './$types';
 import { runtime } from '$lib/server/runtime-instance';
 import { errorResponse, jsonResponse } from '$lib/server/http/api-error';
+import { unlessRefused } from '$lib/server/http/run-refusal-error';
 import { notImplemented, parseThreadId } from '$lib/server/agent-protocol/protocol-request';
 import { parseRunId } from '$lib/server/agent-protocol/run-create';
 
 export const GET: RequestHandler = async ({ params }) => {
 	try {
-		return jsonResponse(await runtime().protocolRuns.get(parseThreadId(params.thread_id), parseRunId(params.run_id)));
+		return jsonResponse(unlessRefused(await runtime().protocolRuns.get(parseThreadId(params.thread_id), parseRunId(params.run_id))));
 	} catch (e) {
 		return errorResponse(e);
 	}

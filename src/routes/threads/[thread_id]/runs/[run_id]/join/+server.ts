@@ -1,6 +1,7 @@
 import type { RequestHandler } from './$types';
 import { runtime } from '$lib/server/runtime-instance';
 import { errorResponse, jsonResponse } from '$lib/server/http/api-error';
+import { unlessRefused } from '$lib/server/http/run-refusal-error';
 import { parseThreadId } from '$lib/server/agent-protocol/protocol-request';
 import { parseRunId } from '$lib/server/agent-protocol/run-create';
 
@@ -9,8 +10,9 @@ export const GET: RequestHandler = async ({ params, request }) => {
 	try {
 		const threadId = parseThreadId(params.thread_id);
 		const runId = parseRunId(params.run_id);
-		await runtime().protocolRuns.get(threadId, runId);
-		return jsonResponse(await runtime().protocolRuns.join(threadId, runId, request.signal));
+		const { protocolRuns } = runtime();
+		unlessRefused(await protocolRuns.get(threadId, runId));
+		return jsonResponse(unlessRefused(await protocolRuns.join(threadId, runId, request.signal)));
 	} catch (e) {
 		return errorResponse(e);
 	}
