@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from '@langchain/langgraph-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScriptedOllama, type Script } from '../support/scripted-ollama';
+import { describe, expect, it } from 'vitest';
+import { human, protocolHarness } from '../support/protocol-harness';
+import type { Script } from '../support/scripted-ollama';
 import { currentTurn } from '../support/scripts';
-import { Service } from '../support/service';
 import { testMcpConfig } from '../support/test-config';
 
 /**
@@ -19,28 +18,14 @@ const script: Script = (request) =>
 type Values = { messages: { type: string; content: unknown }[] };
 type Custom = { type: string; conversation: string; run: string; id?: string; action?: string; elicitation?: { id: string; run: string; server: string; tool: string; message: string; mode: string } };
 
-const human = (content: string) => ({ messages: [{ type: 'human', content }] });
 const toolText = (values: Values) => values.messages.find((m) => m.type === 'tool')?.content;
 
 describe('Agent Server protocol: a tool server\'s question', () => {
-	let ollama: ScriptedOllama;
-	let service: Service;
-	let client: Client;
-
-	beforeAll(async () => {
-		ollama = await ScriptedOllama.start(script);
-		const config = testMcpConfig();
-		service = await Service.start({ ollamaUrl: ollama.url, configDir: config.configDir });
-		client = new Client({ apiUrl: service.url });
-	});
-	afterAll(async () => {
-		await service?.stop();
-		await ollama?.close();
-	});
-
-	const answer = (run: string, id: string, body: unknown) => service.post(`/api/runs/${run}/elicitations/${id}`, body);
+	const harness = protocolHarness(script, testMcpConfig().configDir);
+	const answer = (run: string, id: string, body: unknown) => harness.service.post(`/api/runs/${run}/elicitations/${id}`, body);
 
 	it('reaches a custom-mode reader as custom frames, and the answer route takes the answer for the protocol\'s run', async () => {
+		const { client } = harness;
 		const thread = randomUUID();
 		const parts: { event: string; data: unknown }[] = [];
 		let answered: Response | undefined;
@@ -65,6 +50,7 @@ describe('Agent Server protocol: a tool server\'s question', () => {
 	});
 
 	it('a reader of other modes is sent no custom frame; the question of a background run is found in the conversation and answered', async () => {
+		const { client, service } = harness;
 		const thread = randomUUID();
 		const run = await client.runs.create(thread, 'agent', { input: human('ask again'), ifNotExists: 'create' });
 		const events: string[] = [];
