@@ -43,7 +43,8 @@ const REMEMBERED = 1_000;
  * long as its call and its process, like the call itself. It is shown on the run's stream and in
  * the conversation's detail, answered once (POST /api/runs/<run>/elicitations/<id>), and closed by
  * its answer, by ELICITATION_TIMEOUT_MS (`cancel`), by the end of its call or, for a URL
- * question, by the server's word that its interaction has finished, whichever comes first. A URL question is never opened here: the page opens it when the person confirms.
+ * question, by the server's word that its interaction has finished, whichever comes first. A URL
+ * question is never opened here: the page opens it when the person confirms.
  */
 export class Elicitations {
 	private readonly open = new Map<string, Open>();
