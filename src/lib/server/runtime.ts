@@ -108,7 +108,6 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 	logLine(`Storage: ${engine.where}`);
 	const checkpointer = crashBeforeCheckpoint(engine.checkpointer, crash);
 	const registry = new RunRegistry();
-	const runsHere = (runId: string) => registry.getById(runId) !== undefined;
 	const elicitations = new Elicitations({
 		timeoutMs: settings.ELICITATION_TIMEOUT_MS,
 		now,
@@ -240,7 +239,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			storage,
 			branchReader,
 			checkpointer,
-			elicitations: (conversation) => pendingElicitations({ elicitations, runsHere, shared: engine.shared, runs: storage.runs }, conversation)
+			elicitations: (conversation) =>
+				pendingElicitations({ elicitations, runsHere: (id) => registry.get(id) !== undefined, shared: engine.shared, runs: storage.runs }, conversation)
 		}),
 		agentProtocol: createAgentProtocol({
 			graph,
@@ -255,7 +255,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		mcpSignIn: new McpSignIn(toolbox),
 		prompts: new McpPrompts(toolbox.all(), { maxChars: settings.MCP_CONTENT_MAX_CHARS, timeoutMs: settings.MCP_TOOL_TIMEOUT_MS }),
 		resources: new McpResources(toolbox.all(), { maxChars: settings.MCP_CONTENT_MAX_CHARS, timeoutMs: settings.MCP_TOOL_TIMEOUT_MS }),
-		answerElicitation: (runId, id, answer) => answerElicitation({ elicitations, runsHere, shared: engine.shared }, runId, id, answer),
+		answerElicitation: (runId, id, answer) =>
+			answerElicitation({ elicitations, runsHere: (run) => registry.getById(run) !== undefined, shared: engine.shared }, runId, id, answer),
 		models,
 		threadWork: (id) => readThreadWork({ threads, storage }, id),
 		turn: () => loop.turn(),

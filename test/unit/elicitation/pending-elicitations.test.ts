@@ -43,7 +43,7 @@ describe('pendingElicitations: a conversation\'s open questions, wherever its ca
 	it('nothing is read for a conversation not running, a run executed here, or one process alone', async () => {
 		for (const [options, status] of [
 			[{ shared: true, runsHere: [], latest: { id: 'r2', status: 'completed' } }, 'completed'],
-			[{ shared: true, runsHere: ['r2'], latest: { id: 'r2', status: 'running' } }, 'running'],
+			[{ shared: true, runsHere: ['c1'], latest: { id: 'r2', status: 'running' } }, 'running'],
 			[{ shared: false, runsHere: [], latest: { id: 'r2', status: 'running' } }, 'running']
 		] as const) {
 			const { read, detail } = setUp({ ...options, runsHere: [...options.runsHere] });

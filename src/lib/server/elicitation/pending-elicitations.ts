@@ -5,8 +5,8 @@ import type { Elicitations } from './elicitations';
 
 export type PendingElicitationsParts = {
 	elicitations: Pick<Elicitations, 'pending'>;
-	/** Whether the run executes in this process. */
-	runsHere: (runId: string) => boolean;
+	/** Whether the conversation's run executes in this process. */
+	runsHere: (conversationId: string) => boolean;
 	/** Runs other instances execute (PostgreSQL); null on one process. */
 	shared: Pick<SharedRuns, 'openQuestions'> | null;
 	runs: Pick<RunStorage, 'list'>;
@@ -15,13 +15,13 @@ export type PendingElicitationsParts = {
 /**
  * The open questions of a conversation's running call (its detail's `elicitations`), wherever the
  * call runs: this process's own, or, with several instances, the ones the kept events of a run
- * another instance executes show asked and not closed yet. Only a running conversation is looked
- * for elsewhere, so every other detail costs no read.
+ * another instance executes show asked and not closed yet. Only a running conversation whose run
+ * is not here is looked for elsewhere, so every other detail costs no read.
  */
 export async function pendingElicitations(parts: PendingElicitationsParts, conversation: ConversationSummary): Promise<PendingElicitation[]> {
 	const here = parts.elicitations.pending(conversation.id);
-	if (here.length || !parts.shared || conversation.status !== 'running') return here;
+	if (here.length || !parts.shared || conversation.status !== 'running' || parts.runsHere(conversation.id)) return here;
 	const run = (await parts.runs.list(conversation.id))[0];
-	if (run?.status !== 'running' || parts.runsHere(run.id)) return here;
+	if (run?.status !== 'running') return here;
 	return parts.shared.openQuestions(run.id);
 }
