@@ -1,6 +1,7 @@
 // MCP elicitation: a tool server asks the person during a call. Against the MCP SDK's own example
 // server over Streamable HTTP (its collect-user-info tool) and the repo's stdio test server (its
-// ask tool): answered, declined, timed out, refused answers, and a SIGKILL while the question waits.
+// ask tools): answered, declined, timed out, refused answers, a URL question the server completes,
+// and a SIGKILL while the question waits.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +14,7 @@ import { openServiceDb } from '../support/service-db';
 import { sseMessages, type SseEvent } from '../support/sse';
 import { testMcpConfig } from '../support/test-config';
 
-type Question = { id: string; run: string; server: string; tool: string; message: string; mode: string; requestedSchema?: unknown; expiresAt: string };
+type Question = { id: string; run: string; server: string; tool: string; message: string; mode: string; requestedSchema?: unknown; url?: string; expiresAt: string };
 type Message = { role: string; name?: string; status?: string; content: string };
 
 /** The SDK's example server, without --oauth, on a free port. */
@@ -35,11 +36,12 @@ async function exampleServer(): Promise<{ url: string; child: ChildProcess }> {
 	return { url: `http://localhost:${port}/mcp`, child };
 }
 
-/** The user's message names the tool call to make: "feedback" (the example server) or "ask" (the test server). */
+/** The user's message names the tool call to make: "feedback" (the example server), "elsewhere" or "ask" (the test server). */
 const script: Script = (request) => {
 	const { user, after } = currentTurn(request);
 	if (after.some((m) => m.role === 'tool')) return { content: 'Thanks.' };
 	if (user.startsWith('feedback')) return { toolCalls: [{ name: 'demo__collect-user-info', arguments: { infoType: 'feedback' } }] };
+	if (user.startsWith('elsewhere')) return { toolCalls: [{ name: 'test__ask_url_elsewhere', arguments: {} }] };
 	return { toolCalls: [{ name: 'test__ask', arguments: {} }] };
 };
 
@@ -169,6 +171,21 @@ describe('MCP elicitation', () => {
 		expect(res.status).toBe(200);
 		expect((await rest()).at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
 		expect((await toolResult(service, conversation)).content).toBe('The person answered {"action":"accept","content":{"name":"Ada","age":36,"colour":"green"}}');
+	});
+
+	it('a URL question closes when the server says the interaction it sent the person to has finished (notifications/elicitation/complete)', async () => {
+		const { conversation, question, rest } = await askedQuestion(service, 'elsewhere');
+		expect(question).toMatchObject({ server: 'test', tool: 'test__ask_url_elsewhere', mode: 'url', message: 'Finish on our page' });
+		expect((await (await service.fetch(`/api/conversations/${conversation}`)).json()).elicitations).toEqual([question]);
+		// The person finishes on the server's page without pressing Open (another tab, another device): the server says so.
+		expect((await fetch(question.url!)).status).toBe(200);
+		const events = await rest();
+		expect(events.find((e) => e.event === 'elicitation-closed')?.data).toMatchObject({ id: question.id, action: 'complete' });
+		expect(events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
+		expect((await toolResult(service, conversation)).content).toBe('The person answered {"action":"accept"}');
+		expect((await (await service.fetch(`/api/conversations/${conversation}`)).json()).elicitations).toEqual([]);
+		const late = await answer(service, question.run, question.id, { action: 'accept' });
+		expect(late.status).toBe(409);
 	});
 
 	it('a question nobody answers within ELICITATION_TIMEOUT_MS is answered cancel, and the call goes on', async () => {

@@ -2,24 +2,14 @@
 // answers once the outcome is recorded, or says the owner is gone.
 
 import { describe, expect, it } from 'vitest';
-import { askOwnerToCancel, watchForCancel, type RunState } from '../../src/lib/server/postgres/events/run-cancel.js';
+import { askOwnerToCancel, watchForCancel } from '../../src/lib/server/postgres/events/run-cancel.js';
 import { RunEventWriter } from '../../src/lib/server/postgres/events/run-event-writer.js';
 import { EventLog } from '../../src/lib/server/stream/event-log.js';
 import { Mailbox } from '../support/mailbox.js';
-import { claimedRun, useInstances, type Instance } from '../support/pg-instances.js';
+import { claimedRun, eventParts, runStateFrom, useInstances, type Instance } from '../support/pg-instances.js';
 
 const instances = useInstances('cancel');
 const { a, b } = instances;
-
-const parts = (instance: Instance) => ({ pool: instance.pool, bus: instance.bus, log: (m: string) => instance.logs.post(m) });
-
-/** The runs row as the lead's lease will say it: here every owner holds its lease unless told. */
-const stateFrom =
-	(instance: Instance, ownerAlive = true) =>
-	async (runId: string): Promise<RunState | undefined> => {
-		const run = await instance.storage.runs.get(runId);
-		return run && { status: run.status, ownerAlive };
-	};
 
 /**
  * A run executing on instance A that, told to cancel, does what ActiveRun and the executor do:
@@ -37,7 +27,7 @@ async function runOnA() {
 			log.publish({ event: 'end', data: { conversation: conversationId, run: runId, status: 'cancelled' } });
 		})();
 	};
-	return { runId, writer, cancels, watch: () => watchForCancel(parts(a), runId, onCancel) };
+	return { runId, writer, cancels, watch: () => watchForCancel(eventParts(a), runId, onCancel) };
 }
 
 /** Posts each cancel request `instance` hears announced for `runId`. */
@@ -51,7 +41,7 @@ describe('cancel through another instance', () => {
 	it('reaches the owner, which stops the run, and answers once the outcome is recorded', async () => {
 		const run = await runOnA();
 		const unwatch = run.watch();
-		expect(await askOwnerToCancel(parts(b), run.runId, { state: stateFrom(b), waitMs: 60_000 })).toBe('recorded');
+		expect(await askOwnerToCancel(eventParts(b), run.runId, { state: runStateFrom(b), waitMs: 60_000 })).toBe('recorded');
 		expect((await b.storage.runs.get(run.runId))?.status).toBe('cancelled');
 		await run.writer.done;
 		unwatch();
@@ -61,7 +51,7 @@ describe('cancel through another instance', () => {
 	it('reaches an owner that began watching after the request was made', async () => {
 		const run = await runOnA();
 		const asked = cancelsHeard(a, run.runId);
-		const answer = askOwnerToCancel(parts(b), run.runId, { state: stateFrom(b), waitMs: 60_000 });
+		const answer = askOwnerToCancel(eventParts(b), run.runId, { state: runStateFrom(b), waitMs: 60_000 });
 		await asked.next();
 		run.watch();
 		expect(await answer).toBe('recorded');
@@ -76,7 +66,7 @@ describe('cancel through another instance', () => {
 		await instances.allowConnections(false);
 		await instances.terminate('bus-a');
 		expect(await a.logs.nextMatching(/reconnect failed/)).toBeTruthy();
-		const answer = askOwnerToCancel(parts(b), run.runId, { state: stateFrom(b), waitMs: 60_000 });
+		const answer = askOwnerToCancel(eventParts(b), run.runId, { state: runStateFrom(b), waitMs: 60_000 });
 		await asked.next();
 		expect(run.cancels.pending()).toEqual([]);
 		await instances.allowConnections(true);
@@ -86,20 +76,20 @@ describe('cancel through another instance', () => {
 
 	it('says the owner is gone when its lease has expired, leaving the outcome to the takeover', async () => {
 		const { runId } = await claimedRun(a.storage);
-		expect(await askOwnerToCancel(parts(b), runId, { state: stateFrom(b, false), waitMs: 60_000 })).toBe('owner-gone');
+		expect(await askOwnerToCancel(eventParts(b), runId, { state: runStateFrom(b, false), waitMs: 60_000 })).toBe('owner-gone');
 		expect((await b.storage.runs.get(runId))?.status).toBe('running');
 	});
 
 	it('says there was no answer when an owner that holds its lease records nothing in time', async () => {
 		const { runId } = await claimedRun(a.storage);
-		expect(await askOwnerToCancel(parts(b), runId, { state: stateFrom(b), waitMs: 0 })).toBe('no-answer');
+		expect(await askOwnerToCancel(eventParts(b), runId, { state: runStateFrom(b), waitMs: 0 })).toBe('no-answer');
 	});
 
 	it('answers at once for a run already ended or unknown, asking no one', async () => {
 		const { runId } = await claimedRun(a.storage);
 		await a.storage.runs.finish(runId, { status: 'completed', messageCount: 2 }, new Date().toISOString());
-		expect(await askOwnerToCancel(parts(b), runId, { state: stateFrom(b), waitMs: 60_000 })).toBe('recorded');
-		expect(await askOwnerToCancel(parts(b), 'no-such-run', { state: stateFrom(b), waitMs: 60_000 })).toBe('not-found');
+		expect(await askOwnerToCancel(eventParts(b), runId, { state: runStateFrom(b), waitMs: 60_000 })).toBe('recorded');
+		expect(await askOwnerToCancel(eventParts(b), 'no-such-run', { state: runStateFrom(b), waitMs: 60_000 })).toBe('not-found');
 		const { rowCount } = await b.pool.query('SELECT 1 FROM run_cancels WHERE run_id = $1', [runId]);
 		expect(rowCount).toBe(0);
 	});

@@ -27,17 +27,20 @@ async function keptRun(endedAgoMs: number | null): Promise<string> {
 	log.publish({ event: 'end', data: { conversation: conversationId, run: runId, status: 'completed' } });
 	await writer.done;
 	await a.pool.query('INSERT INTO run_cancels (run_id) VALUES ($1)', [runId]);
+	// An answer its sender left behind (it died waiting).
+	await a.pool.query(`INSERT INTO elicitation_answers (id, run_id, elicitation_id, answer) VALUES (gen_random_uuid(), $1, 'q', '{"action":"cancel"}')`, [runId]);
 	return runId;
 }
 
 async function keptRows(runId: string): Promise<number> {
 	const events = await a.pool.query('SELECT 1 FROM run_events WHERE run_id = $1', [runId]);
 	const cancels = await a.pool.query('SELECT 1 FROM run_cancels WHERE run_id = $1', [runId]);
-	return (events.rowCount ?? 0) + (cancels.rowCount ?? 0);
+	const answers = await a.pool.query('SELECT 1 FROM elicitation_answers WHERE run_id = $1', [runId]);
+	return (events.rowCount ?? 0) + (cancels.rowCount ?? 0) + (answers.rowCount ?? 0);
 }
 
 describe('run event retention', () => {
-	it('deletes the events and cancel requests of runs ended longer ago than keepMs, from any instance', async () => {
+	it('deletes the events, cancel requests and answers left behind of runs ended longer ago than keepMs, from any instance', async () => {
 		const old = await keptRun(2 * HOUR);
 		const recent = await keptRun(0);
 		const running = await keptRun(null);

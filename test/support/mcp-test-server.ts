@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ElicitResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -116,6 +118,32 @@ server.registerTool('ask_url', { description: 'Asks the person to open a form pa
 	note(`ask_url answered ${JSON.stringify(answer)}`);
 	return { content: [{ type: 'text', text: `The person answered ${JSON.stringify(answer)}` }] };
 });
+
+// Sends the person to a page of its own (URL-mode elicitation); once someone opens that page, it
+// tells the client the interaction has finished (notifications/elicitation/complete), as a
+// sign-in or payment page would once done, and the tool returns what its question was answered.
+server.registerTool(
+	'ask_url_elsewhere',
+	{ description: 'Asks the person to finish something on a page of its own.', inputSchema: {}, annotations: { readOnlyHint: true } },
+	async (_args, extra) => {
+		const elicitationId = `elsewhere-${extra.requestId}`;
+		const page = http.createServer((_req, res) => {
+			void server.server.createElicitationCompletionNotifier(elicitationId)().then(() => res.end('Done, you may close this page.'));
+		});
+		await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+		const { port } = page.address() as AddressInfo;
+		try {
+			const answer = await extra.sendRequest(
+				{ method: 'elicitation/create', params: { mode: 'url', message: 'Finish on our page', elicitationId, url: `http://127.0.0.1:${port}/done` } },
+				ElicitResultSchema
+			);
+			note(`ask_url_elsewhere answered ${JSON.stringify(answer)}`);
+			return { content: [{ type: 'text', text: `The person answered ${JSON.stringify(answer)}` }] };
+		} finally {
+			page.close();
+		}
+	}
+);
 
 server.registerTool('read_log', { description: 'Returns the call journal.', inputSchema: {} }, () => ({
 	content: [{ type: 'text', text: fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '' }]

@@ -9,6 +9,7 @@ import { NotifyBus } from '../../src/lib/server/postgres/notify-bus.js';
 import { postgresRunLeases } from '../../src/lib/server/postgres/app/run-leases.js';
 import type { AppStorage } from '../../src/lib/server/storage/app-storage.js';
 import type { RunLeases } from '../../src/lib/server/storage/run-leases.js';
+import type { RunState } from '../../src/lib/server/postgres/events/run-cancel.js';
 import { Mailbox } from './mailbox.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
 
@@ -107,3 +108,14 @@ export async function claimedRun(storage: AppStorage): Promise<{ conversationId:
 	if (claim !== 'claimed') throw new Error(`claim: ${claim}`);
 	return { conversationId, runId };
 }
+
+/** What the events/ modules take of an instance: its pool, its bus, and its log. */
+export const eventParts = (instance: Instance) => ({ pool: instance.pool, bus: instance.bus, log: (m: string) => instance.logs.post(m) });
+
+/** The runs row as the lead's lease will say it: here every owner holds its lease unless told. */
+export const runStateFrom =
+	(instance: Instance, ownerAlive = true) =>
+	async (runId: string): Promise<RunState | undefined> => {
+		const run = await instance.storage.runs.get(runId);
+		return run && { status: run.status, ownerAlive };
+	};

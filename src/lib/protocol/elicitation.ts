@@ -75,6 +75,17 @@ export const ElicitationAnswerSchema = z.discriminatedUnion('action', [
 ]);
 export type ElicitationAnswer = z.infer<typeof ElicitationAnswerSchema>;
 
+/**
+ * What an answer came to where its question is held: taken (its action), or refused, changing
+ * nothing. Carried back as is to the instance that took the answer when another one runs the call.
+ */
+export const ElicitationAnswerOutcomeSchema = z.union([
+	z.object({ action: ElicitationActionSchema }),
+	z.object({ refused: z.enum(['not-found', 'closed', 'other-run']) }),
+	z.object({ refused: z.literal('invalid'), field: z.string(), message: z.string() })
+]);
+export type ElicitationAnswerOutcome = z.infer<typeof ElicitationAnswerOutcomeSchema>;
+
 export type ElicitationContent = Record<string, string | number | boolean | string[]>;
 
 /** The choices of an enum field, single or multiple, whichever way the server spelled them. */

@@ -59,6 +59,8 @@ export const API_ERROR_STATUS = {
 	SHUTTING_DOWN: 503,
 	/** The MCP server a prompt or resource request names is down, starting, or waiting for a sign-in. */
 	MCP_SERVER_UNAVAILABLE: 503,
+	/** Several instances: the one running the question's call holds its lease but did not take the answer within two leases (RUN_LEASE_MS). */
+	ELICITATION_OWNER_UNAVAILABLE: 503,
 	/** The database (PostgreSQL) cannot be reached now: stopped, restarting or cut off. Try again once it is back. */
 	DATABASE_UNAVAILABLE: 503
 } as const;

@@ -65,7 +65,8 @@ export const EVENT_DATA = {
 		conversation: z.string(),
 		run: z.string(),
 		id: z.string(),
-		action: z.union([ElicitationActionSchema, z.literal('ended')])
+		/** `ended`: its call ended first; `complete`: the server said the interaction it sent the person to has finished. */
+		action: z.union([ElicitationActionSchema, z.literal('ended'), z.literal('complete')])
 	}),
 	end: z.object({
 		conversation: z.string(),

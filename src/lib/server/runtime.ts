@@ -1,8 +1,10 @@
 import path from 'node:path';
-import type { Readiness } from '../protocol';
+import type { ElicitationAnswer, Readiness } from '../protocol';
 import type { Settings } from './settings';
 import { ApprovalExpiry } from './runs/approval-expiry';
 import { Elicitations } from './elicitation/elicitations';
+import { answerElicitation } from './elicitation/answer-elicitation';
+import { pendingElicitations } from './elicitation/pending-elicitations';
 import { buildAgentGraph } from './agent/agent-graph';
 import { readSystemPrompt } from './agent/system-prompt';
 import { ThreadReader } from './runs/thread-reader';
@@ -32,6 +34,7 @@ import { createThreadPruner } from './runs/thread-pruner';
 import type { ThreadWork } from './runs/thread-work';
 import { serviceReadiness } from './readiness';
 import type { AppStorage } from './storage/app-storage';
+import type { ForwardedAnswer } from './storage/storage-engine';
 import { openStorageEngine } from './storage/engine';
 import { configuredSecrets } from './secrets/configured-secrets';
 import { redactor } from './secrets/redactor';
@@ -65,8 +68,8 @@ export type Runtime = {
 	prompts: McpPrompts;
 	/** Every MCP server's resources, a text resource read, and a message's attachments (mcp/resources.ts). */
 	resources: McpResources;
-	/** The questions tool servers ask the person during calls this instance runs (elicitation/elicitations.ts). */
-	elicitations: Elicitations;
+	/** An answer to a question a tool server asks during a call, on whichever instance runs it (elicitation/answer-elicitation.ts). */
+	answerElicitation: (runId: string, id: string, answer: ElicitationAnswer) => Promise<ForwardedAnswer>;
 	models: ModelCatalog;
 	/** What is left to do on the conversation's thread (runs/thread-work.ts). */
 	threadWork: (conversationId: string) => Promise<ThreadWork>;
@@ -179,6 +182,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		storage,
 		registry,
 		shared: engine.shared,
+		elicitations,
 		forkPoint: (id, target) => findForkPoint({ graph, threads, branchReader }, id, target),
 		carryOn: carryOnFor(engine.shared, storage.runs),
 		recursionLimit: settings.AGENT_RECURSION_LIMIT,
@@ -231,7 +235,14 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 			streamOptions: runStreamOptions(settings, observed, logLine),
 			log: logLine
 		}),
-		conversations: new ConversationService({ threads, storage, branchReader, checkpointer, elicitations }),
+		conversations: new ConversationService({
+			threads,
+			storage,
+			branchReader,
+			checkpointer,
+			elicitations: (conversation) =>
+				pendingElicitations({ elicitations, runsHere: (id) => registry.get(id) !== undefined, shared: engine.shared, runs: storage.runs }, conversation)
+		}),
 		agentProtocol: createAgentProtocol({
 			graph,
 			threads,
@@ -245,7 +256,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		mcpSignIn: new McpSignIn(toolbox),
 		prompts: new McpPrompts(toolbox.all(), { maxChars: settings.MCP_CONTENT_MAX_CHARS, timeoutMs: settings.MCP_TOOL_TIMEOUT_MS }),
 		resources: new McpResources(toolbox.all(), { maxChars: settings.MCP_CONTENT_MAX_CHARS, timeoutMs: settings.MCP_TOOL_TIMEOUT_MS }),
-		elicitations,
+		answerElicitation: (runId, id, answer) =>
+			answerElicitation({ elicitations, runsHere: (run) => registry.getById(run) !== undefined, shared: engine.shared }, runId, id, answer),
 		models,
 		threadWork: (id) => readThreadWork({ threads, storage }, id),
 		turn: () => loop.turn(),

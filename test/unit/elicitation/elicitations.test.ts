@@ -66,6 +66,28 @@ describe('Elicitations: questions of running calls, answered once', () => {
 		expect(questions.pending('c1')).toEqual([]);
 		expect(logs[0]).toContain('not http(s)');
 	});
+
+	it('a URL question the server completes is closed as `complete` and answered accept; the call ending otherwise is still `ended`', async () => {
+		const { questions, events } = registry();
+		const router = new QuestionRouter(() => {});
+		const urlQuestion = (elicitationId: string): ElicitRequest['params'] => ({ mode: 'url', message: 'Pay on our page', elicitationId, url: 'https://pay.example/p' });
+		const asker = (request: ElicitRequest['params'], signal: AbortSignal) => questions.ask(by, request, signal);
+		const { answered, cut } = await router.within(asker, async () => {
+			const done = router.route(urlQuestion('pay-1'), new AbortController().signal);
+			// Unknown ids, another server's or a finished interaction's, change nothing.
+			router.complete('pay-2');
+			expect(questions.pending('c1')).toHaveLength(1);
+			router.complete('pay-1');
+			const answered = await done;
+			router.complete('pay-1');
+			return { answered, cut: router.route(urlQuestion('pay-3'), new AbortController().signal) };
+		});
+		expect(answered).toEqual({ action: 'accept' });
+		await expect(cut).resolves.toEqual({ action: 'cancel' });
+		const closed = events.filter((e) => e.event.event === 'elicitation-closed').map((e) => (e.event.data as { action: string }).action);
+		expect(closed).toEqual(['complete', 'ended']);
+		expect(questions.pending('c1')).toEqual([]);
+	});
 });
 
 describe('QuestionRouter: a question goes to its call', () => {

@@ -1,9 +1,8 @@
-import type { ConversationDetail, ConversationSummary } from '../../protocol';
+import type { ConversationDetail, ConversationSummary, PendingElicitation } from '../../protocol';
 import type { BranchReader } from '../branches/branch-reader';
 import { withVersions } from '../branches/branch-versions';
 import { readThreadWork, type ThreadWorkSources } from '../runs/read-thread-work';
 import type { AppStorage } from '../storage/app-storage';
-import type { Elicitations } from '../elicitation/elicitations';
 
 /**
  * GET /api/conversations/:id: the active branch's messages, with `versions` where branches
@@ -15,7 +14,8 @@ export async function conversationDetail(
 		threads: ThreadWorkSources['threads'];
 		storage: Pick<AppStorage, 'runs' | 'queue' | 'approvals' | 'branches'>;
 		branchReader: BranchReader;
-		elicitations: Pick<Elicitations, 'pending'>;
+		/** The questions its running call waits on an answer to, wherever it runs (elicitation/pending-elicitations.ts). */
+		elicitations: (conversation: ConversationSummary) => Promise<PendingElicitation[]>;
 	},
 	conversation: ConversationSummary
 ): Promise<ConversationDetail> {
@@ -27,6 +27,6 @@ export async function conversationDetail(
 		resumable: work.kind === 'unfinished' && !(await parts.storage.runs.hasRunning(conversation.id)),
 		queue: await parts.storage.queue.list(conversation.id),
 		approvals: await parts.storage.approvals.pending(conversation.id),
-		elicitations: parts.elicitations.pending(conversation.id)
+		elicitations: await parts.elicitations(conversation)
 	};
 }

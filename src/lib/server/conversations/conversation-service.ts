@@ -1,7 +1,6 @@
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import type { ConversationDetail, ConversationSummary, RunRecord } from '../../protocol';
+import type { ConversationDetail, ConversationSummary, PendingElicitation, RunRecord } from '../../protocol';
 import type { BranchReader } from '../branches/branch-reader';
-import type { Elicitations } from '../elicitation/elicitations';
 import { NO_USAGE, usageByRun } from '../models/run-usage';
 import type { ThreadReader } from '../runs/thread-reader';
 import type { AppStorage } from '../storage/app-storage';
@@ -17,8 +16,8 @@ export type ConversationServiceParts = {
 	branchReader: BranchReader;
 	/** Reads when a branch's head was written, for a branch switch. */
 	checkpointer: Pick<BaseCheckpointSaver, 'getTuple'>;
-	/** The open questions of tool calls this instance runs (elicitation/elicitations.ts). */
-	elicitations: Pick<Elicitations, 'pending'>;
+	/** The open questions of the conversation's running call, wherever it runs (elicitation/pending-elicitations.ts). */
+	elicitations: (conversation: ConversationSummary) => Promise<PendingElicitation[]>;
 };
 
 /** The expected ways a conversation's own requests are refused; the edge (http/run-refusal-error.ts) answers each. */

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitationCompleted } from '../mcp/question-router';
 import {
 	checkContent,
 	RequestedSchemaSchema,
 	type ElicitationAnswer,
+	type ElicitationAnswerOutcome,
 	type PendingElicitation,
 	type RequestedSchema,
 	type RunEvent
@@ -21,17 +23,16 @@ export type ElicitationsParts = {
 	log: (line: string) => void;
 };
 
-export type AnswerRefusal =
-	| { refused: 'not-found' }
-	| { refused: 'closed' }
-	| { refused: 'other-run' }
-	| { refused: 'invalid'; field: string; message: string };
+export type AnswerRefusal = Extract<ElicitationAnswerOutcome, { refused: string }>;
+
+/** How a question closed, as `elicitation-closed` says. */
+type ClosedAs = ElicitResult['action'] | 'ended' | 'complete';
 
 type Open = {
 	question: PendingElicitation;
 	conversation: string;
 	schema?: RequestedSchema;
-	settle: (result: ElicitResult, action: ElicitResult['action'] | 'ended') => void;
+	settle: (result: ElicitResult, action: ClosedAs) => void;
 };
 
 /** How many closed questions are remembered, so a late answer is told "closed" (409) rather than "unknown" (404). */
@@ -41,8 +42,9 @@ const REMEMBERED = 1_000;
  * The questions tool servers ask during calls (MCP elicitation), in memory: a question lives as
  * long as its call and its process, like the call itself. It is shown on the run's stream and in
  * the conversation's detail, answered once (POST /api/runs/<run>/elicitations/<id>), and closed by
- * its answer, by ELICITATION_TIMEOUT_MS (`cancel`) or by the end of its call, whichever comes
- * first. A URL question is never opened here: the page opens it when the person confirms.
+ * its answer, by ELICITATION_TIMEOUT_MS (`cancel`), by the end of its call or, for a URL
+ * question, by the server's word that its interaction has finished, whichever comes first. A URL
+ * question is never opened here: the page opens it when the person confirms.
  */
 export class Elicitations {
 	private readonly open = new Map<string, Open>();
@@ -65,9 +67,10 @@ export class Elicitations {
 			expiresAt: new Date(Date.parse(this.parts.now()) + this.parts.timeoutMs).toISOString()
 		};
 		return new Promise<ElicitResult>((resolve) => {
-			const onAbort = () => settle({ action: 'cancel' }, 'ended');
+			// The server's word that the person finished what it sent them to do is an accept: they took part.
+			const onAbort = () => (signal.reason instanceof ElicitationCompleted ? settle({ action: 'accept' }, 'complete') : settle({ action: 'cancel' }, 'ended'));
 			const timer = setTimeout(() => settle({ action: 'cancel' }, 'cancel'), this.parts.timeoutMs);
-			const settle = (result: ElicitResult, action: ElicitResult['action'] | 'ended') => {
+			const settle = (result: ElicitResult, action: ClosedAs) => {
 				if (!this.open.delete(id)) return;
 				clearTimeout(timer);
 				signal.removeEventListener('abort', onAbort);
@@ -82,7 +85,7 @@ export class Elicitations {
 	}
 
 	/** The person's answer; refused, changing nothing, unless the question is open, the run's, and the content fits. */
-	answer(runId: string, id: string, answer: ElicitationAnswer): { action: ElicitationAnswer['action'] } | AnswerRefusal {
+	answer(runId: string, id: string, answer: ElicitationAnswer): ElicitationAnswerOutcome {
 		const open = this.open.get(id);
 		const owner = open?.question.run ?? this.closed.get(id);
 		if (owner === undefined) return { refused: 'not-found' };

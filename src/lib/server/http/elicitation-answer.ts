@@ -1,5 +1,5 @@
 import { ElicitationAnswerSchema, type ElicitationAnswer } from '../../protocol';
-import type { AnswerRefusal } from '../elicitation/elicitations';
+import type { ForwardedAnswer } from '../storage/storage-engine';
 import { ApiError } from '../errors';
 
 /** POST /api/runs/<run>/elicitations/<id>'s body. */
@@ -10,7 +10,7 @@ export function parseElicitationAnswer(body: unknown): ElicitationAnswer {
 }
 
 /** The error a refused answer to a question of a run that exists is sent as. */
-export function elicitationRefusalError(refusal: AnswerRefusal): ApiError {
+export function elicitationRefusalError(refusal: Extract<ForwardedAnswer, { refused: string }>): ApiError {
 	switch (refusal.refused) {
 		case 'not-found':
 			return new ApiError('NOT_FOUND', 'No question with this id was asked in this run');
@@ -20,5 +20,7 @@ export function elicitationRefusalError(refusal: AnswerRefusal): ApiError {
 			return new ApiError('ELICITATION_CLOSED', 'This question is closed: answered, timed out, or its call ended');
 		case 'invalid':
 			return new ApiError('BAD_REQUEST', `content.${refusal.field}: ${refusal.message}`);
+		case 'no-answer':
+			return new ApiError('ELICITATION_OWNER_UNAVAILABLE', 'The instance running this question\'s call did not take the answer in time; try again');
 	}
 }

@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import type { PassThrough } from 'node:stream';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ElicitRequestSchema, type ElicitRequest, type ElicitResult, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, type ElicitRequest, type ElicitResult, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { isStdio, type McpServerConfig } from './mcp-config';
 
 /** A server's question during one of our calls (elicitation), and the signal that closes it. */
@@ -35,12 +35,18 @@ const CLIENT_INFO = { name: 'sophos', version: '0.1.0' };
 export async function openConnection(
 	name: string,
 	config: McpServerConfig,
-	options: { elicit: ElicitHandler; authProvider?: OAuthClientProvider; stderr: (line: string) => void }
+	options: {
+		elicit: ElicitHandler;
+		/** The server says a URL question's interaction has finished (`notifications/elicitation/complete`). */
+		completed: (elicitationId: string) => void;
+		authProvider?: OAuthClientProvider;
+		stderr: (line: string) => void;
+	}
 ): Promise<McpConnection> {
 	const attempts = transportsFor(config, options.authProvider, options.stderr);
 	let first: unknown;
 	for (const [i, make] of attempts.entries()) {
-		const client = newClient(options.elicit);
+		const client = newClient(options.elicit, options.completed);
 		try {
 			await client.connect(make());
 		} catch (e) {
@@ -61,9 +67,10 @@ export async function openConnection(
 	throw first;
 }
 
-function newClient(elicit: ElicitHandler): Client {
+function newClient(elicit: ElicitHandler, completed: (elicitationId: string) => void): Client {
 	const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {}, url: {} } } });
 	client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicit(request.params, extra.signal));
+	client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => completed(notification.params.elicitationId));
 	return client;
 }
 

@@ -10,6 +10,17 @@ type Call = { ask: CallAsker; ended: AbortController };
 const UNANSWERED: ElicitResult = { action: 'cancel' };
 
 /**
+ * Why a URL question closed without the person's answer: the server said the interaction it sent
+ * them to has finished (`notifications/elicitation/complete`, MCP 2025-11-25).
+ */
+export class ElicitationCompleted extends Error {
+	readonly code = 'ELICITATION_COMPLETED';
+	constructor(readonly elicitationId: string) {
+		super(`the server completed the interaction of question ${elicitationId}`);
+	}
+}
+
+/**
  * Finds the call a server's question (elicitation/create) belongs to. MCP ties it to the request
  * it is made during only on the wire: over Streamable HTTP it arrives on that request's own
  * response stream, which the SDK reads inside the call's async context, so the context names the
@@ -20,6 +31,8 @@ const UNANSWERED: ElicitResult = { action: 'cancel' };
 export class QuestionRouter {
 	private readonly context = new AsyncLocalStorage<Call>();
 	private readonly inFlight = new Set<Call>();
+	/** Open URL questions by the server's `elicitationId`, each closed by its completion. */
+	private readonly urlQuestions = new Map<string, AbortController>();
 
 	constructor(private readonly log: (line: string) => void) {}
 
@@ -43,6 +56,22 @@ export class QuestionRouter {
 			return UNANSWERED;
 		}
 		if (call.ended.signal.aborted) return UNANSWERED;
-		return call.ask(request, AbortSignal.any([signal, call.ended.signal]));
+		if (request.mode !== 'url' || this.urlQuestions.has(request.elicitationId)) return call.ask(request, AbortSignal.any([signal, call.ended.signal]));
+		const completed = new AbortController();
+		this.urlQuestions.set(request.elicitationId, completed);
+		try {
+			return await call.ask(request, AbortSignal.any([signal, call.ended.signal, completed.signal]));
+		} finally {
+			this.urlQuestions.delete(request.elicitationId);
+		}
+	};
+
+	/**
+	 * The server's `notifications/elicitation/complete`: closes its open URL question of that id,
+	 * with an ElicitationCompleted reason. An id with no open question (answered already, or
+	 * unknown) is ignored, as MCP asks.
+	 */
+	readonly complete = (elicitationId: string): void => {
+		this.urlQuestions.get(elicitationId)?.abort(new ElicitationCompleted(elicitationId));
 	};
 }

@@ -228,6 +228,7 @@ export class ServerSupervisor {
 		try {
 			const { client: sdk, tools, annotations } = await openConnection(this.name, this.config, {
 				elicit: this.questions.route,
+				completed: this.questions.complete,
 				authProvider: this.oauth?.connectionProvider(),
 				stderr: (line) => this.childLog(this.name, line)
 			});

@@ -243,7 +243,19 @@ const MIGRATIONS: readonly string[] = [
 	`-- Nothing to change in the tables: values written from here on may be deflated with DICTIONARY_V2
 	-- (checkpoint/blob.ts), which a release before it cannot read. The version this records makes such
 	-- a release refuse the database at start rather than fail on reading a value.
-	SELECT 1;`
+	SELECT 1;`,
+	`-- Answers to a tool server's question (MCP elicitation) sent to an instance other than the one
+	-- running its call (events/elicitation-answers.ts): the owner takes each once, holding its row,
+	-- and writes what it came to; the sender reads that and deletes the row. Rows a sender left
+	-- behind go with the run's kept events.
+	CREATE TABLE elicitation_answers (
+		id text PRIMARY KEY,
+		run_id text NOT NULL REFERENCES runs ON DELETE CASCADE,
+		elicitation_id text NOT NULL,
+		answer text NOT NULL,
+		outcome text
+	);
+	CREATE INDEX elicitation_answers_by_run ON elicitation_answers (run_id);`
 ];
 
 /** Any number of instances may start at once: the first to take this lock migrates, the rest wait. */

@@ -1,3 +1,4 @@
+import type { Elicitations } from '../elicitation/elicitations';
 import type { SharedRuns } from '../storage/storage-engine';
 import { ActiveRun, type RunInput } from './active-run';
 import { executeRun, type ExecutorParts } from './run-executor';
@@ -7,6 +8,8 @@ export type RunLauncherParts = ExecutorParts & {
 	registry: RunRegistry;
 	/** Runs other instances follow and cancel (PostgreSQL); null on one process. */
 	shared: SharedRuns | null;
+	/** Where answers other instances take for this process's questions go (MCP elicitation). */
+	elicitations: Pick<Elicitations, 'answer'>;
 	bufferLimit: number;
 	/** Told once a run has ended and left the registry; errors are logged. */
 	ended: (conversationId: string) => Promise<void>;
@@ -30,7 +33,12 @@ export class RunLauncher {
 		parts.crash('after-run-insert');
 		if (input.kind !== 'message') await parts.storage.runs.touchConversation(conversationId, now);
 		const run = new ActiveRun(runId, conversationId, parts.bufferLimit, firstEventId);
-		const detach = parts.shared?.attach({ id: runId, log: run.log, abort: () => run.abort('cancel') });
+		const detach = parts.shared?.attach({
+			id: runId,
+			log: run.log,
+			abort: () => run.abort('cancel'),
+			answer: (id, answer) => parts.elicitations.answer(runId, id, answer)
+		});
 		parts.registry.add(run);
 		run.done = executeRun(run, input, parts).finally(async () => {
 			parts.registry.remove(run);

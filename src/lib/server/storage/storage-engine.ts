@@ -3,7 +3,7 @@
 // run stream across them.
 
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
-import type { RunEvent } from '../../protocol';
+import type { ElicitationAnswer, ElicitationAnswerOutcome, PendingElicitation, RunEvent } from '../../protocol';
 import type { EventLog } from '../stream/event-log';
 import type { LiveResponseOptions } from '../stream/sse-response';
 import type { AppStorage } from './app-storage';
@@ -17,12 +17,29 @@ import type { PoolUse } from '../telemetry/pool-metrics';
  * any instance reaches the instance that executes it.
  */
 export interface SharedRuns {
-	/** Before the run publishes: its events are kept, and a cancel from any instance calls `abort`. Returns its detach, for its end. */
-	attach(run: { id: string; log: EventLog; abort(): void }): () => Promise<void>;
+	/**
+	 * Before the run publishes: its events are kept, a cancel from any instance calls `abort`, and an
+	 * answer to one of its questions sent to any instance is given to `answer`. Returns its detach, for its end.
+	 */
+	attach(run: {
+		id: string;
+		log: EventLog;
+		abort(): void;
+		answer(elicitationId: string, answer: ElicitationAnswer): ElicitationAnswerOutcome;
+	}): () => Promise<void>;
 	/** GET /api/chat for a run another instance executes. */
 	follow(runId: string, lastEventId: number, signal: AbortSignal, options: LiveResponseOptions): Promise<Response>;
 	/** Asks the owner to cancel the run, and waits until its outcome is recorded (or its owner is gone). */
 	cancel(runId: string): Promise<'recorded' | 'owner-gone' | 'no-answer' | 'not-found'>;
+	/**
+	 * Carries an answer to a question of a run another instance executes to that instance, and
+	 * waits for what it came to there. A run that has ended, or whose owner is gone, took its
+	 * questions with it: `closed` if its kept events show it asked this one, else `not-found`.
+	 * `no-answer`: its owner, holding its lease, took nothing within two leases.
+	 */
+	answer(runId: string, elicitationId: string, answer: ElicitationAnswer): Promise<ForwardedAnswer>;
+	/** The questions the run's kept events show asked and not closed yet, oldest first. */
+	openQuestions(runId: string): Promise<PendingElicitation[]>;
 	/** A run recovered from a dead owner: its terminal event, kept for its readers. */
 	ended(runId: string, event: RunEvent): Promise<void>;
 	/**
@@ -33,6 +50,9 @@ export interface SharedRuns {
 	carriedOn(runId: string, event: RunEvent, successorRunId: string): Promise<number>;
 	close(): Promise<void>;
 }
+
+/** What an answer sent to one instance came to on the instance that holds its question. */
+export type ForwardedAnswer = ElicitationAnswerOutcome | { refused: 'no-answer' };
 
 export interface StorageEngine {
 	readonly kind: 'sqlite' | 'postgres';

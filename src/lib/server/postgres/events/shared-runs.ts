@@ -1,12 +1,13 @@
 // The run stream across instances on PostgreSQL, as the runtime uses it (storage/engine.ts SharedRuns):
-// the notify bus, each run's event writer and cancel watch, remote readers, cancels carried to the
-// owner, the end a takeover keeps, and the sweep of kept events.
+// the notify bus, each run's event writer, cancel and answer watches, remote readers, cancels and
+// answers to its questions carried to the owner, the end a takeover keeps, and the sweep of kept events.
 
 import type pg from 'pg';
 import type { RunStatus } from '../../../protocol';
 import { NotifyBus } from '../notify-bus.js';
 import { remoteEventResponse } from './remote-event-response.js';
-import { askOwnerToCancel, watchForCancel } from './run-cancel.js';
+import { askOwnerToCancel, watchForCancel, type RunState } from './run-cancel.js';
+import { askOwnerToAnswer, openQuestions, watchForAnswers } from './elicitation-answers.js';
 import { RunEventSweeper } from './run-event-retention.js';
 import { RunEventWriter } from './run-event-writer.js';
 import { endTakenOverRun } from './run-takeover.js';
@@ -24,30 +25,29 @@ export async function startSharedRuns(
 	const parts = { pool, bus, log };
 	const remote = { pool, bus, counts: new Map<string, number>(), log };
 	const writers = new Set<Promise<void>>();
+	const state = async (id: string): Promise<RunState | undefined> => {
+		const { rows } = await pool.query<{ status: RunStatus; alive: boolean }>(
+			`SELECT status, coalesce(lease_until > now(), false) AS alive FROM runs WHERE id = $1`,
+			[id]
+		);
+		return rows[0] && { status: rows[0].status, ownerAlive: rows[0].alive };
+	};
 	return {
 		attach(run) {
 			const writer = RunEventWriter.attach(pool, run.log, { runId: run.id, log });
 			writers.add(writer.done);
 			void writer.done.finally(() => writers.delete(writer.done));
-			const unwatch = watchForCancel(parts, run.id, () => run.abort());
+			const unwatch = [watchForCancel(parts, run.id, () => run.abort()), watchForAnswers(parts, run.id, run.answer)];
 			return async () => {
-				unwatch();
+				for (const u of unwatch) u();
 				await writer.done;
 			};
 		},
 		follow: (runId, lastEventId, signal, responseOptions) => remoteEventResponse(remote, runId, lastEventId, signal, responseOptions),
-		cancel: (runId) =>
-			askOwnerToCancel(parts, runId, {
-				state: async (id) => {
-					const { rows } = await pool.query<{ status: RunStatus; alive: boolean }>(
-						`SELECT status, coalesce(lease_until > now(), false) AS alive FROM runs WHERE id = $1`,
-						[id]
-					);
-					return rows[0] && { status: rows[0].status, ownerAlive: rows[0].alive };
-				},
-				// Long enough for the owner to reach its outcome, or for its lease to end and a takeover to record one.
-				waitMs: 2 * options.leaseMs
-			}),
+		// Long enough for the owner to reach its outcome, or for its lease to end and a takeover to record one.
+		cancel: (runId) => askOwnerToCancel(parts, runId, { state, waitMs: 2 * options.leaseMs }),
+		answer: (runId, elicitationId, answer) => askOwnerToAnswer(parts, runId, elicitationId, answer, { state, waitMs: 2 * options.leaseMs }),
+		openQuestions: (runId) => openQuestions(pool, runId),
 		async ended(runId, event) {
 			await endTakenOverRun(pool, { runId, event });
 		},

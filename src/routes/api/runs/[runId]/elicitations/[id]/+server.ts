@@ -6,16 +6,16 @@ import { readJsonBody } from '$lib/server/http/request-body';
 import { parseUuid } from '$lib/protocol/uuid';
 import { ApiError } from '$lib/server/errors';
 
-/** Answers a tool server's question (MCP elicitation) once; the run's call goes on with the answer. */
+/** Answers a tool server's question (MCP elicitation) once, on whichever instance runs its call; the call goes on with the answer. */
 export const POST: RequestHandler = async ({ params, request }) => {
 	try {
 		const run = parseUuid(params.runId);
 		const id = parseUuid(params.id);
 		if (!run || !id) throw new ApiError('BAD_REQUEST', 'Invalid run or question id');
 		const answer = parseElicitationAnswer(await readJsonBody(request));
-		const { elicitations, storage } = runtime();
+		const { answerElicitation, storage } = runtime();
 		if (!(await storage.runs.get(run))) throw new ApiError('NOT_FOUND', 'Run Not Found');
-		const result = elicitations.answer(run, id, answer);
+		const result = await answerElicitation(run, id, answer);
 		if ('refused' in result) throw elicitationRefusalError(result);
 		return jsonResponse({ run, id, action: result.action });
 	} catch (e) {
