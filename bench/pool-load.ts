@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 import pg from 'pg';
+import { APPLICATION_NAMES } from '../src/lib/server/postgres/engine';
 import { startPostgres, createTestDatabase } from '../test/support/postgres';
 import { samples } from '../test/support/prometheus';
 import { ScriptedOllama } from '../test/support/scripted-ollama';
@@ -71,9 +72,9 @@ async function sampleLocks(url: string, database: string) {
 				[database]
 			);
 			tally.samples += 1;
-			if (rows.some((row) => row.application_name === 'sophos-leases')) tally.leaseLocked += 1;
+			if (rows.some((row) => row.application_name === APPLICATION_NAMES.leases)) tally.leaseLocked += 1;
 			for (const row of rows) {
-				if (row.application_name !== 'sophos') continue;
+				if (row.application_name !== APPLICATION_NAMES.pool) continue;
 				tally.poolLocked += row.n;
 				tally.statements.set(row.statement, (tally.statements.get(row.statement) ?? 0) + row.n);
 			}
