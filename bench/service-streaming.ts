@@ -21,11 +21,14 @@ import { reportSummary } from './support/summary';
  *   polled beside it;
  * - the replay log alone, in this process: the longest publish of a LONG-token answer, best of
  *   PUBLISH_REPEATS (a pause by the OS or a collection lands in some publish of any one repeat).
- * Run: npx tsx bench/service-streaming.ts [runs] [tokens] [long]
+ * Run: npx tsx bench/service-streaming.ts [runs] [tokens] [long] [providers]; `providers` is
+ * `ollama`, `openai` or both (the default), comma-separated, to measure one provider's path alone.
  */
 const RUNS = Number(process.argv[2] ?? 200);
 const TOKENS = Number(process.argv[3] ?? 500);
 const LONG = Number(process.argv[4] ?? 100_000);
+const PROVIDERS = (process.argv[5] ?? 'ollama,openai').split(',');
+if (PROVIDERS.some((p) => p !== 'ollama' && p !== 'openai')) throw new Error(`Providers are ollama and openai, comma-separated; got ${process.argv[5]}`);
 /** SSE_BUFFER_EVENTS's default: the log starts merging past it. */
 const BUFFER_EVENTS = 10_000;
 /** How often the long-answer case asks for health, and how long one answer may take before it counts as failed. */
@@ -64,8 +67,16 @@ async function startService(provider: Provider, name: string): Promise<{ service
 	const lagFile = path.join(dir, `${name}-lag.json`);
 	const service = await Service.start({
 		dataDir: path.join(dir, name),
-		// Every run at once is the load this bench measures, past the default cap of 32.
-		env: { ...provider.server.serviceEnv(), NODE_OPTIONS: `--import ${loopLag}`, BENCH_LOOP_LAG_FILE: lagFile, MAX_CONCURRENT_RUNS: String(RUNS), MAX_ANSWER_CHARS: '10000000' }
+		// Every run at once is the load this bench measures, past the default cap of 32; one client
+		// here holds every stream (and, for a moment, the request that starts each) and the health poller.
+		env: {
+			...provider.server.serviceEnv(),
+			NODE_OPTIONS: `--import ${loopLag}`,
+			BENCH_LOOP_LAG_FILE: lagFile,
+			MAX_CONCURRENT_RUNS: String(RUNS),
+			MAX_ANSWER_CHARS: '10000000',
+			MAX_CONNECTIONS_PER_CLIENT: String(2 * RUNS + 16)
+		}
 	});
 	return { service, lagFile };
 }
@@ -192,8 +203,8 @@ const publishes = Array.from({ length: PUBLISH_REPEATS }, longestPublish);
 const publish = publishes.reduce((best, p) => (p.wallMs < best.wallMs ? p : best));
 
 const providers: Provider[] = [
-	{ label: 'Ollama', server: await ScriptedOllama.start(() => ({ content: '' })), client: 'ollama' },
-	{ label: 'OpenAI-compatible', server: await ScriptedOpenAI.start(() => ({ content: '' })), client: 'openai' }
+	...(PROVIDERS.includes('ollama') ? [{ label: 'Ollama', server: await ScriptedOllama.start(() => ({ content: '' })), client: 'ollama' as const }] : []),
+	...(PROVIDERS.includes('openai') ? [{ label: 'OpenAI-compatible', server: await ScriptedOpenAI.start(() => ({ content: '' })), client: 'openai' as const }] : [])
 ];
 
 /** Both loads through one provider, each beside bare LangGraph with that provider's client. */
@@ -227,7 +238,7 @@ const ratioOf = (r: (typeof results)[number]) => perSecond(r.load.ours) / perSec
 console.log(`\nThe token path: ${RUNS} concurrent runs × ${TOKENS} tokens, and 1 run × ${LONG} tokens, over HTTP/SSE (service as its own process)`);
 console.log('beside bare LangGraph.js + the same client (ChatOllama, ChatOpenAI) + stock SqliteSaver, in-process, on the same scripted server');
 console.log(`Machine: ${os.cpus()[0]?.model} × ${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-console.log(`Reproduce: npx tsx bench/service-streaming.ts ${RUNS} ${TOKENS} ${LONG}\n`);
+console.log(`Reproduce: npx tsx bench/service-streaming.ts ${RUNS} ${TOKENS} ${LONG} ${PROVIDERS.join(',')}\n`);
 console.log('| figure | Sophos | bare LangGraph | goal |\n| --- | --- | --- | --- |');
 for (const { provider, load, long, health } of results) {
 	const p = provider.label;

@@ -18,6 +18,17 @@
 // turn and every token cost an SSE write of its own (issue 15).
 
 const NEWLINE = 0x0a;
+const RETURN = 0x0d;
+
+/** Where the empty lines (`\n`, `\r\n`) starting at `from` end. */
+function afterEmptyLines(chunk: Uint8Array, from: number): number {
+	let end = from;
+	for (;;) {
+		if (chunk[end] === NEWLINE) end += 1;
+		else if (chunk[end] === RETURN && chunk[end + 1] === NEWLINE) end += 2;
+		else return end;
+	}
+}
 /** Bounds how fast the release rate may change from one turn to the next. */
 const MAX_STEP = 2;
 
@@ -59,7 +70,11 @@ export class EventLoopShare {
 	};
 
 	/**
-	 * The same bytes, split after every newline, each piece handed on when its turn comes. The body
+	 * The same bytes, split after every line and the empty lines that follow it in the same read, each
+	 * piece handed on when its turn comes. An empty line ends a server-sent event, and until it
+	 * arrives the client's decoder holds the event's line: handed on apart, a line waited for its
+	 * event's end through other runs' turns, long enough to outlive young-generation collections, and
+	 * with 200 runs those promoted lines and decoder states were a good part of the peak RSS (issue 26). The body
 	 * is read as fast as it arrives and held here: left unread in the HTTP client while a run waits
 	 * its turn, a long response backs up into the socket, and the client then re-parses the backlog
 	 * on every resume (most of the CPU of a 100,000-token OpenAI-compatible answer, issue 15). A
@@ -82,7 +97,7 @@ export class EventLoopShare {
 					if (wait) await wait;
 					wentOnIn = this.turnCount;
 					const newline = chunk.indexOf(NEWLINE, start);
-					const end = newline === -1 ? chunk.length : newline + 1;
+					const end = newline === -1 ? chunk.length : afterEmptyLines(chunk, newline + 1);
 					controller.enqueue(chunk.subarray(start, end));
 					if (end < chunk.length) start = end;
 					else chunk = undefined;

@@ -43,6 +43,14 @@ describe('EventLoopShare', () => {
 		expect(out.filter((p) => p.endsWith('\n'))).toHaveLength(40);
 	});
 
+	it('hands on a line together with the empty lines after it in the same read, so a server-sent event comes whole', async () => {
+		const events = ['data: {"a":1}\n\n', 'data: {"b":2}\r\n\r\n', 'event: x\ndata: {"c":3}\n\n\n'];
+		// The last event's empty line comes in a read of its own, and so as a piece of its own.
+		const chunks = [events.join('') + 'data: {"d":4}\n', '\n'];
+		const out = await pieces(strict().pace(burst(chunks)));
+		expect(out).toEqual(['data: {"a":1}\n\n', 'data: {"b":2}\r\n\r\n', 'event: x\n', 'data: {"c":3}\n\n\n', 'data: {"d":4}\n', '\n']);
+	});
+
 	it('lets the event loop turn in the middle of a burst that arrived in one read', async () => {
 		let turned = false;
 		let linesBeforeTurn = 0;

@@ -24,25 +24,35 @@ export type AnswerCall = {
 
 export const cutNote = (maxChars: number) => `\n\n[Answer cut at the cap of ${maxChars} characters (MAX_ANSWER_CHARS).]`;
 
+/** An empty record merges into nothing: @langchain/openai gives every chunk `usage: {}` until the usage chunk. */
+const isEmptyRecord = (value: unknown) => typeof value === 'object' && value !== null && Object.keys(value).length === 0;
+
 /**
  * Whether a chunk adds only text and reasoning to the answer, so its concatenation can wait: each
- * `concat` builds a new AIMessageChunk, the largest cost per token left (issue 15).
+ * `concat` builds a new AIMessageChunk, the largest cost per token left (issue 15), and with many
+ * runs each answer so built lives long enough between two tokens to be promoted to the old
+ * generation, where it is garbage that only a full collection frees (most of the peak RSS, issue 26).
  */
 function onlyText(chunk: AIMessageChunk): boolean {
 	if (typeof chunk.content !== 'string' || chunk.tool_call_chunks?.length || chunk.usage_metadata) return false;
 	for (const key in chunk.additional_kwargs) if (key !== 'reasoning_content') return false;
-	for (const key in chunk.response_metadata) if (key !== 'model_provider') return false;
+	for (const key in chunk.response_metadata) if (key !== 'model_provider' && !isEmptyRecord(chunk.response_metadata[key])) return false;
 	return true;
 }
 
-/** Text and reasoning of consecutive text-only chunks, concatenated into the answer in one step. */
+/**
+ * Text and reasoning of consecutive text-only chunks, concatenated into the answer in one step. Of
+ * the first chunk only its id and a copy of its metadata are kept: a chunk kept for the whole answer
+ * by each of many runs made V8 judge the client's allocation site long-lived and allocate every
+ * later chunk of it in the old generation, as garbage that only a full collection frees (issue 26).
+ */
 class HeldText {
 	private text: string[] = [];
 	private reasoning: string[] = [];
-	private first: AIMessageChunk | undefined;
+	private first: { id: string | undefined; metadata: AIMessageChunk['response_metadata'] } | undefined;
 
 	hold(chunk: AIMessageChunk, text: string, reasoning: string): void {
-		this.first ??= chunk;
+		this.first ??= { id: chunk.id, metadata: { ...chunk.response_metadata } };
 		if (text) this.text.push(text);
 		if (reasoning) this.reasoning.push(reasoning);
 	}
@@ -54,7 +64,7 @@ class HeldText {
 			id: this.first.id,
 			content: this.text.join(''),
 			additional_kwargs: reasoning ? { reasoning_content: reasoning } : {},
-			response_metadata: this.first.response_metadata
+			response_metadata: this.first.metadata
 		});
 		this.text = [];
 		this.reasoning = [];
