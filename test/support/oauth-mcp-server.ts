@@ -4,7 +4,11 @@
 // For the test: POST /admin/expire ends every access token; POST /admin/token-endpoint?mode=
 // `ok` | `error` (500 with an OAuth error) | `garbage` (200 with a body that is no token) | `hold`
 // (each request waits for POST /admin/release; GET /admin/held answers once one waits);
-// GET /admin/stats counts code exchanges and refreshes; GET /admin/tokens lists every token issued.
+// GET /admin/stats counts code exchanges and refreshes and lists the scope each authorization asked;
+// GET /admin/tokens lists every token issued.
+// Its tool `write_note` needs the scope `notes:write`: without it a call is answered 403
+// `insufficient_scope`, named in `WWW-Authenticate`; after POST /admin/step-up?mode=never every call
+// to it is refused so, whatever the token's scope, and the error is named only in the body.
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
@@ -25,10 +29,11 @@ const mcpUrl = new URL(`http://127.0.0.1:${mcpPort}/mcp`);
 const authUrl = new URL(`http://127.0.0.1:${authPort}`);
 
 const clients = new Map<string, OAuthClientInformationFull>();
-const codes = new Map<string, { clientId: string; challenge: string }>();
-const access = new Map<string, { clientId: string; expiresAt: number }>();
-const refresh = new Map<string, string>();
-const stats = { exchanges: 0, refreshes: 0, refusedRefreshes: 0 };
+const codes = new Map<string, { clientId: string; challenge: string; scopes: string[] }>();
+const access = new Map<string, { clientId: string; expiresAt: number; scopes: string[] }>();
+const refresh = new Map<string, { clientId: string; scopes: string[] }>();
+const stats = { exchanges: 0, refreshes: 0, refusedRefreshes: 0, authorizations: [] as string[] };
+let stepUpMode: 'header' | 'never' = 'header';
 /** Every access and refresh token given out, for the test to look for where none may be. */
 const issued: string[] = [];
 let tokenMode: 'ok' | 'error' | 'garbage' | 'hold' = 'ok';
@@ -36,13 +41,13 @@ let tokenMode: 'ok' | 'error' | 'garbage' | 'hold' = 'ok';
 const held: (() => void)[] = [];
 const heldWaiters: (() => void)[] = [];
 
-function issue(clientId: string, tokenSeconds: number) {
+function issue(clientId: string, tokenSeconds: number, scopes: string[]) {
 	const token = randomUUID();
 	const refreshToken = randomUUID();
-	access.set(token, { clientId, expiresAt: Date.now() + tokenSeconds * 1000 });
-	refresh.set(refreshToken, clientId);
+	access.set(token, { clientId, expiresAt: Date.now() + tokenSeconds * 1000, scopes });
+	refresh.set(refreshToken, { clientId, scopes });
 	issued.push(token, refreshToken);
-	return { access_token: token, token_type: 'bearer', expires_in: tokenSeconds, refresh_token: refreshToken };
+	return { access_token: token, token_type: 'bearer', expires_in: tokenSeconds, refresh_token: refreshToken, ...(scopes.length ? { scope: scopes.join(' ') } : {}) };
 }
 
 const provider: OAuthServerProvider = {
@@ -58,7 +63,9 @@ const provider: OAuthServerProvider = {
 	async authorize(client, params: AuthorizationParams, res) {
 		// The person says yes at once: what a test follows is the redirects, not a login form.
 		const code = randomUUID();
-		codes.set(code, { clientId: client.client_id, challenge: params.codeChallenge });
+		const scopes = params.scopes ?? [];
+		stats.authorizations.push(scopes.join(' '));
+		codes.set(code, { clientId: client.client_id, challenge: params.codeChallenge, scopes });
 		const target = new URL(params.redirectUri);
 		target.searchParams.set('code', code);
 		if (params.state !== undefined) target.searchParams.set('state', params.state);
@@ -74,18 +81,19 @@ const provider: OAuthServerProvider = {
 		if (!found || found.clientId !== client.client_id) throw new Error('unknown code');
 		codes.delete(code);
 		stats.exchanges++;
-		return issue(client.client_id, firstTokenSeconds);
+		return issue(client.client_id, firstTokenSeconds, found.scopes);
 	},
 	async exchangeRefreshToken(client, refreshToken) {
 		// Rotated: a refresh token is good once, so two refreshes of one token leave the second refused.
-		if (refresh.get(refreshToken) !== client.client_id) {
+		const found = refresh.get(refreshToken);
+		if (found?.clientId !== client.client_id) {
 			stats.refusedRefreshes++;
 			const { InvalidGrantError } = await import('@modelcontextprotocol/sdk/server/auth/errors.js');
 			throw new InvalidGrantError('refresh token already used or unknown');
 		}
 		refresh.delete(refreshToken);
 		stats.refreshes++;
-		return issue(client.client_id, 3600);
+		return issue(client.client_id, 3600, found.scopes);
 	},
 	async verifyAccessToken(token): Promise<AuthInfo> {
 		const found = access.get(token);
@@ -93,7 +101,7 @@ const provider: OAuthServerProvider = {
 			const { InvalidTokenError } = await import('@modelcontextprotocol/sdk/server/auth/errors.js');
 			throw new InvalidTokenError('expired or unknown token');
 		}
-		return { token, clientId: found.clientId, scopes: [], expiresAt: Math.floor(found.expiresAt / 1000) };
+		return { token, clientId: found.clientId, scopes: found.scopes, expiresAt: Math.floor(found.expiresAt / 1000) };
 	}
 };
 
@@ -115,6 +123,10 @@ auth.post('/admin/release', (_req: Request, res: Response) => {
 	for (const release of held.splice(0)) release();
 	res.json({ ok: true });
 });
+auth.post('/admin/step-up', (req: Request, res: Response) => {
+	stepUpMode = z.enum(['header', 'never']).parse(req.query.mode);
+	res.json({ ok: true });
+});
 auth.get('/admin/stats', (_req: Request, res: Response) => res.json(stats));
 auth.get('/admin/tokens', (_req: Request, res: Response) => res.json([...issued]));
 auth.post('/token', (_req: Request, res: Response, next: NextFunction) => {
@@ -134,11 +146,25 @@ const app = express();
 app.use(express.json());
 app.use(mcpAuthMetadataRouter({ oauthMetadata: createOAuthMetadata({ provider, issuerUrl: authUrl }), resourceServerUrl: mcpUrl }));
 const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) });
-app.all('/mcp', bearer, async (req: Request, res: Response) => {
+/** A call to `write_note` with a token lacking `notes:write`, or any call to it with mode=never, is refused for scope. */
+function stepUpGate(req: Request, res: Response, next: NextFunction) {
+	const body = req.body as { method?: string; params?: { name?: string } } | undefined;
+	const writes = body?.method === 'tools/call' && body.params?.name === 'write_note';
+	if (!writes || (stepUpMode !== 'never' && req.auth?.scopes.includes('notes:write'))) return next();
+	const named = stepUpMode === 'never' ? '' : 'error="insufficient_scope", ';
+	res.status(403)
+		.set('WWW-Authenticate', `Bearer ${named}scope="notes:write", resource_metadata="${getOAuthProtectedResourceMetadataUrl(mcpUrl)}"`)
+		.json({ error: 'insufficient_scope', error_description: 'writing notes needs notes:write' });
+}
+
+app.all('/mcp', bearer, stepUpGate, async (req: Request, res: Response) => {
 	// Stateless: every request its own server and transport, so a refreshed token needs no new session.
 	const server = new McpServer({ name: 'oauth-fixture', version: '1.0.0' });
 	server.registerTool('whoami', { description: 'Who the token belongs to', inputSchema: {}, annotations: { readOnlyHint: true } }, async (_args, extra) => ({
 		content: [{ type: 'text', text: `signed in as ${extra.authInfo?.clientId}` }]
+	}));
+	server.registerTool('write_note', { description: 'Writes a note (needs the notes:write scope)', inputSchema: {} }, async (_args, extra) => ({
+		content: [{ type: 'text', text: `note written with ${extra.authInfo?.scopes.join(' ')}` }]
 	}));
 	const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
 	res.on('close', () => void transport.close());
