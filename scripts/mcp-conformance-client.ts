@@ -4,10 +4,15 @@
 // again for more scope), signs in as a person's browser would (redirects followed, the code taken
 // from the redirect back); then it calls each tool, signing in again when a call needs more scope.
 // How many sign-ins a server that keeps refusing gets is Sophos's own limit, not this script's.
+// A scenario that gives a client id and secret (MCP_CONFORMANCE_CONTEXT) is a machine-to-machine one:
+// the server is configured as mcp.json would with `grant: "client_credentials"`, its `issuer` the
+// authorization server the scenario's server names, and no sign-in happens.
 // Its tokens live in a SQLite file of its own, in a temporary directory.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { discoverOAuthServerInfo } from '@modelcontextprotocol/sdk/client/auth.js';
+import { z } from 'zod';
 import { openDatabase } from '../src/lib/server/sqlite/database';
 import { sqliteMcpAuthStorage } from '../src/lib/server/sqlite/mcp-auth-store';
 import { ServerOAuth } from '../src/lib/server/mcp/oauth/server-oauth';
@@ -20,7 +25,19 @@ const url = process.argv.at(-1)!;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sophos-conformance-'));
 const storage = sqliteMcpAuthStorage(openDatabase(path.join(dir, 'sophos.db')));
 const log = (line: string) => console.log(line);
-const oauth = new ServerOAuth({ server: 'conformance', url, storage, log });
+const context = z
+	.object({ client_id: z.string().optional(), client_secret: z.string().optional() })
+	.parse(JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}'));
+const settings =
+	context.client_id && context.client_secret
+		? {
+				grant: 'client_credentials' as const,
+				clientId: context.client_id,
+				clientSecret: context.client_secret,
+				issuer: String((await discoverOAuthServerInfo(url)).authorizationServerUrl)
+			}
+		: undefined;
+const oauth = new ServerOAuth({ server: 'conformance', url, settings, storage, log });
 const server = new ServerSupervisor('conformance', { url }, log, oauth);
 
 /** The browser's part: from the authorization server's URL to the redirect back to Sophos. */

@@ -9,6 +9,9 @@
 // Its tool `write_note` needs the scope `notes:write`: without it a call is answered 403
 // `insufficient_scope`, named in `WWW-Authenticate`; after POST /admin/step-up?mode=never every call
 // to it is refused so, whatever the token's scope, and the error is named only in the body.
+// Its authorization server also gives tokens for the client_credentials grant (which the SDK's
+// token handler does not) to one client registered beforehand, `machine` with secret `machine-secret`,
+// authenticated with HTTP Basic or in the body.
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
@@ -32,7 +35,7 @@ const clients = new Map<string, OAuthClientInformationFull>();
 const codes = new Map<string, { clientId: string; challenge: string; scopes: string[] }>();
 const access = new Map<string, { clientId: string; expiresAt: number; scopes: string[] }>();
 const refresh = new Map<string, { clientId: string; scopes: string[] }>();
-const stats = { exchanges: 0, refreshes: 0, refusedRefreshes: 0, authorizations: [] as string[] };
+const stats = { exchanges: 0, refreshes: 0, refusedRefreshes: 0, authorizations: [] as string[], machineTokens: 0 };
 let stepUpMode: 'header' | 'never' = 'header';
 /** Every access and refresh token given out, for the test to look for where none may be. */
 const issued: string[] = [];
@@ -129,6 +132,16 @@ auth.post('/admin/step-up', (req: Request, res: Response) => {
 });
 auth.get('/admin/stats', (_req: Request, res: Response) => res.json(stats));
 auth.get('/admin/tokens', (_req: Request, res: Response) => res.json([...issued]));
+const MACHINE = { id: 'machine', secret: 'machine-secret' };
+auth.post('/token', express.urlencoded({ extended: false }), (req: Request, res: Response, next: NextFunction) => {
+	if (req.body?.grant_type !== 'client_credentials') return next();
+	const basic = req.headers.authorization?.startsWith('Basic ') ? Buffer.from(req.headers.authorization.slice(6), 'base64').toString().split(':') : [];
+	const [id, secret] = basic.length ? basic : [req.body.client_id, req.body.client_secret];
+	if (id !== MACHINE.id || secret !== MACHINE.secret) return void res.status(401).json({ error: 'invalid_client', error_description: 'unknown client or wrong secret' });
+	stats.machineTokens++;
+	const { refresh_token: _none, ...tokens } = issue(MACHINE.id, 3600, typeof req.body.scope === 'string' ? req.body.scope.split(' ') : []);
+	res.json(tokens);
+});
 auth.post('/token', (_req: Request, res: Response, next: NextFunction) => {
 	if (tokenMode === 'hold') {
 		held.push(next);

@@ -184,10 +184,21 @@ describe('mcp.json', () => {
 			expect(config.docs).toMatchObject({ oauth: { clientId: 'sophos', clientSecret: 'the-secret', scope: 'read' } });
 		});
 
+		it('takes a client that signs in as itself (client_credentials), with the issuer its credentials go to', async () => {
+			const oauth = { grant: 'client_credentials', clientId: 'sophos', clientSecret: '${DOCS_SECRET}', issuer: 'https://auth.example/' };
+			const config = await load({ docs: { url: 'https://mcp.example/mcp', oauth } }, { DOCS_SECRET: 'the-secret' });
+			expect(config.docs).toMatchObject({ oauth: { ...oauth, clientSecret: 'the-secret' } });
+		});
+
 		it.each([
 			[{ oauth: { clientid: 'x' } }, 'docs.oauth: Unrecognized key: "clientid"'],
 			[{ oauth: { clientSecret: 's' } }, 'docs.oauth.clientSecret: clientSecret needs a clientId'],
-			[{ oauth: { clientId: '' } }, 'docs.oauth.clientId']
+			[{ oauth: { clientId: '' } }, 'docs.oauth.clientId'],
+			[{ oauth: { grant: 'password', clientId: 'x' } }, 'docs: Invalid input'],
+			[{ oauth: { grant: 'client_credentials', clientId: 'x', issuer: 'https://auth.example/' } }, 'docs.oauth.grant: client_credentials needs a clientId, a clientSecret and the issuer'],
+			[{ oauth: { grant: 'client_credentials', clientId: 'x', clientSecret: 's' } }, 'docs.oauth.grant: client_credentials needs a clientId, a clientSecret and the issuer'],
+			[{ oauth: { grant: 'client_credentials', clientId: 'x', clientSecret: 's', issuer: 'ftp://auth.example/' } }, 'docs.oauth.issuer'],
+			[{ oauth: { clientId: 'x', issuer: 'https://auth.example/' } }, 'docs.oauth.issuer: issuer is for grant "client_credentials"']
 		])('refuses a bad oauth entry %j, naming it', async (entry, why) => {
 			await expect(load({ docs: { url: 'https://mcp.example/mcp', ...entry } })).rejects.toThrow(why);
 		});

@@ -74,15 +74,24 @@ const HttpTransportSchema = z
 /**
  * A remote server's OAuth sign-in (mcp/oauth/): a client registered beforehand, for servers that do
  * not offer dynamic registration (`clientSecret` may be a `${…}`), and the scope to ask for when the
- * server does not say. Without it Sophos registers itself.
+ * server does not say. Without it Sophos registers itself. `grant: "client_credentials"` signs in as
+ * the client itself, no person (machine to machine): it needs the client's id and secret and the
+ * `issuer` of the authorization server they were registered with, the only one they are sent to.
  */
 const OAuthSchema = z
 	.strictObject({
+		grant: z.enum(['authorization_code', 'client_credentials']).optional(),
 		clientId: z.string().min(1).optional(),
 		clientSecret: z.string().min(1).optional(),
+		issuer: z.url({ protocol: /^https?$/ }).optional(),
 		scope: z.string().min(1).optional()
 	})
 	.refine((o) => o.clientSecret === undefined || o.clientId !== undefined, { message: 'clientSecret needs a clientId', path: ['clientSecret'] })
+	.refine((o) => o.grant !== 'client_credentials' || (o.clientSecret !== undefined && o.issuer !== undefined), {
+		message: 'client_credentials needs a clientId, a clientSecret and the issuer',
+		path: ['grant']
+	})
+	.refine((o) => o.issuer === undefined || o.grant === 'client_credentials', { message: 'issuer is for grant "client_credentials"', path: ['issuer'] })
 	.optional();
 
 const HttpServerSchema = z.strictObject({

@@ -1,9 +1,10 @@
+import { ClientCredentialsProvider, type ClientCredentialsProviderOptions } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { discoverOAuthServerInfo, refreshAuthorization, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationFull, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpAuthRecord, McpAuthStorage } from '../../storage/mcp-auth-storage';
 import { redactor } from '../../secrets/redactor';
-import { configuredClient, type OAuthClientSettings } from './oauth-settings';
+import { configuredClient, machineClient, type OAuthClientSettings } from './oauth-settings';
 import { readChallenge, scopeUnion, StepUps, type ScopeChallenge } from './scope-challenge';
 import { ScopeRefused, SignInRequired } from './sign-in-required';
 import { isExpiring, readClient, readTokens, tokensToStore } from './stored-credentials';
@@ -51,6 +52,7 @@ export class ServerOAuth {
 	/** What the last sign-in begun here asked for, when the token response does not say what was granted. */
 	private asked: string | undefined;
 	private readonly stepUps = new StepUps(STEP_UP_LIMIT);
+	private machine: OAuthClientProvider | undefined;
 	private sent: string | undefined;
 	private readonly now: () => Date;
 
@@ -75,6 +77,11 @@ export class ServerOAuth {
 
 	saveDiscoveryState(state: OAuthDiscoveryState): void {
 		this.discovered = state;
+	}
+
+	/** Whether Sophos signs in as the client itself (mcp.json `grant: "client_credentials"`): no person, so never `sign-in`. */
+	get signsInItself(): boolean {
+		return machineClient(this.parts.settings) !== undefined;
 	}
 
 	/** Whether the server answered 401 with OAuth metadata, or 403 for want of scope, since the last `clearRefusal`. */
@@ -106,7 +113,9 @@ export class ServerOAuth {
 	 * on a 401, `insufficient_scope` on a 403, also when only the body names it, which the SDK's
 	 * own step-up does not see) and hands the answer on unchanged.
 	 */
-	connectionFetch(): FetchLike {
+	connectionFetch(): FetchLike | undefined {
+		// Signed in as itself, Sophos answers a challenge with a new token at once: the SDK's own step-up.
+		if (this.signsInItself) return undefined;
 		return async (url, init) => {
 			const response = await fetch(url, init);
 			if (new URL(url).href !== this.url.href) return response;
@@ -179,6 +188,8 @@ export class ServerOAuth {
 
 	/** The provider the connection is made with (StreamableHTTPClientTransport's `authProvider`). */
 	connectionProvider(): OAuthClientProvider {
+		const machine = machineClient(this.parts.settings);
+		if (machine) return (this.machine ??= new MachineProvider(machine, (tokens) => this.remember(tokens)));
 		const refuse = async (): Promise<never> => {
 			this.refused = true;
 			throw new SignInRequired(this.server);
@@ -246,5 +257,23 @@ export class ServerOAuth {
 	private async discover(): Promise<OAuthDiscoveryState> {
 		this.discovered ??= await discoverOAuthServerInfo(this.url);
 		return this.discovered;
+	}
+}
+
+/**
+ * The SDK's client_credentials provider (client_secret_basic). Its tokens stay in its memory, never
+ * stored: another one is had at any time without a person. Each one is kept out of the log.
+ */
+class MachineProvider extends ClientCredentialsProvider {
+	constructor(
+		options: ClientCredentialsProviderOptions & { expectedIssuer: string },
+		private readonly remember: (tokens: OAuthTokens) => void
+	) {
+		super({ clientName: 'Sophos', ...options });
+	}
+
+	override saveTokens(tokens: OAuthTokens): void {
+		this.remember(tokens);
+		super.saveTokens(tokens);
 	}
 }
