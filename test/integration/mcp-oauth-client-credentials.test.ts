@@ -3,11 +3,10 @@
 // a server in error, not one waiting for a sign-in. Against our fixture (oauth-mcp-server.ts), whose
 // authorization server gives client_credentials tokens to its client `machine`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OAuthServer, oauthConfig } from '../support/oauth-servers';
+import { firstToolMessage, OAuthServer, oauthConfig } from '../support/oauth-servers';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { callsScript } from '../support/scripts';
 import { Service } from '../support/service';
-import { followRun } from '../support/sse';
 
 type McpCheck = { status: string; tools: number; signIn?: string; oauth?: boolean; message?: string };
 
@@ -17,13 +16,6 @@ describe('OAuth client credentials for a remote MCP server', () => {
 	let service: Service;
 	const check = async (name: string): Promise<McpCheck> => (await (await service.fetch('/api/readyz')).json()).checks.mcp[name];
 	const machineTokens = async () => (await remote.admin('/admin/stats', 'GET')).machineTokens;
-
-	async function whoami() {
-		const { conversation } = await (await service.post('/api/chat', { message: 'who am I?' })).json();
-		expect((await followRun(service.url, conversation)).at(-1)?.event).toBe('end');
-		const detail = await (await service.fetch(`/api/conversations/${conversation}`)).json();
-		return (detail.messages as { role: string; status?: string; content: string }[]).find((m) => m.role === 'tool')!;
-	}
 
 	beforeAll(async () => {
 		remote = await OAuthServer.fixture();
@@ -44,13 +36,13 @@ describe('OAuth client credentials for a remote MCP server', () => {
 
 	it('connects without a person: the tool answers as the client', async () => {
 		expect(await check('machine')).toMatchObject({ status: 'ok', tools: 2 });
-		expect(await whoami()).toMatchObject({ status: 'success', content: 'signed in as machine' });
+		expect(await firstToolMessage(service, 'who am I?')).toMatchObject({ status: 'success', content: 'signed in as machine' });
 		expect(await machineTokens()).toBe(1);
 	});
 
 	it('a 401 gets a new token and the call is answered', async () => {
 		await remote.admin('/admin/expire');
-		expect(await whoami()).toMatchObject({ status: 'success', content: 'signed in as machine' });
+		expect(await firstToolMessage(service, 'who am I?')).toMatchObject({ status: 'success', content: 'signed in as machine' });
 		expect(await machineTokens()).toBe(2);
 	});
 

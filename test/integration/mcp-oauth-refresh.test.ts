@@ -3,21 +3,13 @@
 // against our fixture (test/support/oauth-mcp-server.ts), whose authorization server issues and
 // rotates refresh tokens, which the SDK's demo one does not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { followRedirects, OAuthServer, oauthConfig } from '../support/oauth-servers';
+import { firstToolMessage, followRedirects, OAuthServer, oauthConfig } from '../support/oauth-servers';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { callsScript } from '../support/scripts';
 import { Service } from '../support/service';
-import { followRun } from '../support/sse';
 
 async function status(service: Service): Promise<string> {
 	return (await (await service.fetch('/api/readyz')).json()).checks.mcp.remote.status;
-}
-
-async function whoami(service: Service) {
-	const { conversation } = await (await service.post('/api/chat', { message: 'who am I?' })).json();
-	expect((await followRun(service.url, conversation)).at(-1)?.event).toBe('end');
-	const detail = await (await service.fetch(`/api/conversations/${conversation}`)).json();
-	return (detail.messages as { role: string; status?: string; content: string }[]).find((m) => m.role === 'tool')!;
 }
 
 describe('OAuth tokens of a remote MCP server: refresh, failure, a misbehaving token endpoint', () => {
@@ -58,13 +50,13 @@ describe('OAuth tokens of a remote MCP server: refresh, failure, a misbehaving t
 		expect(done.status).toBe(200);
 		expect(await status(service)).toBe('ok');
 		expect(await remote.admin('/admin/stats', 'GET')).toMatchObject({ refreshes: 1, refusedRefreshes: 0 });
-		expect(await whoami(service)).toMatchObject({ status: 'success', content: expect.stringContaining('signed in as') });
+		expect(await firstToolMessage(service, 'who am I?')).toMatchObject({ status: 'success', content: expect.stringContaining('signed in as') });
 		expect((await remote.admin('/admin/stats', 'GET')).refreshes).toBe(1);
 	});
 
 	it('refreshes after a 401 and sends the call again: the tool answers', async () => {
 		await remote.admin('/admin/expire');
-		expect(await whoami(service)).toMatchObject({ status: 'success', content: expect.stringContaining('signed in as') });
+		expect(await firstToolMessage(service, 'who am I?')).toMatchObject({ status: 'success', content: expect.stringContaining('signed in as') });
 		expect(await remote.admin('/admin/stats', 'GET')).toMatchObject({ refreshes: 2, refusedRefreshes: 0 });
 		expect(await status(service)).toBe('ok');
 	});
@@ -72,7 +64,7 @@ describe('OAuth tokens of a remote MCP server: refresh, failure, a misbehaving t
 	it('a refresh that fails puts the server back to sign-in, and the call is a tool error saying so', async () => {
 		await remote.admin('/admin/expire');
 		await remote.admin('/admin/token-endpoint?mode=error');
-		const call = await whoami(service);
+		const call = await firstToolMessage(service, 'who am I?');
 		expect(call.status).toBe('error');
 		expect(call.content).toContain('needs sign-in');
 		expect(await status(service)).toBe('sign-in');

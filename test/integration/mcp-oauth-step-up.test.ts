@@ -4,11 +4,10 @@
 // refusing gets two step-up sign-ins, then a tool error. Against our fixture (oauth-mcp-server.ts),
 // whose `write_note` needs `notes:write`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { followRedirects, OAuthServer, oauthConfig } from '../support/oauth-servers';
+import { firstToolMessage, followRedirects, OAuthServer, oauthConfig } from '../support/oauth-servers';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { callsScript } from '../support/scripts';
 import { Service } from '../support/service';
-import { followRun } from '../support/sse';
 
 describe('OAuth scope step-up of a remote MCP server', () => {
 	let remote: OAuthServer;
@@ -17,13 +16,6 @@ describe('OAuth scope step-up of a remote MCP server', () => {
 	const signIn = async () => expect((await followRedirects(`${service.url}/api/mcp/remote/sign-in`)).last!.status).toBe(200);
 	const status = async (): Promise<string> => (await (await service.fetch('/api/readyz')).json()).checks.mcp.remote.status;
 	const authorizations = async () => (await remote.admin<{ authorizations: string[] }>('/admin/stats', 'GET')).authorizations;
-
-	async function writeNote() {
-		const { conversation } = await (await service.post('/api/chat', { message: 'write a note' })).json();
-		expect((await followRun(service.url, conversation)).at(-1)?.event).toBe('end');
-		const detail = await (await service.fetch(`/api/conversations/${conversation}`)).json();
-		return (detail.messages as { role: string; status?: string; content: string }[]).find((m) => m.role === 'tool')!;
-	}
 
 	beforeAll(async () => {
 		remote = await OAuthServer.fixture();
@@ -41,24 +33,24 @@ describe('OAuth scope step-up of a remote MCP server', () => {
 		await signIn();
 		expect(await status()).toBe('ok');
 		expect(await authorizations()).toEqual(['']);
-		const refused = await writeNote();
+		const refused = await firstToolMessage(service, 'write a note');
 		expect(refused).toMatchObject({ status: 'error', content: expect.stringContaining('needs sign-in') });
 		expect(await status()).toBe('sign-in');
 		await signIn();
 		expect(await authorizations()).toEqual(['', 'notes:write']);
-		expect(await writeNote()).toMatchObject({ status: 'success', content: 'note written with notes:write' });
+		expect(await firstToolMessage(service, 'write a note')).toMatchObject({ status: 'success', content: 'note written with notes:write' });
 		expect(service.output).toContain('server "remote" asks for more scope (notes:write)');
 	});
 
 	it('a server that keeps refusing (the error named only in the body) gets two step-up sign-ins, then a tool error', async () => {
 		await remote.admin('/admin/step-up?mode=never');
 		for (let stepUp = 1; stepUp <= 2; stepUp++) {
-			expect(await writeNote()).toMatchObject({ status: 'error', content: expect.stringContaining('needs sign-in') });
+			expect(await firstToolMessage(service, 'write a note')).toMatchObject({ status: 'error', content: expect.stringContaining('needs sign-in') });
 			expect(await status()).toBe('sign-in');
 			await signIn();
 		}
 		expect(await authorizations()).toEqual(['', 'notes:write', 'notes:write', 'notes:write']);
-		const last = await writeNote();
+		const last = await firstToolMessage(service, 'write a note');
 		expect(last.status).toBe('error');
 		expect(last.content).toContain('refused the request for want of scope "notes:write", after 2 sign-ins');
 		expect(await status()).toBe('ok');

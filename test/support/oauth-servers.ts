@@ -5,7 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { freePort, ROOT, tempDir } from './service';
+import { freePort, ROOT, tempDir, type Service } from './service';
+import { followRun } from './sse';
 
 export class OAuthServer {
 	private output = '';
@@ -102,4 +103,13 @@ export async function followRedirects(start: string, stopAt: (url: string) => bo
 		if (stopAt(url)) return { hops, last: null, next: url };
 	}
 	throw new Error(`more than 10 redirects from ${start}`);
+}
+
+/** Sends `message` as a new conversation, follows its run to the end, and answers its first tool message. */
+export async function firstToolMessage(service: Service, message: string): Promise<{ role: string; status?: string; content: string }> {
+	const { conversation } = await (await service.post('/api/chat', { message })).json();
+	const events = await followRun(service.url, conversation);
+	if (events.at(-1)?.event !== 'end') throw new Error(`the run of "${message}" ended with ${events.at(-1)?.event}`);
+	const detail = await (await service.fetch(`/api/conversations/${conversation}`)).json();
+	return (detail.messages as { role: string; status?: string; content: string }[]).find((m) => m.role === 'tool')!;
 }
