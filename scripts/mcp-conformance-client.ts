@@ -4,7 +4,7 @@
 // again for more scope), signs in as a person's browser would (redirects followed, the code taken
 // from the redirect back); then it calls each tool, signing in again when a call needs more scope.
 // How many sign-ins a server that keeps refusing gets is Sophos's own limit, not this script's.
-// A scenario that gives a client id and secret (MCP_CONFORMANCE_CONTEXT) is a machine-to-machine one:
+// A scenario that gives a client id and its secret or private key (MCP_CONFORMANCE_CONTEXT) is a machine-to-machine one:
 // the server is configured as mcp.json would with `grant: "client_credentials"`, its `issuer` the
 // authorization server the scenario's server names, and no sign-in happens.
 // Its tokens live in a SQLite file of its own, in a temporary directory.
@@ -26,17 +26,17 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sophos-conformance-'));
 const storage = sqliteMcpAuthStorage(openDatabase(path.join(dir, 'sophos.db')));
 const log = (line: string) => console.log(line);
 const context = z
-	.object({ client_id: z.string().optional(), client_secret: z.string().optional() })
+	.object({ client_id: z.string().optional(), client_secret: z.string().optional(), private_key_pem: z.string().optional(), signing_algorithm: z.string().optional() })
 	.parse(JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}'));
-const settings =
-	context.client_id && context.client_secret
-		? {
-				grant: 'client_credentials' as const,
-				clientId: context.client_id,
-				clientSecret: context.client_secret,
-				issuer: String((await discoverOAuthServerInfo(url)).authorizationServerUrl)
-			}
-		: undefined;
+const settings = context.client_id
+	? {
+			grant: 'client_credentials' as const,
+			clientId: context.client_id,
+			...(context.client_secret ? { clientSecret: context.client_secret } : {}),
+			...(context.private_key_pem ? { privateKey: context.private_key_pem, signingAlgorithm: context.signing_algorithm } : {}),
+			issuer: String((await discoverOAuthServerInfo(url)).authorizationServerUrl)
+		}
+	: undefined;
 const oauth = new ServerOAuth({ server: 'conformance', url, settings, storage, log });
 const server = new ServerSupervisor('conformance', { url }, log, oauth);
 

@@ -4,15 +4,17 @@
 // For the test: POST /admin/expire ends every access token; POST /admin/token-endpoint?mode=
 // `ok` | `error` (500 with an OAuth error) | `garbage` (200 with a body that is no token) | `hold`
 // (each request waits for POST /admin/release; GET /admin/held answers once one waits);
-// GET /admin/stats counts code exchanges and refreshes and lists the scope each authorization asked;
+// GET /admin/stats counts code exchanges, refreshes and client_credentials tokens by client, and
+// lists the scope each authorization asked;
 // GET /admin/tokens lists every token issued.
 // Its tool `write_note` needs the scope `notes:write`: without it a call is answered 403
 // `insufficient_scope`, named in `WWW-Authenticate`; after POST /admin/step-up?mode=never every call
 // to it is refused so, whatever the token's scope, and the error is named only in the body.
 // Its authorization server also gives tokens for the client_credentials grant (which the SDK's
-// token handler does not) to one client registered beforehand, `machine` with secret `machine-secret`,
-// authenticated with HTTP Basic or in the body.
-import { randomUUID } from 'node:crypto';
+// token handler does not) to two clients registered beforehand: `machine` with secret `machine-secret`
+// (HTTP Basic or in the body), and `signed-machine`, whose ES256 assertions (private_key_jwt) are
+// checked with OAUTH_MACHINE_PUBLIC_KEY (PEM).
+import { createPublicKey, randomUUID, verify } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -35,7 +37,7 @@ const clients = new Map<string, OAuthClientInformationFull>();
 const codes = new Map<string, { clientId: string; challenge: string; scopes: string[] }>();
 const access = new Map<string, { clientId: string; expiresAt: number; scopes: string[] }>();
 const refresh = new Map<string, { clientId: string; scopes: string[] }>();
-const stats = { exchanges: 0, refreshes: 0, refusedRefreshes: 0, authorizations: [] as string[], machineTokens: 0 };
+const stats = { exchanges: 0, refreshes: 0, refusedRefreshes: 0, authorizations: [] as string[], machineTokens: {} as Record<string, number> };
 let stepUpMode: 'header' | 'never' = 'header';
 /** Every access and refresh token given out, for the test to look for where none may be. */
 const issued: string[] = [];
@@ -133,13 +135,32 @@ auth.post('/admin/step-up', (req: Request, res: Response) => {
 auth.get('/admin/stats', (_req: Request, res: Response) => res.json(stats));
 auth.get('/admin/tokens', (_req: Request, res: Response) => res.json([...issued]));
 const MACHINE = { id: 'machine', secret: 'machine-secret' };
-auth.post('/token', express.urlencoded({ extended: false }), (req: Request, res: Response, next: NextFunction) => {
-	if (req.body?.grant_type !== 'client_credentials') return next();
+const SIGNED_MACHINE = 'signed-machine';
+const machineKey = process.env.OAUTH_MACHINE_PUBLIC_KEY ? createPublicKey(process.env.OAUTH_MACHINE_PUBLIC_KEY) : undefined;
+
+/** The client an ES256 assertion (RFC 7523) was signed by, if it is `signed-machine`'s, for this server, and not expired. */
+function assertedClient(assertion: string): string | undefined {
+	const [head = '', body = '', signature = ''] = assertion.split('.');
+	const header = JSON.parse(Buffer.from(head, 'base64url').toString());
+	const claims = JSON.parse(Buffer.from(body, 'base64url').toString());
+	const signed = machineKey && header.alg === 'ES256' && verify('sha256', Buffer.from(`${head}.${body}`), { key: machineKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
+	const forUs = [claims.aud].flat().some((aud: string) => aud.replace(/\/$/, '') === authUrl.href.replace(/\/$/, ''));
+	return signed && forUs && claims.iss === SIGNED_MACHINE && claims.sub === SIGNED_MACHINE && claims.exp * 1000 > Date.now() ? SIGNED_MACHINE : undefined;
+}
+
+function machineClient(req: Request): string | undefined {
+	if (req.body.client_assertion_type === 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer') return assertedClient(String(req.body.client_assertion));
 	const basic = req.headers.authorization?.startsWith('Basic ') ? Buffer.from(req.headers.authorization.slice(6), 'base64').toString().split(':') : [];
 	const [id, secret] = basic.length ? basic : [req.body.client_id, req.body.client_secret];
-	if (id !== MACHINE.id || secret !== MACHINE.secret) return void res.status(401).json({ error: 'invalid_client', error_description: 'unknown client or wrong secret' });
-	stats.machineTokens++;
-	const { refresh_token: _none, ...tokens } = issue(MACHINE.id, 3600, typeof req.body.scope === 'string' ? req.body.scope.split(' ') : []);
+	return id === MACHINE.id && secret === MACHINE.secret ? MACHINE.id : undefined;
+}
+
+auth.post('/token', express.urlencoded({ extended: false }), (req: Request, res: Response, next: NextFunction) => {
+	if (req.body?.grant_type !== 'client_credentials') return next();
+	const client = machineClient(req);
+	if (!client) return void res.status(401).json({ error: 'invalid_client', error_description: 'unknown client, wrong secret or bad assertion' });
+	stats.machineTokens[client] = (stats.machineTokens[client] ?? 0) + 1;
+	const { refresh_token: _none, ...tokens } = issue(client, 3600, typeof req.body.scope === 'string' ? req.body.scope.split(' ') : []);
 	res.json(tokens);
 });
 auth.post('/token', (_req: Request, res: Response, next: NextFunction) => {

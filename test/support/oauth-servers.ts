@@ -37,8 +37,11 @@ export class OAuthServer {
 		return new OAuthServer(child, `http://localhost:${mcp}/mcp`, `http://localhost:${auth}`).listening(/MCP Streamable HTTP Server listening/);
 	}
 
-	/** The fixture; `firstTokenSeconds`: the lifetime of tokens a sign-in gets (refreshed ones get an hour). */
-	static async fixture(options: { firstTokenSeconds?: number } = {}): Promise<OAuthServer> {
+	/**
+	 * The fixture; `firstTokenSeconds`: the lifetime of tokens a sign-in gets (refreshed ones get an
+	 * hour); `machinePublicKey`: the PEM its client `signed-machine` signs assertions for.
+	 */
+	static async fixture(options: { firstTokenSeconds?: number; machinePublicKey?: string } = {}): Promise<OAuthServer> {
 		const [mcp, auth] = [await freePort(), await freePort()];
 		const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/oauth-mcp-server.ts'], {
 			cwd: ROOT,
@@ -46,7 +49,8 @@ export class OAuthServer {
 				PATH: process.env.PATH,
 				OAUTH_MCP_PORT: String(mcp),
 				OAUTH_AUTH_PORT: String(auth),
-				...(options.firstTokenSeconds ? { OAUTH_FIRST_TOKEN_SECONDS: String(options.firstTokenSeconds) } : {})
+				...(options.firstTokenSeconds ? { OAUTH_FIRST_TOKEN_SECONDS: String(options.firstTokenSeconds) } : {}),
+				...(options.machinePublicKey ? { OAUTH_MACHINE_PUBLIC_KEY: options.machinePublicKey } : {})
 			},
 			stdio: ['ignore', 'pipe', 'pipe']
 		});

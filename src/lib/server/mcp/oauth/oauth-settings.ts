@@ -1,12 +1,15 @@
 /**
  * mcp.json `oauth` of a remote server, as mcp-config.ts parses it: a pre-registered client, and the
- * scope to ask; with `grant: "client_credentials"`, the client signs in as itself at `issuer`.
+ * scope to ask; with `grant: "client_credentials"`, the client signs in as itself at `issuer`, with
+ * its secret or an assertion signed with its private key.
  */
 export type OAuthClientSettings = {
 	grant?: 'authorization_code' | 'client_credentials';
 	clientId?: string;
 	clientSecret?: string;
 	issuer?: string;
+	privateKey?: string;
+	signingAlgorithm?: string;
 	scope?: string;
 };
 
@@ -16,10 +19,3 @@ export function configuredClient(settings: OAuthClientSettings | undefined): { c
 	return { client_id: settings.clientId, ...(settings.clientSecret ? { client_secret: settings.clientSecret } : {}) };
 }
 
-/** The client of a server signed in to machine to machine (`grant: "client_credentials"`), no person involved. */
-export function machineClient(
-	settings: OAuthClientSettings | undefined
-): { clientId: string; clientSecret: string; expectedIssuer: string; scope?: string } | undefined {
-	if (settings?.grant !== 'client_credentials' || !settings.clientId || !settings.clientSecret || !settings.issuer) return undefined;
-	return { clientId: settings.clientId, clientSecret: settings.clientSecret, expectedIssuer: settings.issuer, ...(settings.scope ? { scope: settings.scope } : {}) };
-}

@@ -1,10 +1,10 @@
-import { ClientCredentialsProvider, type ClientCredentialsProviderOptions } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { discoverOAuthServerInfo, refreshAuthorization, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationFull, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpAuthRecord, McpAuthStorage } from '../../storage/mcp-auth-storage';
 import { redactor } from '../../secrets/redactor';
-import { configuredClient, machineClient, type OAuthClientSettings } from './oauth-settings';
+import { machineProvider, signsInItself } from './machine-client';
+import { configuredClient, type OAuthClientSettings } from './oauth-settings';
 import { readChallenge, scopeUnion, StepUps, type ScopeChallenge } from './scope-challenge';
 import { ScopeRefused, SignInRequired } from './sign-in-required';
 import { isExpiring, readClient, readTokens, tokensToStore } from './stored-credentials';
@@ -81,7 +81,7 @@ export class ServerOAuth {
 
 	/** Whether Sophos signs in as the client itself (mcp.json `grant: "client_credentials"`): no person, so never `sign-in`. */
 	get signsInItself(): boolean {
-		return machineClient(this.parts.settings) !== undefined;
+		return signsInItself(this.parts.settings);
 	}
 
 	/** Whether the server answered 401 with OAuth metadata, or 403 for want of scope, since the last `clearRefusal`. */
@@ -188,8 +188,8 @@ export class ServerOAuth {
 
 	/** The provider the connection is made with (StreamableHTTPClientTransport's `authProvider`). */
 	connectionProvider(): OAuthClientProvider {
-		const machine = machineClient(this.parts.settings);
-		if (machine) return (this.machine ??= new MachineProvider(machine, (tokens) => this.remember(tokens)));
+		const settings = this.parts.settings;
+		if (settings && signsInItself(settings)) return (this.machine ??= machineProvider(settings, (tokens) => this.remember(tokens)));
 		const refuse = async (): Promise<never> => {
 			this.refused = true;
 			throw new SignInRequired(this.server);
@@ -260,20 +260,3 @@ export class ServerOAuth {
 	}
 }
 
-/**
- * The SDK's client_credentials provider (client_secret_basic). Its tokens stay in its memory, never
- * stored: another one is had at any time without a person. Each one is kept out of the log.
- */
-class MachineProvider extends ClientCredentialsProvider {
-	constructor(
-		options: ClientCredentialsProviderOptions & { expectedIssuer: string },
-		private readonly remember: (tokens: OAuthTokens) => void
-	) {
-		super({ clientName: 'Sophos', ...options });
-	}
-
-	override saveTokens(tokens: OAuthTokens): void {
-		this.remember(tokens);
-		super.saveTokens(tokens);
-	}
-}
