@@ -259,4 +259,3 @@ export class ServerOAuth {
 		return this.discovered;
 	}
 }
-
