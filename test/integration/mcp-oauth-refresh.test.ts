@@ -3,10 +3,8 @@
 // against our fixture (test/support/oauth-mcp-server.ts), whose authorization server issues and
 // rotates refresh tokens, which the SDK's demo one does not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { firstToolMessage, followRedirects, OAuthServer, oauthConfig } from '../support/oauth-servers';
-import { ScriptedOllama } from '../support/scripted-ollama';
-import { callsScript } from '../support/scripts';
-import { Service } from '../support/service';
+import { firstToolMessage, followRedirects, OAuthServer, startWithFixture } from '../support/oauth-servers';
+import type { Service } from '../support/service';
 
 async function status(service: Service): Promise<string> {
 	return (await (await service.fetch('/api/readyz')).json()).checks.mcp.remote.status;
@@ -14,22 +12,15 @@ async function status(service: Service): Promise<string> {
 
 describe('OAuth tokens of a remote MCP server: refresh, failure, a misbehaving token endpoint', () => {
 	let remote: OAuthServer;
-	let ollama: ScriptedOllama;
 	let service: Service;
+	let close: (() => Promise<void>) | undefined;
 	const signIn = () => followRedirects(`${service.url}/api/mcp/remote/sign-in`);
 
 	beforeAll(async () => {
 		// A sign-in's token lives 30 s, inside the minute before expiry in which Sophos refreshes.
-		remote = await OAuthServer.fixture({ firstTokenSeconds: 30 });
-		ollama = await ScriptedOllama.start(callsScript([{ name: 'remote__whoami', arguments: {} }]));
-		const configDir = oauthConfig({ remote: { url: remote.url, trusted: true, approval: 'auto' } });
-		service = await Service.start({ ollamaUrl: ollama.url, configDir, env: { READINESS_CACHE_MS: '0' } });
+		({ remote, service, close } = await startWithFixture('remote__whoami', { firstTokenSeconds: 30 }));
 	});
-	afterAll(async () => {
-		await service?.stop();
-		await ollama?.close();
-		await remote?.close();
-	});
+	afterAll(() => close?.());
 
 	it('a token endpoint that answers an error or nonsense to the code exchange is a clear page, and nothing is stored', async () => {
 		expect(await status(service)).toBe('sign-in');

@@ -4,30 +4,21 @@
 // refusing gets two step-up sign-ins, then a tool error. Against our fixture (oauth-mcp-server.ts),
 // whose `write_note` needs `notes:write`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { firstToolMessage, followRedirects, OAuthServer, oauthConfig } from '../support/oauth-servers';
-import { ScriptedOllama } from '../support/scripted-ollama';
-import { callsScript } from '../support/scripts';
-import { Service } from '../support/service';
+import { firstToolMessage, followRedirects, OAuthServer, startWithFixture } from '../support/oauth-servers';
+import type { Service } from '../support/service';
 
 describe('OAuth scope step-up of a remote MCP server', () => {
 	let remote: OAuthServer;
-	let ollama: ScriptedOllama;
 	let service: Service;
+	let close: (() => Promise<void>) | undefined;
 	const signIn = async () => expect((await followRedirects(`${service.url}/api/mcp/remote/sign-in`)).last!.status).toBe(200);
 	const status = async (): Promise<string> => (await (await service.fetch('/api/readyz')).json()).checks.mcp.remote.status;
 	const authorizations = async () => (await remote.admin<{ authorizations: string[] }>('/admin/stats', 'GET')).authorizations;
 
 	beforeAll(async () => {
-		remote = await OAuthServer.fixture();
-		ollama = await ScriptedOllama.start(callsScript([{ name: 'remote__write_note', arguments: {} }]));
-		const configDir = oauthConfig({ remote: { url: remote.url, trusted: true, approval: 'auto' } });
-		service = await Service.start({ ollamaUrl: ollama.url, configDir, env: { READINESS_CACHE_MS: '0' } });
+		({ remote, service, close } = await startWithFixture('remote__write_note'));
 	});
-	afterAll(async () => {
-		await service?.stop();
-		await ollama?.close();
-		await remote?.close();
-	});
+	afterAll(() => close?.());
 
 	it('a call refused for want of scope is a tool error saying sign-in; the next sign-in asks for the scope, and the call answers', async () => {
 		await signIn();

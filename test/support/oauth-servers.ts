@@ -5,7 +5,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { freePort, ROOT, tempDir, type Service } from './service';
+import { ScriptedOllama } from './scripted-ollama';
+import { callsScript } from './scripts';
+import { freePort, ROOT, Service, tempDir } from './service';
 import { followRun } from './sse';
 
 export class OAuthServer {
@@ -116,4 +118,30 @@ export async function firstToolMessage(service: Service, message: string): Promi
 	if (events.at(-1)?.event !== 'end') throw new Error(`the run of "${message}" ended with ${events.at(-1)?.event}`);
 	const detail = await (await service.fetch(`/api/conversations/${conversation}`)).json();
 	return (detail.messages as { role: string; status?: string; content: string }[]).find((m) => m.role === 'tool')!;
+}
+
+/**
+ * The fixture as mcp.json's server `remote` (trusted, its calls run without approval), a model that
+ * calls `tool` once a turn, and the service; `close` stops all three.
+ */
+export async function startWithFixture(
+	tool: string,
+	fixture: Parameters<typeof OAuthServer.fixture>[0] = {}
+): Promise<{ remote: OAuthServer; service: Service; close: () => Promise<void> }> {
+	const remote = await OAuthServer.fixture(fixture);
+	const ollama = await ScriptedOllama.start(callsScript([{ name: tool, arguments: {} }])).catch(async (e) => {
+		await remote.close();
+		throw e;
+	});
+	const configDir = oauthConfig({ remote: { url: remote.url, trusted: true, approval: 'auto' } });
+	const close = async (service?: Service) => {
+		await service?.stop();
+		await ollama.close();
+		await remote.close();
+	};
+	const service = await Service.start({ ollamaUrl: ollama.url, configDir, env: { READINESS_CACHE_MS: '0' } }).catch(async (e) => {
+		await close();
+		throw e;
+	});
+	return { remote, service, close: () => close(service) };
 }
