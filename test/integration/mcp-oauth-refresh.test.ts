@@ -3,41 +3,24 @@
 // against our fixture (test/support/oauth-mcp-server.ts), whose authorization server issues and
 // rotates refresh tokens, which the SDK's demo one does not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { followRedirects, OAuthServer, oauthConfig } from '../support/oauth-servers';
-import { ScriptedOllama } from '../support/scripted-ollama';
-import { callsScript } from '../support/scripts';
-import { Service } from '../support/service';
-import { followRun } from '../support/sse';
+import { firstToolMessage, followRedirects, OAuthServer, startWithFixture } from '../support/oauth-servers';
+import type { Service } from '../support/service';
 
 async function status(service: Service): Promise<string> {
 	return (await (await service.fetch('/api/readyz')).json()).checks.mcp.remote.status;
 }
 
-async function whoami(service: Service) {
-	const { conversation } = await (await service.post('/api/chat', { message: 'who am I?' })).json();
-	expect((await followRun(service.url, conversation)).at(-1)?.event).toBe('end');
-	const detail = await (await service.fetch(`/api/conversations/${conversation}`)).json();
-	return (detail.messages as { role: string; status?: string; content: string }[]).find((m) => m.role === 'tool')!;
-}
-
 describe('OAuth tokens of a remote MCP server: refresh, failure, a misbehaving token endpoint', () => {
 	let remote: OAuthServer;
-	let ollama: ScriptedOllama;
 	let service: Service;
+	let close: (() => Promise<void>) | undefined;
 	const signIn = () => followRedirects(`${service.url}/api/mcp/remote/sign-in`);
 
 	beforeAll(async () => {
 		// A sign-in's token lives 30 s, inside the minute before expiry in which Sophos refreshes.
-		remote = await OAuthServer.fixture({ firstTokenSeconds: 30 });
-		ollama = await ScriptedOllama.start(callsScript([{ name: 'remote__whoami', arguments: {} }]));
-		const configDir = oauthConfig({ remote: { url: remote.url, trusted: true, approval: 'auto' } });
-		service = await Service.start({ ollamaUrl: ollama.url, configDir, env: { READINESS_CACHE_MS: '0' } });
+		({ remote, service, close } = await startWithFixture('remote__whoami', { firstTokenSeconds: 30 }));
 	});
-	afterAll(async () => {
-		await service?.stop();
-		await ollama?.close();
-		await remote?.close();
-	});
+	afterAll(() => close?.());
 
 	it('a token endpoint that answers an error or nonsense to the code exchange is a clear page, and nothing is stored', async () => {
 		expect(await status(service)).toBe('sign-in');
@@ -58,13 +41,13 @@ describe('OAuth tokens of a remote MCP server: refresh, failure, a misbehaving t
 		expect(done.status).toBe(200);
 		expect(await status(service)).toBe('ok');
 		expect(await remote.admin('/admin/stats', 'GET')).toMatchObject({ refreshes: 1, refusedRefreshes: 0 });
-		expect(await whoami(service)).toMatchObject({ status: 'success', content: expect.stringContaining('signed in as') });
+		expect(await firstToolMessage(service, 'who am I?')).toMatchObject({ status: 'success', content: expect.stringContaining('signed in as') });
 		expect((await remote.admin('/admin/stats', 'GET')).refreshes).toBe(1);
 	});
 
 	it('refreshes after a 401 and sends the call again: the tool answers', async () => {
 		await remote.admin('/admin/expire');
-		expect(await whoami(service)).toMatchObject({ status: 'success', content: expect.stringContaining('signed in as') });
+		expect(await firstToolMessage(service, 'who am I?')).toMatchObject({ status: 'success', content: expect.stringContaining('signed in as') });
 		expect(await remote.admin('/admin/stats', 'GET')).toMatchObject({ refreshes: 2, refusedRefreshes: 0 });
 		expect(await status(service)).toBe('ok');
 	});
@@ -72,7 +55,7 @@ describe('OAuth tokens of a remote MCP server: refresh, failure, a misbehaving t
 	it('a refresh that fails puts the server back to sign-in, and the call is a tool error saying so', async () => {
 		await remote.admin('/admin/expire');
 		await remote.admin('/admin/token-endpoint?mode=error');
-		const call = await whoami(service);
+		const call = await firstToolMessage(service, 'who am I?');
 		expect(call.status).toBe('error');
 		expect(call.content).toContain('needs sign-in');
 		expect(await status(service)).toBe('sign-in');

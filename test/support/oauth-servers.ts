@@ -5,7 +5,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { freePort, ROOT, tempDir } from './service';
+import { ScriptedOllama } from './scripted-ollama';
+import { callsScript } from './scripts';
+import { freePort, ROOT, Service, tempDir } from './service';
+import { followRun } from './sse';
 
 export class OAuthServer {
 	private output = '';
@@ -36,8 +39,11 @@ export class OAuthServer {
 		return new OAuthServer(child, `http://localhost:${mcp}/mcp`, `http://localhost:${auth}`).listening(/MCP Streamable HTTP Server listening/);
 	}
 
-	/** The fixture; `firstTokenSeconds`: the lifetime of tokens a sign-in gets (refreshed ones get an hour). */
-	static async fixture(options: { firstTokenSeconds?: number } = {}): Promise<OAuthServer> {
+	/**
+	 * The fixture; `firstTokenSeconds`: the lifetime of tokens a sign-in gets (refreshed ones get an
+	 * hour); `machinePublicKey`: the PEM its client `signed-machine` signs assertions for.
+	 */
+	static async fixture(options: { firstTokenSeconds?: number; machinePublicKey?: string } = {}): Promise<OAuthServer> {
 		const [mcp, auth] = [await freePort(), await freePort()];
 		const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/oauth-mcp-server.ts'], {
 			cwd: ROOT,
@@ -45,7 +51,8 @@ export class OAuthServer {
 				PATH: process.env.PATH,
 				OAUTH_MCP_PORT: String(mcp),
 				OAUTH_AUTH_PORT: String(auth),
-				...(options.firstTokenSeconds ? { OAUTH_FIRST_TOKEN_SECONDS: String(options.firstTokenSeconds) } : {})
+				...(options.firstTokenSeconds ? { OAUTH_FIRST_TOKEN_SECONDS: String(options.firstTokenSeconds) } : {}),
+				...(options.machinePublicKey ? { OAUTH_MACHINE_PUBLIC_KEY: options.machinePublicKey } : {})
 			},
 			stdio: ['ignore', 'pipe', 'pipe']
 		});
@@ -102,4 +109,39 @@ export async function followRedirects(start: string, stopAt: (url: string) => bo
 		if (stopAt(url)) return { hops, last: null, next: url };
 	}
 	throw new Error(`more than 10 redirects from ${start}`);
+}
+
+/** Sends `message` as a new conversation, follows its run to the end, and answers its first tool message. */
+export async function firstToolMessage(service: Service, message: string): Promise<{ role: string; status?: string; content: string }> {
+	const { conversation } = await (await service.post('/api/chat', { message })).json();
+	const events = await followRun(service.url, conversation);
+	if (events.at(-1)?.event !== 'end') throw new Error(`the run of "${message}" ended with ${events.at(-1)?.event}`);
+	const detail = await (await service.fetch(`/api/conversations/${conversation}`)).json();
+	return (detail.messages as { role: string; status?: string; content: string }[]).find((m) => m.role === 'tool')!;
+}
+
+/**
+ * The fixture as mcp.json's server `remote` (trusted, its calls run without approval), a model that
+ * calls `tool` once a turn, and the service; `close` stops all three.
+ */
+export async function startWithFixture(
+	tool: string,
+	fixture: Parameters<typeof OAuthServer.fixture>[0] = {}
+): Promise<{ remote: OAuthServer; service: Service; close: () => Promise<void> }> {
+	const remote = await OAuthServer.fixture(fixture);
+	const ollama = await ScriptedOllama.start(callsScript([{ name: tool, arguments: {} }])).catch(async (e) => {
+		await remote.close();
+		throw e;
+	});
+	const configDir = oauthConfig({ remote: { url: remote.url, trusted: true, approval: 'auto' } });
+	const close = async (service?: Service) => {
+		await service?.stop();
+		await ollama.close();
+		await remote.close();
+	};
+	const service = await Service.start({ ollamaUrl: ollama.url, configDir, env: { READINESS_CACHE_MS: '0' } }).catch(async (e) => {
+		await close();
+		throw e;
+	});
+	return { remote, service, close: () => close(service) };
 }

@@ -184,10 +184,32 @@ describe('mcp.json', () => {
 			expect(config.docs).toMatchObject({ oauth: { clientId: 'sophos', clientSecret: 'the-secret', scope: 'read' } });
 		});
 
+		it('takes a client that signs in as itself (client_credentials), with the issuer its credentials go to', async () => {
+			const oauth = { grant: 'client_credentials', clientId: 'sophos', clientSecret: '${DOCS_SECRET}', issuer: 'https://auth.example/' };
+			const config = await load({ docs: { url: 'https://mcp.example/mcp', oauth } }, { DOCS_SECRET: 'the-secret' });
+			expect(config.docs).toMatchObject({ oauth: { ...oauth, clientSecret: 'the-secret' } });
+		});
+
+		it('takes a client that signs its assertions with a private key, the key from a variable', async () => {
+			const oauth = { grant: 'client_credentials', clientId: 'sophos', privateKey: '${DOCS_KEY}', signingAlgorithm: 'ES256', issuer: 'https://auth.example/' };
+			const config = await load({ docs: { url: 'https://mcp.example/mcp', oauth } }, { DOCS_KEY: 'the-pem' });
+			expect(config.docs).toMatchObject({ oauth: { ...oauth, privateKey: 'the-pem' } });
+		});
+
 		it.each([
 			[{ oauth: { clientid: 'x' } }, 'docs.oauth: Unrecognized key: "clientid"'],
 			[{ oauth: { clientSecret: 's' } }, 'docs.oauth.clientSecret: clientSecret needs a clientId'],
-			[{ oauth: { clientId: '' } }, 'docs.oauth.clientId']
+			[{ oauth: { clientId: '' } }, 'docs.oauth.clientId'],
+			[{ oauth: { grant: 'password', clientId: 'x' } }, 'docs: Invalid input'],
+			[{ oauth: { grant: 'client_credentials', clientId: 'x', issuer: 'https://auth.example/' } }, 'docs.oauth.grant: client_credentials needs a clientId, a clientSecret or a privateKey (not both), and the issuer'],
+			[{ oauth: { grant: 'client_credentials', clientId: 'x', clientSecret: 's' } }, 'docs.oauth.grant: client_credentials needs a clientId, a clientSecret or a privateKey (not both), and the issuer'],
+			[{ oauth: { grant: 'client_credentials', clientSecret: 's', issuer: 'https://auth.example/' } }, 'docs.oauth.clientSecret: clientSecret needs a clientId'],
+			[{ oauth: { grant: 'client_credentials', clientId: 'x', clientSecret: 's', privateKey: 'k', signingAlgorithm: 'ES256', issuer: 'https://auth.example/' } }, 'docs.oauth.grant: client_credentials needs a clientId, a clientSecret or a privateKey (not both), and the issuer'],
+			[{ oauth: { grant: 'client_credentials', clientId: 'x', privateKey: 'k', issuer: 'https://auth.example/' } }, 'docs.oauth.privateKey: privateKey and signingAlgorithm go together'],
+			[{ oauth: { grant: 'client_credentials', clientId: 'x', privateKey: 'k', signingAlgorithm: 'none', issuer: 'https://auth.example/' } }, 'docs: Invalid input'],
+			[{ oauth: { clientId: 'x', privateKey: 'k', signingAlgorithm: 'ES256' } }, 'docs.oauth.grant: issuer and privateKey are for grant "client_credentials"'],
+			[{ oauth: { grant: 'client_credentials', clientId: 'x', clientSecret: 's', issuer: 'ftp://auth.example/' } }, 'docs.oauth.issuer'],
+			[{ oauth: { clientId: 'x', issuer: 'https://auth.example/' } }, 'docs.oauth.grant: issuer and privateKey are for grant "client_credentials"']
 		])('refuses a bad oauth entry %j, naming it', async (entry, why) => {
 			await expect(load({ docs: { url: 'https://mcp.example/mcp', ...entry } })).rejects.toThrow(why);
 		});

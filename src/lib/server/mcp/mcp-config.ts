@@ -74,15 +74,31 @@ const HttpTransportSchema = z
 /**
  * A remote server's OAuth sign-in (mcp/oauth/): a client registered beforehand, for servers that do
  * not offer dynamic registration (`clientSecret` may be a `${…}`), and the scope to ask for when the
- * server does not say. Without it Sophos registers itself.
+ * server does not say. Without it Sophos registers itself. `grant: "client_credentials"` signs in as
+ * the client itself, no person (machine to machine): it needs the client's id, its secret or the
+ * private key it signs its assertions with (`privateKey`, PEM, with `signingAlgorithm`), and the
+ * `issuer` of the authorization server they were registered with, the only one they are sent to.
  */
 const OAuthSchema = z
 	.strictObject({
+		grant: z.enum(['authorization_code', 'client_credentials']).optional(),
 		clientId: z.string().min(1).optional(),
 		clientSecret: z.string().min(1).optional(),
+		issuer: z.url({ protocol: /^https?$/ }).optional(),
+		privateKey: z.string().min(1).optional(),
+		signingAlgorithm: z.enum(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA']).optional(),
 		scope: z.string().min(1).optional()
 	})
 	.refine((o) => o.clientSecret === undefined || o.clientId !== undefined, { message: 'clientSecret needs a clientId', path: ['clientSecret'] })
+	.refine((o) => o.grant !== 'client_credentials' || (o.clientId !== undefined && (o.clientSecret === undefined) !== (o.privateKey === undefined) && o.issuer !== undefined), {
+		message: 'client_credentials needs a clientId, a clientSecret or a privateKey (not both), and the issuer',
+		path: ['grant']
+	})
+	.refine((o) => (o.privateKey === undefined) === (o.signingAlgorithm === undefined), { message: 'privateKey and signingAlgorithm go together', path: ['privateKey'] })
+	.refine((o) => o.grant === 'client_credentials' || (o.issuer === undefined && o.privateKey === undefined), {
+		message: 'issuer and privateKey are for grant "client_credentials"',
+		path: ['grant']
+	})
 	.optional();
 
 const HttpServerSchema = z.strictObject({
@@ -116,6 +132,7 @@ const WrappedConfigSchema = z.strictObject({ mcpServers: McpConfigSchema });
 export type McpServerConfig = z.infer<typeof McpServerConfigSchema>;
 export type McpConfig = z.infer<typeof McpConfigSchema>;
 export type HttpServerConfig = z.infer<typeof HttpServerSchema>;
+type OAuthSettings = NonNullable<HttpServerConfig['oauth']>;
 
 export function isStdio(c: McpServerConfig): c is z.infer<typeof StdioServerSchema> {
 	return 'command' in c;
@@ -132,6 +149,15 @@ export function signsInWithOAuth(c: McpServerConfig): c is HttpServerConfig {
 /** Whether the server's writes take turns: its `writeTurns`, else stdio servers only. */
 export function writesTakeTurns(c: McpServerConfig): boolean {
 	return c.writeTurns ?? isStdio(c);
+}
+
+/** The `${…}` in a remote server's OAuth client secret or private key, expanded as in its headers. */
+function expandOAuth(name: string, oauth: OAuthSettings, expand: (where: string, value: string) => string): OAuthSettings {
+	return {
+		...oauth,
+		...(oauth.clientSecret ? { clientSecret: expand(`${name}.oauth.clientSecret`, oauth.clientSecret) } : {}),
+		...(oauth.privateKey ? { privateKey: expand(`${name}.oauth.privateKey`, oauth.privateKey) } : {})
+	};
 }
 
 /** What expanding one server's values needs: the environment, and which of it is Sophos's secrets. */
@@ -183,9 +209,7 @@ function resolveServers(
 						: {
 								...server,
 								...(server.headers ? { headers: expandAll(`${name}.headers`, server.headers) } : {}),
-								...(server.oauth?.clientSecret
-									? { oauth: { ...server.oauth, clientSecret: expand(`${name}.oauth.clientSecret`, server.oauth.clientSecret) } }
-									: {})
+								...(server.oauth ? { oauth: expandOAuth(name, server.oauth, expand) } : {})
 							}
 				];
 			})

@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createInterface } from 'node:readline';
 import type { PassThrough } from 'node:stream';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, type ElicitRequest, type ElicitResult, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { isStdio, type McpServerConfig } from './mcp-config';
 
@@ -40,10 +40,12 @@ export async function openConnection(
 		/** The server says a URL question's interaction has finished (`notifications/elicitation/complete`). */
 		completed: (elicitationId: string) => void;
 		authProvider?: OAuthClientProvider;
+		/** What a remote server's transport fetches with (server-oauth.ts connectionFetch notes its scope challenges). */
+		fetch?: FetchLike;
 		stderr: (line: string) => void;
 	}
 ): Promise<McpConnection> {
-	const attempts = transportsFor(config, options.authProvider, options.stderr);
+	const attempts = transportsFor(config, options, options.stderr);
 	let first: unknown;
 	for (const [i, make] of attempts.entries()) {
 		const client = newClient(options.elicit, options.completed);
@@ -79,7 +81,11 @@ function fallsBackToSse(e: unknown): boolean {
 	return e instanceof StreamableHTTPError && e.code !== undefined && e.code >= 400 && e.code < 500 && e.code !== 401;
 }
 
-function transportsFor(c: McpServerConfig, authProvider: OAuthClientProvider | undefined, stderr: (line: string) => void): (() => Transport)[] {
+function transportsFor(
+	c: McpServerConfig,
+	{ authProvider, fetch }: { authProvider?: OAuthClientProvider; fetch?: FetchLike },
+	stderr: (line: string) => void
+): (() => Transport)[] {
 	if (isStdio(c)) {
 		// Given an `env`, the child gets it and PATH; without, the SDK's own allow-list (mcp-child-env.test.ts).
 		const env = c.env ? { PATH: process.env.PATH ?? '', ...c.env } : undefined;
@@ -103,7 +109,7 @@ function transportsFor(c: McpServerConfig, authProvider: OAuthClientProvider | u
 	const legacy = new URL(url);
 	legacy.pathname = legacy.pathname.replace(/\/mcp$/, '/sse');
 	return [
-		() => new StreamableHTTPClientTransport(url, { ...(authProvider ? { authProvider } : {}), ...(requestInit ? { requestInit } : {}) }),
+		() => new StreamableHTTPClientTransport(url, { ...(authProvider ? { authProvider } : {}), ...(fetch ? { fetch } : {}), ...(requestInit ? { requestInit } : {}) }),
 		sse(url),
 		...(legacy.href !== url.href ? [sse(legacy)] : [])
 	];

@@ -36,7 +36,7 @@ type MessageOf = { [K in McpRefusal['refused']]: (r: Extract<McpRefusal, { refus
 
 const MESSAGES: MessageOf = {
 	'mcp-server-unknown': (r) => `No MCP server is named "${r.server}"`,
-	'mcp-not-oauth': (r) => `MCP server "${r.server}" is not signed in to with OAuth`,
+	'mcp-not-oauth': (r) => `MCP server "${r.server}" is not signed in to with OAuth by a person`,
 	'mcp-sign-in-failed': (r) => `Signing in to "${r.server}" could not begin: ${r.why}`,
 	'prompt-server-unknown': (r) => `No MCP server is named by the prompt "${r.prompt}"`,
 	'prompt-unknown': (r) => `MCP server "${r.server}" has no prompt "${r.prompt}"`,

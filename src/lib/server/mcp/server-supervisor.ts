@@ -138,14 +138,18 @@ export class ServerSupervisor {
 				clock.stop();
 			}
 		};
-		if (!this.oauth) return send();
+		const oauth = this.oauth;
+		if (!oauth) return send();
 		try {
-			return await send();
+			const result = await send();
+			oauth.answered();
+			return result;
 		} catch (e) {
-			// A 401 is answered before the server runs anything, so the call is sent again once, with the refreshed token.
-			if (!this.oauth.wasRefused()) throw e;
-			this.oauth.clearRefusal();
-			if (await this.oauth.recover()) return send();
+			// A 401 or 403 is answered before the server runs anything, so the call is sent again once, with the refreshed token.
+			if (!oauth.wasRefused()) throw e;
+			const next = await oauth.afterRefusal(true);
+			if (next === 'retry') return send();
+			if (next !== 'sign-in') throw next;
 			this.needsSignIn();
 			throw new SignInRequired(this.name);
 		}
@@ -230,6 +234,7 @@ export class ServerSupervisor {
 				elicit: this.questions.route,
 				completed: this.questions.complete,
 				authProvider: this.oauth?.connectionProvider(),
+				fetch: this.oauth?.connectionFetch(),
 				stderr: (line) => this.childLog(this.name, line)
 			});
 			if (this.isClosed()) {
@@ -250,15 +255,16 @@ export class ServerSupervisor {
 			this.retryAt = 0;
 			this.log(`MCP: connected to "${this.name}" (${tools.length} tools)`);
 		} catch (e) {
+			let failure = e;
 			if (this.oauth?.wasRefused() && !this.isClosed()) {
-				// Refused for want of a token: a refreshed one connects at once, else a person signs in.
-				this.oauth.clearRefusal();
-				if (!retried && (await this.oauth.recover())) return this.start(true);
-				this.needsSignIn();
-				return;
+				// Refused for want of a token or of scope: a refreshed one connects at once, else a person signs in.
+				const next = await this.oauth.afterRefusal(!retried);
+				if (next === 'retry') return this.start(true);
+				if (next === 'sign-in') return this.needsSignIn();
+				failure = next;
 			}
 			this.failures++;
-			this.lastError = e instanceof Error ? e.message : String(e);
+			this.lastError = failure instanceof Error ? failure.message : String(failure);
 			this.retryAt = Date.now() + Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (this.failures - 1));
 			if (!this.isClosed()) this.state = 'down';
 			this.log(`MCP: server "${this.name}" failed to start: ${this.lastError}`);

@@ -7,7 +7,8 @@ import type { ServerOAuth } from './server-oauth';
 /**
  * What the sign-in routes ask of the runtime: begin a person's sign-in to a configured remote
  * server, take the browser's return, sign out. Refusals are values: an unknown server, one that is
- * not signed in to with OAuth (stdio, or its own Authorization header), a sign-in that could not begin.
+ * not signed in to with OAuth by a person (stdio, its own Authorization header, or client
+ * credentials), a sign-in that could not begin.
  */
 export class McpSignIn {
 	constructor(private readonly toolbox: Toolbox) {}
@@ -46,7 +47,7 @@ export class McpSignIn {
 	private find(server: string): { supervisor: ServerSupervisor; oauth: ServerOAuth } | McpRefusal {
 		const supervisor = this.toolbox.server(server);
 		if (!supervisor) return { refused: 'mcp-server-unknown', server };
-		if (!supervisor.oauth) return { refused: 'mcp-not-oauth', server };
+		if (!supervisor.oauth || supervisor.oauth.signsInItself) return { refused: 'mcp-not-oauth', server };
 		return { supervisor, oauth: supervisor.oauth };
 	}
 }

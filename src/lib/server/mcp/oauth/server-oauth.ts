@@ -1,9 +1,12 @@
 import { discoverOAuthServerInfo, refreshAuthorization, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationFull, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpAuthRecord, McpAuthStorage } from '../../storage/mcp-auth-storage';
 import { redactor } from '../../secrets/redactor';
+import { machineProvider, signsInItself } from './machine-client';
 import { configuredClient, type OAuthClientSettings } from './oauth-settings';
-import { SignInRequired } from './sign-in-required';
+import { readChallenge, scopeUnion, StepUps, type ScopeChallenge } from './scope-challenge';
+import { ScopeRefused, SignInRequired } from './sign-in-required';
 import { isExpiring, readClient, readTokens, tokensToStore } from './stored-credentials';
 
 /**
@@ -12,6 +15,13 @@ import { isExpiring, readClient, readTokens, tokensToStore } from './stored-cred
  * and a resend.
  */
 const REFRESH_MARGIN_MS = 60_000;
+
+/**
+ * Step-up sign-ins asked in a row before a server still refusing for scope is taken to be one that
+ * no consent satisfies. With the first sign-in that makes three authorizations, the most the MCP
+ * conformance suite's retry-limit scenario allows; a person asked a fourth time is in a loop.
+ */
+const STEP_UP_LIMIT = 2;
 
 export type ServerOAuthParts = {
 	server: string;
@@ -33,6 +43,16 @@ export class ServerOAuth {
 	readonly url: URL;
 	private discovered: OAuthDiscoveryState | undefined;
 	private refused = false;
+	/** A 403 `insufficient_scope` since the last `clearRefusal`. */
+	private insufficient: ScopeChallenge | undefined;
+	/** The `scope` the server's last 401 named, for the next sign-in. */
+	private challenged: string | undefined;
+	/** After a step-up: the scopes granted and those required, for the next sign-in. */
+	private stepUpScope: string | undefined;
+	/** What the last sign-in begun here asked for, when the token response does not say what was granted. */
+	private asked: string | undefined;
+	private readonly stepUps = new StepUps(STEP_UP_LIMIT);
+	private machine: OAuthClientProvider | undefined;
 	private sent: string | undefined;
 	private readonly now: () => Date;
 
@@ -59,13 +79,74 @@ export class ServerOAuth {
 		this.discovered = state;
 	}
 
-	/** Whether the server answered 401 with OAuth metadata since the last `clearRefusal`. */
+	/** Whether Sophos signs in as the client itself (mcp.json `grant: "client_credentials"`): no person, so never `sign-in`. */
+	get signsInItself(): boolean {
+		return signsInItself(this.parts.settings);
+	}
+
+	/** Whether the server answered 401 with OAuth metadata, or 403 for want of scope, since the last `clearRefusal`. */
 	wasRefused(): boolean {
-		return this.refused;
+		return this.refused || this.insufficient !== undefined;
 	}
 
 	clearRefusal(): void {
 		this.refused = false;
+		this.insufficient = undefined;
+	}
+
+	/**
+	 * The scope a person's sign-in asks for: the wider one after a step-up, else the one the
+	 * server's last 401 named; undefined leaves the SDK's choice (the resource's `scopes_supported`,
+	 * then mcp.json's `scope`).
+	 */
+	scopeToAsk(): string | undefined {
+		return this.stepUpScope ?? this.challenged;
+	}
+
+	/** A sign-in begun asking for `scope`. */
+	signInAsked(scope: string | undefined): void {
+		this.asked = scope;
+	}
+
+	/**
+	 * The fetch the connection sends with: it notes the server's scope challenges (`WWW-Authenticate`
+	 * on a 401, `insufficient_scope` on a 403, also when only the body names it, which the SDK's
+	 * own step-up does not see) and hands the answer on unchanged.
+	 */
+	connectionFetch(): FetchLike | undefined {
+		// Signed in as itself, Sophos answers a challenge with a new token at once: the SDK's own step-up.
+		if (this.signsInItself) return undefined;
+		return async (url, init) => {
+			const response = await fetch(url, init);
+			if (new URL(url).href !== this.url.href) return response;
+			const challenge = await readChallenge(response);
+			if (challenge?.kind === 'sign-in') this.challenged = challenge.scope;
+			if (challenge?.kind === 'step-up') this.insufficient = challenge;
+			return response;
+		};
+	}
+
+	/**
+	 * After a refused request (`wasRefused`): `retry` with a token refreshed (when `mayRetry`), else
+	 * `sign-in`. A refusal for want of scope is a step-up: the tokens are forgotten and the next
+	 * sign-in asks for the scopes granted and those required, unless STEP_UP_LIMIT of them in a row
+	 * did not satisfy the server, which is then the error to report.
+	 */
+	async afterRefusal(mayRetry: boolean): Promise<'retry' | 'sign-in' | ScopeRefused> {
+		const challenge = this.insufficient;
+		this.clearRefusal();
+		if (!challenge) return mayRetry && (await this.recover()) ? 'retry' : 'sign-in';
+		if (!this.stepUps.ask()) return new ScopeRefused(this.server, challenge.scope, this.stepUps.count);
+		const granted = readTokens((await this.parts.storage.get(this.server))?.tokens)?.scope ?? this.asked;
+		this.stepUpScope = scopeUnion(granted, challenge.scope, this.stepUpScope);
+		await this.parts.storage.forget(this.server, 'tokens');
+		this.parts.log(`MCP: server "${this.server}" asks for more scope (${challenge.scope ?? 'unnamed'}); signing in again asks for "${this.stepUpScope ?? ''}"`);
+		return 'sign-in';
+	}
+
+	/** The server answered a request: a later refusal for scope begins a new row of step-ups. */
+	answered(): void {
+		this.stepUps.answered();
 	}
 
 	/** Whether the connection last sent an access token. */
@@ -107,6 +188,8 @@ export class ServerOAuth {
 
 	/** The provider the connection is made with (StreamableHTTPClientTransport's `authProvider`). */
 	connectionProvider(): OAuthClientProvider {
+		const settings = this.parts.settings;
+		if (settings && signsInItself(settings)) return (this.machine ??= machineProvider(settings, (tokens) => this.remember(tokens)));
 		const refuse = async (): Promise<never> => {
 			this.refused = true;
 			throw new SignInRequired(this.server);

@@ -114,7 +114,9 @@ class SignInProvider implements OAuthClientProvider {
  */
 export async function beginSignIn(oauth: ServerOAuth, redirectUri: string, now = new Date()): Promise<URL> {
 	const provider = new SignInProvider(oauth, redirectUri);
-	await auth(provider, { serverUrl: oauth.url });
+	const scope = oauth.scopeToAsk();
+	await auth(provider, { serverUrl: oauth.url, ...(scope ? { scope } : {}) });
+	oauth.signInAsked(scope);
 	const { authorizationUrl, issued } = provider;
 	if (!authorizationUrl || !issued) throw new Error(`the authorization server of "${oauth.server}" offered no sign-in`);
 	const verifier = provider.codeVerifier();
