@@ -51,6 +51,13 @@ describe('Redactor', () => {
 	});
 });
 
+// A made-up key's shape: what matters is that its body lines are known, not that it signs.
+const PEM = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgevZzL1gdAFr88hb2
+OF/2NxApJCzGCEDdfSp6VQO30hyhRANCAAQRWz+jn65BtOMvdyHKcvjBeBSDZH2r
+-----END PRIVATE KEY-----
+`;
+
 describe('configuredSecrets', () => {
 	it('knows every secret the configuration holds', () => {
 		const secrets = configuredSecrets({
@@ -65,6 +72,7 @@ describe('configuredSecrets', () => {
 			modelServers: [{ baseUrl: 'http://127.0.0.1:8000/v1', apiKey: 'vllm-key-1234' }],
 			mcpServers: [
 				{ url: 'https://mcp.example/mcp?token=mcp-query', headers: { Authorization: 'Bearer mcp-bearer', Accept: 'application/json' } },
+				{ url: 'https://m2m.example/mcp', oauth: { clientSecret: 'client-secret-42', privateKey: PEM } },
 				{ command: 'node' }
 			]
 		});
@@ -79,9 +87,14 @@ describe('configuredSecrets', () => {
 				'vllm-key-1234',
 				'mcp-query',
 				'Bearer mcp-bearer',
-				'mcp-bearer'
+				'mcp-bearer',
+				'client-secret-42',
+				PEM.trim(),
+				'MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgevZzL1gdAFr88hb2',
+				'OF/2NxApJCzGCEDdfSp6VQO30hyhRANCAAQRWz+jn65BtOMvdyHKcvjBeBSDZH2r'
 			])
 		);
+		expect(secrets).not.toContain('-----BEGIN PRIVATE KEY-----');
 		expect(secrets).not.toContain('qwen3');
 		expect(secrets).not.toContain('application/json');
 	});

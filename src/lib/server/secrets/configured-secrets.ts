@@ -11,7 +11,7 @@ export type SecretSources = {
 	settings?: Partial<Record<string, string>>;
 	modelServers?: readonly { baseUrl: string; apiKey?: string }[];
 	/** mcp.json's servers: an HTTP one's URL and headers count; a stdio one's command does not. */
-	mcpServers?: readonly ({ url: string; headers?: Record<string, string>; oauth?: { clientSecret?: string } } | { command: string })[];
+	mcpServers?: readonly ({ url: string; headers?: Record<string, string>; oauth?: { clientSecret?: string; privateKey?: string } } | { command: string })[];
 };
 
 /**
@@ -35,8 +35,20 @@ export function configuredSecrets(sources: SecretSources): string[] {
 		secrets.push(...urlSecrets(server.url));
 		for (const [name, value] of Object.entries(server.headers ?? {})) if (SECRET_HEADER.test(name)) secrets.push(value, ...bearerOf(value));
 		if (server.oauth?.clientSecret) secrets.push(server.oauth.clientSecret);
+		if (server.oauth?.privateKey) secrets.push(server.oauth.privateKey.trim(), ...pemLines(server.oauth.privateKey));
 	}
 	return secrets;
+}
+
+/**
+ * A PEM key's body lines, each a secret of its own: an error or a log line that quotes the key
+ * folded or cut still holds whole lines of it. The armour lines are not secrets.
+ */
+function pemLines(pem: string): string[] {
+	return pem
+		.split(/\r?\n/)
+		.map((line) => line.trim())
+		.filter((line) => line.length > 0 && !line.startsWith('-----'));
 }
 
 /** Headers that carry credentials by their name; `Accept` or `User-Agent` values are not secrets. */
