@@ -3,7 +3,7 @@ import type { Readiness } from '../protocol';
 import type { Settings } from './settings';
 import { ApprovalExpiry } from './runs/approval-expiry';
 import { Elicitations } from './elicitation/elicitations';
-import { buildAgentGraph } from './agent/agent-graph';
+import { buildAgentGraph, conversationModel } from './agent/agent-graph';
 import { readSystemPrompt } from './agent/system-prompt';
 import { ThreadReader } from './runs/thread-reader';
 import { createCrashInjector, crashBeforeCheckpoint } from './crash-points';
@@ -144,7 +144,7 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 		checkpointer,
 		model: async (config) =>
 			models.conversationStep(
-				await storage.conversations.model(String(config.configurable?.thread_id)),
+				await conversationModel(config, (id) => storage.conversations.model(id)),
 				String(config.configurable?.run_id),
 				config.signal
 			),

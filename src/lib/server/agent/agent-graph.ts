@@ -36,6 +36,18 @@ export type AgentGraphParts = {
 type State = typeof AgentState.State;
 
 /**
+ * The key of `configurable` under which a run hands its steps the conversation's model (null:
+ * DEFAULT_MODEL), read once as the run begins rather than at every model call (issue 26).
+ */
+export const CONVERSATION_MODEL = 'conversation_model';
+
+/** The model the step's run named under CONVERSATION_MODEL; when it named none, `read` of the thread's. */
+export async function conversationModel(config: RunnableConfig, read: (threadId: string) => Promise<string | null>): Promise<string | null> {
+	const model: unknown = config.configurable?.[CONVERSATION_MODEL];
+	return typeof model === 'string' || model === null ? model : read(String(config.configurable?.thread_id));
+}
+
+/**
  * As each step begins, before its model or tool calls. A run asked to drain while this step waited
  * for its turn stops here, at the step boundary, as LangGraph's own loop would before the next
  * superstep: the step has written nothing, so the thread's checkpoint still holds it to resume.

@@ -16,14 +16,38 @@ export async function inTransaction<T>(
 	work: (client: pg.PoolClient, opened: pg.QueryResult[]) => Promise<T>,
 	options: { durable?: boolean; opening?: string } = {}
 ): Promise<T> {
-	const client = await pool.connect();
-	let broken: Error | undefined;
-	try {
+	return rolledBackOnError(pool, async (client) => {
 		const opening = ['BEGIN', ...(options.durable ? ['SET LOCAL synchronous_commit TO on'] : []), ...(options.opening ? [options.opening] : [])];
 		const results: pg.QueryResult | pg.QueryResult[] = await client.query(opening.join('; '));
 		const result = await work(client, Array.isArray(results) ? results.slice(1) : []);
 		await client.query('COMMIT');
 		return result;
+	});
+}
+
+/**
+ * BEGIN, `statements` and COMMIT in one round trip (issue 26): a multi-statement query, so the
+ * statements take no parameters (literal-sql.ts writes their values in). Each statement still
+ * takes its own snapshot, so one after a lock sees every commit made before the lock was had. On
+ * an error the server skips the rest, and the transaction is rolled back as inTransaction's is.
+ * Returns the results of `statements`.
+ */
+export async function transactInOneTrip(pool: pg.Pool, statements: readonly string[]): Promise<pg.QueryResult[]> {
+	return rolledBackOnError(pool, async (client) => {
+		const results = (await client.query(['BEGIN', ...statements, 'COMMIT'].join(';\n'))) as unknown as pg.QueryResult[];
+		return results.slice(1, 1 + statements.length);
+	});
+}
+
+/**
+ * `work` on one pooled connection; on any error a ROLLBACK, then that error. A connection whose
+ * ROLLBACK fails too (it broke mid-transaction) is closed instead of going back to the pool.
+ */
+async function rolledBackOnError<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+	const client = await pool.connect();
+	let broken: Error | undefined;
+	try {
+		return await work(client);
 	} catch (error) {
 		await client.query('ROLLBACK').catch((rollbackError: Error) => {
 			broken = rollbackError;
