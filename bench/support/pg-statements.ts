@@ -11,6 +11,7 @@ export type Breakdown = { statements: Map<string, Tally>; poolWait: Tally; lockS
 // Names for the statements the runtime sends, first match wins; anything else is named by its first words.
 const KINDS: [RegExp, string][] = [
 	[/^BEGIN; SET LOCAL/i, 'BEGIN; SET LOCAL synchronous_commit (durable)'],
+	[/^BEGIN;\s*SELECT pg_advisory_xact_lock\(\d+\);\s*WITH counted/i, 'BEGIN; claim lock; run claim; COMMIT (one round trip)'],
 	[/^BEGIN; SELECT pg_advisory_xact_lock/i, 'BEGIN; claim lock (advisory)'],
 	[/^BEGIN; SELECT .* AS held,\s*\(SELECT thread_key FROM lg_threads/is, 'BEGIN; checkpoint put: fence, lock thread, read parent and log tips'],
 	[/^BEGIN/i, 'BEGIN'],
@@ -26,14 +27,26 @@ const KINDS: [RegExp, string][] = [
 	[/INSERT INTO lg_writes/i, 'checkpoint pending writes'],
 	[/lg_threads WHERE thread_id = \$1 AND checkpoint_ns = \$2 FOR NO KEY UPDATE/i, 'checkpoint put: lock thread'],
 	[/SELECT t\.thread_key, p\.type/i, 'checkpoint put: read parent and log tips'],
+	[/^WITH added AS \(\s*INSERT INTO lg_log_items.*;\s*COMMIT$/is, 'checkpoint put: write + COMMIT'],
 	[/INSERT INTO lg_log_items/i, 'checkpoint put: write'],
+	[/^SELECT c\.model,\s*\(SELECT head FROM conversation_branches/i, "run opening: model, head, waiting calls, the run before"],
 	[/INSERT INTO lg_logs/i, 'checkpoint put: new logs'],
 	[/sophos_append_run_events/i, 'event batch + NOTIFY'],
 	[/UPDATE runs SET status/i, 'run finish'],
 	[/UPDATE runs SET lease_until/i, 'lease renew'],
 	[/UPDATE runs SET owner/i, 'lease takeover scan'],
 	[/UPDATE conversation_branches SET head/i, 'checkpoint put: branch head'],
-	[/lg_checkpoints c JOIN lg_threads/i, 'checkpoint read']
+	[/lg_checkpoints c JOIN lg_threads/i, 'checkpoint read'],
+	[/^\s*SELECT c\.\*, w\.w_task_ids/i, 'checkpoint read'],
+	[/^SELECT 1 FROM run_cancels/i, 'cancel watch: requests made before it began'],
+	[/^SELECT 1 FROM conversations WHERE id/i, 'start: the conversation exists'],
+	[/^SELECT to_char\(min\(expires_at\)/i, 'after the run: next approval expiry'],
+	[/^SELECT conversation_id FROM queued_messages/i, 'after the run: queued messages'],
+	[/^SELECT thread_id, tool_call_id, run_id/i, 'tools step: journal entry'],
+	[/^SELECT tool_call_id, tool, args, reason_kind/i, 'approvals: decision or waiting calls'],
+	[/^SELECT head, switched_after_run FROM conversation_branches/i, 'branch head'],
+	[/^SELECT model FROM conversations/i, "conversation's model"],
+	[/^SELECT 1 FROM allowed_tools/i, 'allowed tool']
 ];
 
 export function kindOf(sql: string): string {

@@ -102,6 +102,27 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			expect(await storage.runs.countWaiting()).toBe(1);
 		});
 
+		it('reads what a run begins with in one read: model, branch head, waiting calls and the run before it', async () => {
+			await conversation('c1');
+			expect(await storage.runs.opening('c1')).toEqual({ model: null, head: undefined, awaitingDecision: false, latestRuns: [{ id: 'first-c1', trigger: 'message' }] });
+			await storage.runs.claim('c1', 'asks', T(1), 'resume', null, { model: 'ollama/other' });
+			await storage.approvals.request('c1', 'asks', [{ toolCallId: 'w1', attempt: 0, tool: 'write', args: {}, reason: { kind: 'policy', message: 'asks' } }], T(1), T(99));
+			await storage.runs.finish('asks', { status: 'waiting', messageCount: 2 }, T(1));
+			expect(await storage.runs.claim('c1', 'edit', T(2), 'edit', 'edited', { branchFrom: 'checkpoint-3' })).toBe('claimed');
+			expect(await opened.other.runs.opening('c1')).toEqual({
+				model: 'ollama/other',
+				head: 'checkpoint-3',
+				awaitingDecision: true,
+				latestRuns: [
+					{ id: 'edit', trigger: 'edit' },
+					{ id: 'asks', trigger: 'resume' }
+				]
+			});
+			await storage.approvals.denyPending('c1', 'moved on', T(2));
+			expect((await storage.runs.opening('c1')).awaitingDecision).toBe(false);
+			expect(await storage.runs.opening('unknown')).toEqual({ model: null, head: undefined, awaitingDecision: false, latestRuns: [] });
+		});
+
 		it('keeps exactly one outcome when two try to record one', async () => {
 			await conversation('c1');
 			await storage.runs.claim('c1', 'r1', T(1), 'message', 'hi');

@@ -2,12 +2,14 @@ import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { Command } from '@langchain/langgraph';
 import { AgentEvents, type AgentEvent, type StepWrite } from '../agent/agent-events';
 import type { AgentGraph } from '../agent/agent-graph';
+import { CONVERSATION_MODEL } from '../models/conversation-model';
 import { classifyRunError } from './classify-run-error';
 import { redactor } from '../secrets/redactor';
-import type { ThreadReader } from './thread-reader';
+import { configAt, shownCount, type ThreadReader } from './thread-reader';
 import { OUTCOME_NOT_RECORDED, type PendingApproval, type RunEvent } from '../../protocol';
 import type { CrashInjector } from '../crash-points';
 import type { AppStorage } from '../storage/app-storage';
+import type { RunOpening } from '../storage/run-storage';
 import type { ActiveRun, RunInput, UserInput } from './active-run';
 import { danglingToolCalls } from './dangling-tool-calls';
 import { endEvent } from './end-event';
@@ -43,35 +45,44 @@ function toRunEvent(e: AgentEvent): RunEvent {
 
 const MOVED_ON = 'the conversation moved on';
 
+/** Calls that waited for a person are denied as the conversation having moved on. */
+async function moveOn(run: ActiveRun, opening: RunOpening, parts: ExecutorParts): Promise<void> {
+	if (opening.awaitingDecision) await parts.storage.approvals.denyPending(run.conversationId, MOVED_ON, parts.now());
+}
+
 /**
  * A new message after an unfinished tools step closes the calls left open, so the history stays
- * valid; calls that waited for a person are denied as the conversation having moved on.
+ * valid, and moves the conversation on. `moved`: closing wrote a checkpoint, which moved the head.
  */
-async function messageInput(run: ActiveRun, input: UserInput, parts: ExecutorParts) {
-	const open = danglingToolCalls(await parts.threads.messages(run.conversationId));
+async function messageInput(run: ActiveRun, input: UserInput, opening: RunOpening, parts: ExecutorParts) {
+	const head = configAt(run.conversationId, opening.head);
+	const open = danglingToolCalls(await parts.threads.messages(run.conversationId, head));
 	if (open.length) {
 		const closing = open.map(
 			(call) => new ToolMessage({ content: `Not run: ${MOVED_ON}.`, name: call.name, tool_call_id: call.id, status: 'error' })
 		);
-		await parts.graph.updateState(await parts.threads.headConfig(run.conversationId), { messages: closing }, 'tools');
+		await parts.graph.updateState(head, { messages: closing }, 'tools');
 	}
-	await parts.storage.approvals.denyPending(run.conversationId, MOVED_ON, parts.now());
-	return { messages: [new HumanMessage({ content: input.message, id: input.id })] };
+	await moveOn(run, opening, parts);
+	return { value: { messages: [new HumanMessage({ content: input.message, id: input.id })] }, moved: open.length > 0 };
 }
 
-async function graphInput(run: ActiveRun, input: RunInput, parts: ExecutorParts) {
-	if (input.kind === 'decided') return new Command<{ decided: true }, Record<string, never>, 'tools'>({ resume: { decided: true } });
+async function graphInput(run: ActiveRun, input: RunInput, opening: RunOpening, parts: ExecutorParts) {
+	if (input.kind === 'decided') return { value: new Command<{ decided: true }, Record<string, never>, 'tools'>({ resume: { decided: true } }), moved: false };
 	if (input.kind === 'regenerate') {
-		// A regenerate moves the conversation on as a new message does: calls waiting for a person are denied.
-		await parts.storage.approvals.denyPending(run.conversationId, MOVED_ON, parts.now());
-		return null;
+		// A regenerate moves the conversation on as a new message does.
+		await moveOn(run, opening, parts);
+		return { value: null, moved: false };
 	}
 	const userInput = input.kind === 'message' ? input.input : input.lostInput;
-	return userInput ? messageInput(run, userInput, parts) : null;
+	return userInput ? messageInput(run, userInput, opening, parts) : { value: null, moved: false };
 }
 
-/** Streams the run; returns the answer text of the agent step in progress when it stopped. */
-async function streamRun(run: ActiveRun, input: RunInput, parts: ExecutorParts, partial: { text: string }) {
+/**
+ * Streams the run; `partial` keeps the answer text of the agent step in progress when it stopped.
+ * The conversation's model and head are read once, with the run's opening, not at each step.
+ */
+async function streamRun(run: ActiveRun, input: RunInput, opened: Promise<RunOpening>, parts: ExecutorParts, partial: { text: string }) {
 	const down = parts.unavailableServers();
 	if (down.length) {
 		run.log.publish({
@@ -81,11 +92,12 @@ async function streamRun(run: ActiveRun, input: RunInput, parts: ExecutorParts, 
 	}
 	const wait = parts.turn();
 	if (wait) await wait;
-	const graphIn = await graphInput(run, input, parts);
-	// Read after the input is prepared: closing open calls writes a checkpoint, which moves the head.
-	const at = await parts.threads.startConfig(run.conversationId);
-	const stream = (await parts.graph.stream(graphIn, {
-		configurable: { ...at.configurable, run_id: run.id },
+	const opening = await opened;
+	const graphIn = await graphInput(run, input, opening, parts);
+	// Closing open calls wrote a checkpoint, which moved the head: read again then.
+	const at = await parts.threads.startConfig(run.conversationId, graphIn.moved ? undefined : opening);
+	const stream = (await parts.graph.stream(graphIn.value, {
+		configurable: { ...at.configurable, run_id: run.id, [CONVERSATION_MODEL]: opening.model },
 		streamMode: 'custom',
 		durability: 'sync',
 		recursionLimit: parts.recursionLimit,
@@ -133,18 +145,20 @@ function outcomeOf(run: ActiveRun, error: unknown, waiting: boolean): Omit<RunOu
  */
 export async function executeRun(run: ActiveRun, input: RunInput, parts: ExecutorParts): Promise<void> {
 	const { telemetry } = parts;
-	if (!telemetry) return attemptRun(run, input, parts);
-	// Without the list (the database away) the attempt is still traced, unlinked; the run's own writes will say what is wrong.
-	const runs = await parts.storage.runs.list(run.conversationId).catch(() => []);
-	const attempt = telemetry.attempt(attemptStart(run.id, run.conversationId, runs));
-	return attempt.within(() => attemptRun(run, input, parts, attempt));
+	const opening = parts.storage.runs.opening(run.conversationId);
+	// Handled here at once: the run awaits it after its turn of the event loop, and fails on its error then.
+	const opened = opening.catch(() => undefined);
+	if (!telemetry) return attemptRun(run, input, opening, parts);
+	// Without it (the database away) the attempt is still traced, unlinked.
+	const attempt = telemetry.attempt(attemptStart(run.id, run.conversationId, (await opened)?.latestRuns ?? []));
+	return attempt.within(() => attemptRun(run, input, opening, parts, attempt));
 }
 
-async function attemptRun(run: ActiveRun, input: RunInput, parts: ExecutorParts, attempt?: AttemptRecorder): Promise<void> {
+async function attemptRun(run: ActiveRun, input: RunInput, opening: Promise<RunOpening>, parts: ExecutorParts, attempt?: AttemptRecorder): Promise<void> {
 	let failure: unknown;
 	const partial = { text: '' };
 	try {
-		await streamRun(run, input, parts, partial);
+		await streamRun(run, input, opening, parts, partial);
 		parts.crash('after-final-checkpoint');
 	} catch (e) {
 		failure = e ?? new Error('unknown failure');
@@ -155,12 +169,15 @@ async function attemptRun(run: ActiveRun, input: RunInput, parts: ExecutorParts,
 	let fenced = isFenced(failure);
 	let outcome = outcomeOf(run, failure, false);
 	try {
-		if (failure === undefined) {
+		if (outcome.status === 'cancelled') await keepPartialAnswer(run, partial.text, parts);
+		const messages = await parts.threads.messages(run.conversationId, await endConfig(run, opening, parts));
+		// Only the run that holds the conversation asks a person, and only from a tools step it left
+		// unfinished: with no call left open there is nothing to read.
+		if (failure === undefined && danglingToolCalls(messages).length) {
 			approvals = await parts.storage.approvals.pending(run.conversationId);
 			outcome = outcomeOf(run, failure, approvals.length > 0);
 		}
-		if (outcome.status === 'cancelled') await keepPartialAnswer(run, partial.text, parts);
-		const messageCount = await parts.threads.messageCount(run.conversationId);
+		const messageCount = shownCount(messages);
 		parts.crash('before-finish-run');
 		recorded = await parts.storage.runs.finish(run.id, { ...outcome, messageCount }, parts.now());
 		// Refused without an error: the run is no longer this process's to record (taken over).
@@ -174,6 +191,17 @@ async function attemptRun(run: ActiveRun, input: RunInput, parts: ExecutorParts,
 		run.log.publish({ event: 'approval', data: { conversation: run.conversationId, run: run.id, approvals } });
 	}
 	run.log.publish(terminalEvent(run, outcome, recorded));
+}
+
+/**
+ * Where the thread's messages are read when the run ends: a thread with no stored head at the run's
+ * start has none at its end (only a claim or a switch stores one, and neither happens while a run
+ * holds the conversation), so its latest checkpoint is read without asking; a stored head moved
+ * with the run's puts and is read again.
+ */
+async function endConfig(run: ActiveRun, opening: Promise<RunOpening>, parts: ExecutorParts) {
+	const opened = await opening.catch(() => undefined);
+	return opened && opened.head === undefined ? configAt(run.conversationId, undefined) : parts.threads.headConfig(run.conversationId);
 }
 
 /** A write another instance's takeover refused (postgres/app/run-fence.ts RunFencedError), told by its code. */

@@ -31,6 +31,14 @@ export type BranchHeads = {
 
 export type ThreadConfig = { configurable: { thread_id: string; checkpoint_id?: string } };
 
+/** The thread at `checkpointId`; with none, at its latest checkpoint. */
+export const configAt = (threadId: string, checkpointId: string | undefined): ThreadConfig => ({
+	configurable: { thread_id: threadId, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) }
+});
+
+/** How many of `messages` the API shows. */
+export const shownCount = (messages: readonly BaseMessage[]) => messages.filter(isShownMessage).length;
+
 /** Reads threads at their active branch's head, from their checkpoints; never calls the model or a tool. */
 export class ThreadReader {
 	constructor(
@@ -41,33 +49,33 @@ export class ThreadReader {
 
 	/** The active branch's head; a thread that never branched is read at its latest checkpoint. */
 	async headConfig(threadId: string): Promise<ThreadConfig> {
-		const head = await this.heads.stored(threadId);
-		return { configurable: { thread_id: threadId, ...(head ? { checkpoint_id: head } : {}) } };
+		return configAt(threadId, await this.heads.stored(threadId));
 	}
 
 	/**
-	 * Where a run starts. A head that is the latest checkpoint is not named, so LangGraph loads it
-	 * as it always has and a resumed step reuses the writes it saved; an earlier one is named, and
-	 * LangGraph forks from it, as its time travel does (the steps after it run again).
+	 * Where a run starts, given the stored head (`heads.stored`) when the caller has read it already.
+	 * A head that is the latest checkpoint is not named, so LangGraph loads it as it always has and a
+	 * resumed step reuses the writes it saved; an earlier one is named, and LangGraph forks from it,
+	 * as its time travel does (the steps after it run again).
 	 */
-	async startConfig(threadId: string): Promise<ThreadConfig> {
-		const head = await this.heads.stored(threadId);
+	async startConfig(threadId: string, stored?: { head: string | undefined }): Promise<ThreadConfig> {
+		const head = stored ? stored.head : await this.heads.stored(threadId);
 		const named = head !== undefined && head !== (await this.heads.latest(threadId));
-		return { configurable: { thread_id: threadId, ...(named ? { checkpoint_id: head } : {}) } };
+		return configAt(threadId, named ? head : undefined);
 	}
 
 	/**
-	 * The messages at the active branch's head, read from the saver directly: what `getState` would
-	 * give as values, without building the pending tasks a run does not need.
+	 * The messages at the active branch's head (or at `at`), read from the saver directly: what
+	 * `getState` would give as values, without building the pending tasks a run does not need.
 	 */
-	async messages(threadId: string): Promise<BaseMessage[]> {
-		const tuple = await this.checkpointer.getTuple(await this.headConfig(threadId));
+	async messages(threadId: string, at?: ThreadConfig): Promise<BaseMessage[]> {
+		const tuple = await this.checkpointer.getTuple(at ?? (await this.headConfig(threadId)));
 		return (tuple?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? [];
 	}
 
 	/** How many messages the API shows for the thread (`state(…).messages.length`), more cheaply. */
 	async messageCount(threadId: string): Promise<number> {
-		return (await this.messages(threadId)).filter(isShownMessage).length;
+		return shownCount(await this.messages(threadId));
 	}
 
 	async state(threadId: string): Promise<ThreadState> {

@@ -98,7 +98,13 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 			hasRunning: async (conversationId) => runs.hasRunning(conversationId),
 			list: async (conversationId) => runs.list(conversationId),
 			listRunning: async () => runs.listRunning(),
-			countWaiting: async () => runs.countWaiting()
+			countWaiting: async () => runs.countWaiting(),
+			opening: async (conversationId) => ({
+				model: conversations.model(conversationId),
+				head: branches.head(conversationId),
+				awaitingDecision: approvals.pending(conversationId).length > 0,
+				latestRuns: runs.latest(conversationId)
+			})
 		},
 		queue: {
 			add: async (conversationId, id, message, now, queued) => queue.add(conversationId, id, message, now, queued),

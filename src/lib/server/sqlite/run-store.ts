@@ -20,6 +20,7 @@ export class RunStore {
 	private readonly finishTouch;
 	private readonly release;
 	private readonly byConversation;
+	private readonly newestTwo;
 	private readonly running;
 	private readonly allRunning;
 	private readonly runningCount;
@@ -44,6 +45,9 @@ export class RunStore {
 		this.release = db.prepare("DELETE FROM runs WHERE id = ? AND status = 'running'");
 		this.byConversation = db.prepare<[string], RunRow>(
 			'SELECT * FROM runs WHERE conversation_id = ? ORDER BY started_at DESC, rowid DESC'
+		);
+		this.newestTwo = db.prepare<[string], { id: string; trigger: RunTrigger }>(
+			'SELECT id, trigger FROM runs WHERE conversation_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 2'
 		);
 		this.running = db.prepare<[string], { id: string }>(
 			"SELECT id FROM runs WHERE conversation_id = ? AND status = 'running'"
@@ -138,6 +142,11 @@ export class RunStore {
 
 	list(conversationId: string): RunRecord[] {
 		return this.byConversation.all(conversationId).map(toRecord);
+	}
+
+	/** The conversation's newest two runs, newest first (RunOpening.latestRuns). */
+	latest(conversationId: string): { id: string; trigger: RunTrigger }[] {
+		return this.newestTwo.all(conversationId);
 	}
 
 	/** Runs left `running`: at start, these belonged to a process that died. */

@@ -44,4 +44,22 @@ export interface RunStorage {
 	listRunning(): Promise<{ id: string; conversationId: string }[]>;
 	/** Conversations whose latest run waits for a person's decision, in the whole database (sophos_waiting_runs). */
 	countWaiting(): Promise<number>;
+	/** What a run reads of its conversation as it begins, in one read (RunOpening). */
+	opening(conversationId: string): Promise<RunOpening>;
 }
+
+/**
+ * What a run reads of its conversation as it begins, in one read (on PostgreSQL each read is a
+ * round trip, issue 26). None of it changes while the run holds the conversation: only the run
+ * that holds it chooses a model, moves the head by a put, or asks a person.
+ */
+export type RunOpening = {
+	/** As ConversationStorage.model: null is DEFAULT_MODEL. */
+	model: string | null;
+	/** As BranchStorage.head: undefined until the thread first branches. */
+	head: string | undefined;
+	/** Calls of the thread wait for a person's decision. */
+	awaitingDecision: boolean;
+	/** The conversation's newest two runs, newest first: the run itself and the one before it. */
+	latestRuns: { id: string; trigger: RunTrigger }[];
+};

@@ -161,7 +161,8 @@ async function plan(call: ToolCall, entry: JournalEntry | undefined, at: At, con
 			readOnly: target.readOnly,
 			safeToRepeat: target.safeToRepeat
 		},
-		allowed: await allowedTools.has(call.name),
+		// Read only where planCall looks at it: a tool that asks.
+		allowed: target?.approval === 'ask' ? await allowedTools.has(call.name) : false,
 		unfinished: parts.policy,
 		composed: parts.guard && target?.openWorld ? composedUrls(call.args, context.known) : [],
 		context,

@@ -3,7 +3,8 @@
 import type pg from 'pg';
 import type { RunTrigger } from '../../../protocol';
 import type { Claim, RunStorage } from '../../storage/run-storage';
-import { inTransaction } from '../transaction.js';
+import { inTransaction, transactInOneTrip } from '../transaction.js';
+import { withLiterals } from '../literal-sql.js';
 import { startBranchAt } from './branch-storage.js';
 import { LOCK_CLAIMS } from './claim-lock.js';
 import { isoText } from './iso-text.js';
@@ -31,21 +32,24 @@ export interface ClaimRules {
  * conversation to the top of the list in the same statement; one that starts a branch makes it
  * the active branch. Shared by the operations that claim.
  */
-export async function claimRun(
-	client: pg.PoolClient,
-	run: {
-		conversationId: string;
-		runId: string;
-		now: string;
-		trigger: RunTrigger;
-		input: string | null;
-		branchFrom?: string;
-		model?: string;
-	},
-	rules: ClaimRules
-): Promise<Claim> {
-	const { rows } = await client.query<{ claim: Claim }>(
-		`WITH counted AS (
+export async function claimRun(client: pg.PoolClient, run: RunClaim, rules: ClaimRules): Promise<Claim> {
+	const { rows } = await client.query<{ claim: Claim }>(CLAIM, claimValues(run, rules));
+	const claim = rows[0]!.claim;
+	if (claim === 'claimed' && run.branchFrom !== undefined) await startBranchAt(client, run.conversationId, run.branchFrom);
+	return claim;
+}
+
+type RunClaim = {
+	conversationId: string;
+	runId: string;
+	now: string;
+	trigger: RunTrigger;
+	input: string | null;
+	branchFrom?: string;
+	model?: string;
+};
+
+const CLAIM = `WITH counted AS (
 			SELECT count(*) AS running, coalesce(bool_or(conversation_id = $2), false) AS busy FROM runs WHERE status = 'running'
 		), claimed AS (
 			INSERT INTO runs (id, conversation_id, status, trigger, input, started_at, owner, lease_until)
@@ -64,30 +68,31 @@ export async function claimRun(
 		SELECT CASE WHEN EXISTS (SELECT 1 FROM claimed) THEN 'claimed'
 		            WHEN counted.running >= $6 AND NOT counted.busy THEN 'full'
 		            ELSE 'busy' END AS claim
-		FROM counted`,
-		[
-			run.runId,
-			run.conversationId,
-			run.trigger,
-			run.input,
-			run.now,
-			rules.maxConcurrentRuns,
-			run.model ?? null,
-			rules.owner.instanceId,
-			rules.owner.leaseMs,
-			run.trigger === 'message' && run.input ? titleFromMessage(run.input) : null
-		]
-	);
-	const claim = rows[0]!.claim;
-	if (claim === 'claimed' && run.branchFrom !== undefined) await startBranchAt(client, run.conversationId, run.branchFrom);
-	return claim;
-}
+		FROM counted`;
+
+const claimValues = (run: RunClaim, rules: ClaimRules) => [
+	run.runId,
+	run.conversationId,
+	run.trigger,
+	run.input,
+	run.now,
+	rules.maxConcurrentRuns,
+	run.model ?? null,
+	rules.owner.instanceId,
+	rules.owner.leaseMs,
+	run.trigger === 'message' && run.input ? titleFromMessage(run.input) : null
+];
 
 export function postgresRunStorage(pool: pg.Pool, rules: ClaimRules): RunStorage {
 	const me = rules.owner.instanceId;
 	return {
-		claim: (conversationId, runId, now, trigger, input, also) =>
-			inTransaction(pool, (client) => claimRun(client, { conversationId, runId, now, trigger, input, ...also }, rules), { opening: LOCK_CLAIMS }),
+		async claim(conversationId, runId, now, trigger, input, also) {
+			const run = { conversationId, runId, now, trigger, input, ...also };
+			if (run.branchFrom !== undefined) return inTransaction(pool, (client) => claimRun(client, run, rules), { opening: LOCK_CLAIMS });
+			// Without a branch to start, the lock and the claim go with BEGIN and COMMIT in one round trip (issue 26).
+			const [, claimed] = await transactInOneTrip(pool, [LOCK_CLAIMS, withLiterals(CLAIM, claimValues(run, rules))]);
+			return (claimed!.rows[0] as { claim: Claim }).claim;
+		},
 
 		async touchConversation(conversationId, now) {
 			await pool.query(`UPDATE conversations SET updated_at = $1 WHERE id = $2`, [now, conversationId]);
@@ -130,6 +135,21 @@ export function postgresRunStorage(pool: pg.Pool, rules: ClaimRules): RunStorage
 				[conversationId]
 			);
 			return rows.map(toRecord);
+		},
+
+		async opening(conversationId) {
+			const { rows } = await pool.query<{ model: string | null; head: string | null; awaiting: boolean; latest: { id: string; trigger: RunTrigger }[] }>(
+				`SELECT c.model,
+					(SELECT head FROM conversation_branches WHERE conversation_id = c.id) AS head,
+					EXISTS (SELECT 1 FROM tool_approvals WHERE thread_id = c.id AND decision IS NULL) AS awaiting,
+					(SELECT coalesce(json_agg(json_build_object('id', r.id, 'trigger', r.trigger) ORDER BY r.started_at DESC, r.seq DESC), '[]') FROM (
+						SELECT id, trigger, started_at, seq FROM runs WHERE conversation_id = c.id ORDER BY started_at DESC, seq DESC LIMIT 2
+					) r) AS latest
+				FROM conversations c WHERE c.id = $1`,
+				[conversationId]
+			);
+			const row = rows[0];
+			return { model: row?.model ?? null, head: row?.head ?? undefined, awaitingDecision: row?.awaiting ?? false, latestRuns: row?.latest ?? [] };
 		},
 
 		async listRunning() {

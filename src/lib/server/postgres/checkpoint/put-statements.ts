@@ -3,6 +3,8 @@
 
 import pg from 'pg';
 import { heldRun, RunFencedError } from '../app/run-fence.js';
+import { withLiterals, type SqlValue } from '../literal-sql.js';
+import { AND_COMMIT } from '../transaction.js';
 import { RACE_ATTEMPTS, type CheckpointRow, type ItemRow, type Queryable, type RunFence, type WriteRow } from './store.js';
 
 export interface ParentRow extends Pick<CheckpointRow, 'type' | 'checkpoint' | 'channels' | 'encoding'> {
@@ -49,7 +51,7 @@ export interface CheckpointWrite {
  */
 export interface PutRider {
 	sql: (placeholders: string[]) => string;
-	params: unknown[];
+	params: SqlValue[];
 }
 
 type RawLock = {
@@ -186,13 +188,16 @@ export const putSql = {
 	/**
 	 * One statement: new items, the logs' lengths, the parent's writes that become links, and the
 	 * checkpoint row. Putting the same checkpoint id again overwrites it, as the stock savers do.
+	 * It ends the put's transaction: COMMIT goes with it in one round trip (issue 26), its values
+	 * written in as literals (a query of several statements takes no parameters); on an error the
+	 * server skips the COMMIT and the caller rolls back.
 	 */
-	async writeCheckpoint(client: pg.PoolClient, write: CheckpointWrite): Promise<void> {
+	async writeAndCommit(client: pg.PoolClient, write: CheckpointWrite): Promise<void> {
 		const items = (key: keyof ItemRow) => write.items.map((item) => item[key]);
 		const relinks = (key: keyof Relink) => write.relinks.map((relink) => relink[key]);
 		const { rider } = write;
 		const riding = rider ? `, rider AS (${rider.sql(rider.params.map((_, i) => `$${WRITE_PARAMS + 1 + i}`))})` : '';
-		await client.query(
+		const statement = withLiterals(
 			`WITH added AS (
 				INSERT INTO lg_log_items (log_id, seq, type, value, encoding)
 				SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::bytea[], $5::smallint[])
@@ -234,5 +239,6 @@ export const putSql = {
 				...(rider?.params ?? [])
 			]
 		);
+		await client.query(statement + AND_COMMIT);
 	}
 };

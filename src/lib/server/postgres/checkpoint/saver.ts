@@ -145,7 +145,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 			const newLogs = await putSql.createLogs(client, locked.threadKey, plan.logs.filter((log) => log.newLog).length);
 			const { placed, map } = this.planner.place(plan, newLogs);
 			const rider = await this.onPut?.({ threadId, ns, checkpointId: plan.id, parentId });
-			await putSql.writeCheckpoint(client, {
+			await putSql.writeAndCommit(client, {
 				threadKey: locked.threadKey,
 				checkpointId: plan.id,
 				parentId: parentId ?? null,
@@ -168,7 +168,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 			});
 			return placed;
 			},
-			{ opening: putSql.lockOpening(threadId, ns, parentId, fence) }
+			{ opening: putSql.lockOpening(threadId, ns, parentId, fence), commitsItself: true }
 		);
 		this.planner.remember(placed);
 		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };

@@ -1,0 +1,85 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Runtime } from '../../src/lib/server/runtime';
+import { startInProcess } from '../support/in-process';
+import { eventsOfRun, startedRun } from '../support/run-events';
+import { ScriptedOllama } from '../support/scripted-ollama';
+import { callsScript } from '../support/scripts';
+
+/**
+ * What a run reads of its conversation (issue 26): each read is a round trip on PostgreSQL, so the
+ * model, the branch head and whether calls wait for a person are read once, as the run begins
+ * (`runs.opening`), not at each step; pending approvals only when a tools step was left open.
+ */
+function countReads(runtime: Runtime) {
+	const { storage } = runtime;
+	const spies = {
+		opening: vi.spyOn(storage.runs, 'opening'),
+		head: vi.spyOn(storage.branches, 'head'),
+		model: vi.spyOn(storage.conversations, 'model'),
+		pending: vi.spyOn(storage.approvals, 'pending'),
+		denyPending: vi.spyOn(storage.approvals, 'denyPending'),
+		allowed: vi.spyOn(storage.allowedTools, 'has'),
+		runList: vi.spyOn(storage.runs, 'list')
+	};
+	return {
+		counts: () => Object.fromEntries(Object.entries(spies).map(([name, spy]) => [name, spy.mock.calls.length])),
+		reset: () => Object.values(spies).forEach((spy) => spy.mockClear())
+	};
+}
+
+async function send(runtime: Runtime, message: string, conversation: string | null = null) {
+	const started = startedRun(await runtime.runService.start({ kind: 'message', conversation, message }));
+	const events = await eventsOfRun(runtime, started.run);
+	await runtime.runService.registry.get(started.conversation)?.done;
+	return { ...started, events };
+}
+
+describe('what a run reads, in process', () => {
+	let ollama: ScriptedOllama | undefined;
+	let runtime: Runtime | undefined;
+	afterEach(async () => {
+		await runtime?.close();
+		runtime = undefined;
+		await ollama?.close();
+		ollama = undefined;
+	});
+
+	it('a tool-calling turn reads its conversation once: no head, model or approvals read again at each step', async () => {
+		ollama = await ScriptedOllama.start(callsScript([{ name: 'test__peek', arguments: {} }]));
+		({ runtime } = await startInProcess({ ollamaUrl: ollama.url }));
+		const reads = countReads(runtime);
+		const first = await send(runtime, 'look');
+		expect(first.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
+		expect(first.events.some((e) => e.event === 'trace' && (e.data as { event?: string }).event === 'result')).toBe(true);
+		expect(reads.counts()).toEqual({ opening: 1, head: 0, model: 0, pending: 0, denyPending: 0, allowed: 0, runList: 0 });
+
+		reads.reset();
+		const second = await send(runtime, 'look again', first.conversation);
+		expect(second.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
+		expect(reads.counts()).toEqual({ opening: 1, head: 0, model: 0, pending: 0, denyPending: 0, allowed: 0, runList: 0 });
+		expect(await runtime.storage.conversations.get(first.conversation)).toMatchObject({ status: 'completed', messageCount: 8 });
+	});
+
+	it('a run that asks a person reads the waiting calls once, for its approval event; the next message denies them', async () => {
+		ollama = await ScriptedOllama.start(callsScript([{ name: 'test__effect', arguments: { item: 'a' } }]));
+		({ runtime } = await startInProcess({ ollamaUrl: ollama.url }));
+		const reads = countReads(runtime);
+		const asked = await send(runtime, 'save a');
+		expect(asked.events.find((e) => e.event === 'approval')).toMatchObject({
+			data: { conversation: asked.conversation, run: asked.run, approvals: [{ tool: 'test__effect', args: { item: 'a' } }] }
+		});
+		expect(asked.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'waiting' } });
+		expect(reads.counts()).toMatchObject({ opening: 1, head: 0, model: 0, pending: 1, denyPending: 0 });
+
+		const [first] = await runtime.storage.approvals.pending(asked.conversation);
+		reads.reset();
+		const moved = await send(runtime, 'never mind', asked.conversation);
+		expect(moved.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'waiting' } });
+		// Closing the calls left open wrote a checkpoint, which moved the head: read once more, then.
+		expect(reads.counts()).toMatchObject({ opening: 1, head: 1, model: 0, pending: 1, denyPending: 1 });
+		expect(await runtime.storage.approvals.decision(asked.conversation, first!.toolCallId, 0)).toEqual({
+			action: 'deny',
+			reason: 'the conversation moved on'
+		});
+	});
+});
