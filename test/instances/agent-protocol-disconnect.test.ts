@@ -108,7 +108,7 @@ describe('Agent Server protocol: on_disconnect cancel across instances', () => {
 		await ollama.held(`${item}1`);
 		const leave = async () => {
 			controller.abort();
-			await iterator.return?.().catch((e: Error) => expect(e.name).toBe('AbortError'));
+			await iterator.return?.(undefined).catch((e: Error) => expect(e.name).toBe('AbortError'));
 			await expect.poll(() => streams(a)).toBe(0);
 		};
 		return { thread, runId, leave };
