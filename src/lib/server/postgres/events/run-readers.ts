@@ -36,7 +36,7 @@ export class RemoteReaders {
 	 * Counts a reader of `runId` before it reads anything, so an owner never finds it missing while
 	 * it follows. `leave` removes the row; with `cancel`, in the same commit, it asks the owner to
 	 * cancel the run if no reader is left anywhere (the owner decides when it hears it, so the
-	 * removal is always seen first). Leaving before the row is written waits for it.
+	 * removal is always seen first). A removal that fails leaves a row that times out.
 	 */
 	async join(runId: string): Promise<CountedReader> {
 		const id = randomUUID();
