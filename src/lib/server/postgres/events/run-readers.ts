@@ -84,10 +84,13 @@ export class RemoteReaders {
 /**
  * The owner's side: while a run executes on this instance, each time a reader on another instance
  * has left asking for the cancel (a row, so a wish sent while the bus was away is read when it is
- * back, and one sent before the watch began is read at once), takes the wishes and calls `unfollowed`
- * with whether any reader on another instance still counts. A wish is a row per leaving reader,
- * committed with the removal of its reader's row, so a read that takes it sees that reader gone;
- * taking deletes it, so of two reads only one has it. Returns the unwatch, for the run's `finally`.
+ * back), takes the wishes and calls `unfollowed` with whether any reader on another instance still
+ * counts. A wish is a row per leaving reader, committed with the removal of its reader's row, so a
+ * read that takes it sees that reader gone; taking deletes it, so of two reads only one has it.
+ * Nothing is read as the watch begins, which spares every run a round trip: a wish needs a reader
+ * that followed the run and left between its claim and this watch, a few milliseconds in this
+ * process, and one missed there leaves the run going on, as with `continue`. Returns the unwatch,
+ * for the run's `finally`.
  */
 export function watchForUnfollowed(parts: Parts, runId: string, unfollowed: (othersLeft: boolean) => void): () => void {
 	let done = false;
@@ -105,7 +108,6 @@ export function watchForUnfollowed(parts: Parts, runId: string, unfollowed: (oth
 			.catch((error: Error) => parts.log(`Run ${runId}: reading whether its readers on other instances left failed (${error.message})`));
 	};
 	const unsubscribe = parts.bus.subscribe('sophos_run_unfollowed', runId, { notified: check, reconnected: check });
-	check();
 	return () => {
 		done = true;
 		unsubscribe();
