@@ -17,6 +17,7 @@ import pg from 'pg';
 import { migratePostgres } from '../src/lib/server/postgres/migrations.js';
 import { NotifyBus } from '../src/lib/server/postgres/notify-bus.js';
 import { remoteEventResponse } from '../src/lib/server/postgres/events/remote-event-response.js';
+import { RemoteReaders } from '../src/lib/server/postgres/events/run-readers.js';
 import { RunEventWriter } from '../src/lib/server/postgres/events/run-event-writer.js';
 import { postgresAppStorage } from '../src/lib/server/postgres/app/app-storage.js';
 import { EventLog } from '../src/lib/server/stream/event-log.js';
@@ -70,7 +71,8 @@ async function withPostgres(url: string): Promise<Figures> {
 	try {
 		const log = new EventLog(10_000);
 		const writer = RunEventWriter.attach(pools[0]!, log, { runId, log: console.error });
-		const parts = { pool: pools[1]!, bus: reader, counts: new Map<string, number>(), log: console.error };
+		const readers = new RemoteReaders({ pool: pools[1]!, bus: reader, log: console.error }, 60_000);
+		const parts = { pool: pools[1]!, bus: reader, readers, counts: new Map<string, number>(), log: console.error };
 		const response = await remoteEventResponse(parts, runId, 0, new AbortController().signal, { maxFollowers: 4, backlogLimitBytes: 64 << 20, onDrop: () => {} });
 		const publishedAt = new Map<number, number>();
 		const latencies: number[] = [];

@@ -53,7 +53,7 @@ describe('run event retention', () => {
 	it('ends the stream of a run whose owner recorded its outcome and died before keeping its end', async () => {
 		const { conversationId, runId } = await claimedRun(a.storage);
 		await appendRunEvents(a.pool, { runId, firstId: 1, events: [encodeEvent({ event: 'token', data: 'partial' })], terminal: false });
-		const reader = await remoteEventResponse({ pool: b.pool, bus: b.bus, counts: new Map(), log: () => {} }, runId, 0, new AbortController().signal, {
+		const reader = await remoteEventResponse({ pool: b.pool, bus: b.bus, readers: b.readers, counts: new Map(), log: () => {} }, runId, 0, new AbortController().signal, {
 			maxFollowers: 2,
 			backlogLimitBytes: 1 << 20,
 			onDrop: () => {}

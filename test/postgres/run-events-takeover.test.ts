@@ -18,7 +18,7 @@ const { a, b } = instances;
 
 const OPTIONS: LiveResponseOptions = { maxFollowers: 4, backlogLimitBytes: 1 << 20, onDrop: () => {} };
 const signal = () => new AbortController().signal;
-const parts = (instance: Instance) => ({ pool: instance.pool, bus: instance.bus, counts: new Map<string, number>(), log: () => {} });
+const parts = (instance: Instance) => ({ pool: instance.pool, bus: instance.bus, readers: instance.readers, counts: new Map<string, number>(), log: () => {} });
 
 const interrupted = (conversation: string, run: string): RunEvent => ({
 	event: 'end',

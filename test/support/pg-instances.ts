@@ -7,6 +7,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { migratePostgres, postgresAppStorage } from '../../src/lib/server/postgres/index.js';
 import { NotifyBus } from '../../src/lib/server/postgres/notify-bus.js';
 import { postgresRunLeases } from '../../src/lib/server/postgres/app/run-leases.js';
+import { RemoteReaders } from '../../src/lib/server/postgres/events/run-readers.js';
 import type { AppStorage } from '../../src/lib/server/storage/app-storage.js';
 import type { RunLeases } from '../../src/lib/server/storage/run-leases.js';
 import type { RunState } from '../../src/lib/server/postgres/events/run-cancel.js';
@@ -19,6 +20,8 @@ export type Instance = {
 	bus: NotifyBus;
 	storage: AppStorage;
 	leases: RunLeases;
+	/** Its readers of runs the other executes, as a remote reader counts them. */
+	readers: RemoteReaders;
 	/** What the instance logged. */
 	logs: Mailbox<string>;
 };
@@ -46,7 +49,7 @@ export async function startInstances(prefix: string): Promise<Instances> {
 		await bus.start();
 		const owner = { instanceId: `instance-${name}`, leaseMs: 60_000 };
 		const storage = postgresAppStorage(pool, { maxConcurrentRuns: 100, maxQueuedMessages: 100 }, owner);
-		return { name, pool, bus, storage, leases: postgresRunLeases(pool, owner), logs };
+		return { name, pool, bus, storage, leases: postgresRunLeases(pool, owner), readers: new RemoteReaders({ pool, bus, log }, owner.leaseMs), logs };
 	};
 	const a = await start('a');
 	await migratePostgres(a.pool);
@@ -69,6 +72,7 @@ export async function startInstances(prefix: string): Promise<Instances> {
 		async close() {
 			await admin.end();
 			for (const instance of [a, b]) {
+				instance.readers.close();
 				await instance.bus.close();
 				await instance.pool.end();
 			}

@@ -129,7 +129,8 @@ export class ProtocolRuns {
 	 * run's status is pending).
 	 *
 	 * `onDisconnect` "cancel": once this reader has left before the run's end and no other reader
-	 * follows the run, the run is cancelled (RunService.cancelIfUnfollowed).
+	 * follows the run on any instance, the run is cancelled: by RunService.cancelIfUnfollowed when
+	 * this process executes it, else by its owner, asked as this reader leaves (SharedRuns.follow).
 	 */
 	async stream(
 		threadId: string,
@@ -148,7 +149,7 @@ export class ProtocolRuns {
 		if (live) {
 			const reading = this.reading(live.id, signal, onDisconnect);
 			// From Sophos's first event, whatever the client saw: the translator needs to know which answer the tokens after `after` belong to.
-			const sophos = await this.parts.runService.follow(threadId, 0, reading.signal, this.parts.streamOptions);
+			const sophos = await this.parts.runService.follow(threadId, 0, reading.signal, this.parts.streamOptions, onDisconnect === 'cancel');
 			if (modes.includes('updates')) translator.knowFrom(await values());
 			if (sophos instanceof Response) return protocolStreamResponse(sophos, translator, headers, reading.leave);
 		}
@@ -169,7 +170,7 @@ export class ProtocolRuns {
 			request.removeEventListener('abort', leave);
 			controller.abort();
 			if (onDisconnect !== 'cancel') return;
-			this.parts.runService.cancelIfUnfollowed(liveRunId)?.catch((e) => this.parts.log(`Run ${liveRunId}: cancelling it as its last reader left failed`, e));
+			this.parts.runService.cancelIfUnfollowed(liveRunId).catch((e) => this.parts.log(`Run ${liveRunId}: cancelling it as its last reader left failed`, e));
 		};
 		if (request.aborted) leave();
 		else request.addEventListener('abort', leave);

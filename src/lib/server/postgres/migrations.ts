@@ -255,7 +255,23 @@ const MIGRATIONS: readonly string[] = [
 		answer text NOT NULL,
 		outcome text
 	);
-	CREATE INDEX elicitation_answers_by_run ON elicitation_answers (run_id);`
+	CREATE INDEX elicitation_answers_by_run ON elicitation_answers (run_id);`,
+	// Readers of a run on instances that do not execute it, and their wishes that it be cancelled
+	// once none is left (events/run-readers.ts): a reader's row counts until `until`, which its
+	// process renews, so a dead process's readers stop counting; a wish is taken once by the owner.
+	`CREATE TABLE run_readers (
+		id text PRIMARY KEY,
+		run_id text NOT NULL REFERENCES runs ON DELETE CASCADE,
+		instance_id text NOT NULL,
+		until timestamptz NOT NULL
+	);
+	CREATE INDEX run_readers_by_run ON run_readers (run_id);
+	CREATE INDEX run_readers_by_instance ON run_readers (instance_id);
+	CREATE TABLE run_unfollowed (
+		id text PRIMARY KEY,
+		run_id text NOT NULL REFERENCES runs ON DELETE CASCADE
+	);
+	CREATE INDEX run_unfollowed_by_run ON run_unfollowed (run_id);`
 ];
 
 /** Any number of instances may start at once: the first to take this lock migrates, the rest wait. */

@@ -6,7 +6,13 @@ import pg from 'pg';
  * Every channel Sophos uses; a notification's payload is one key on it: a run id, or for
  * sophos_elicitation_outcome the id of an answer carried to a run's owner.
  */
-export const NOTIFY_CHANNELS = ['sophos_run_events', 'sophos_run_cancel', 'sophos_elicitation_answer', 'sophos_elicitation_outcome'] as const;
+export const NOTIFY_CHANNELS = [
+	'sophos_run_events',
+	'sophos_run_cancel',
+	'sophos_elicitation_answer',
+	'sophos_elicitation_outcome',
+	'sophos_run_unfollowed'
+] as const;
 export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];
 
 /** PostgreSQL refuses payloads of 8000 bytes and more; keys are ids, far below it. */

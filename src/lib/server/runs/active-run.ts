@@ -55,6 +55,14 @@ export class ActiveRun {
 		return this.controller.signal;
 	}
 
+	/**
+	 * Going on with no reader here: not stopping, not ended, and no stream of this process follows
+	 * it. What on_disconnect "cancel" asks before it cancels (readers on other instances aside).
+	 */
+	get unfollowed(): boolean {
+		return !this.signal.aborted && !this.log.isEnded && this.log.followers === 0;
+	}
+
 	get stopReason(): StopReason | null {
 		return this.reason;
 	}

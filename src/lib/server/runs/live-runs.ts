@@ -44,18 +44,21 @@ export class LiveRuns {
 	/**
 	 * GET /api/chat: the live stream of the conversation's run, from after `lastEventId`; with none
 	 * in flight (or its kept events unreadable), one `end` with the conversation's latest status.
+	 * `cancelOnLeave` is for a run another instance executes (SharedRuns.follow); a run executed
+	 * here is cancelled by its reader's caller (RunService.cancelIfUnfollowed).
 	 */
 	async follow(
 		conversationId: string,
 		lastEventId: number,
 		signal: AbortSignal,
-		options: (runId: string) => LiveResponseOptions
+		options: (runId: string) => LiveResponseOptions,
+		cancelOnLeave = false
 	): Promise<Response | Extract<RunRefusal, { refused: 'conversation-not-found' }>> {
 		const run = await this.active(conversationId);
 		if (run?.here) return liveEventResponse(run.here.log, lastEventId, signal, options(run.id));
 		if (run && this.parts.shared) {
 			try {
-				return await this.parts.shared.follow(run.id, lastEventId, signal, options(run.id));
+				return await this.parts.shared.follow(run.id, lastEventId, signal, options(run.id), cancelOnLeave);
 			} catch (e) {
 				// Its events could not be read (the database away): the conversation's state below is all there is.
 				this.parts.log(`Run ${run.id}: following it from this instance failed`, e);

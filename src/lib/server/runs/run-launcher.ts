@@ -37,6 +37,9 @@ export class RunLauncher {
 			id: runId,
 			log: run.log,
 			abort: () => run.abort('cancel'),
+			cancelIfUnfollowed: () => {
+				if (run.unfollowed) run.abort('cancel');
+			},
 			answer: (id, answer) => parts.elicitations.answer(runId, id, answer)
 		});
 		parts.registry.add(run);

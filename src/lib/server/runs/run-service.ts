@@ -68,8 +68,8 @@ export class RunService {
 		return this.live.isActive(conversationId);
 	}
 
-	follow(conversationId: string, lastEventId: number, signal: AbortSignal, options: (runId: string) => LiveResponseOptions) {
-		return this.live.follow(conversationId, lastEventId, signal, options);
+	follow(conversationId: string, lastEventId: number, signal: AbortSignal, options: (runId: string) => LiveResponseOptions, cancelOnLeave = false) {
+		return this.live.follow(conversationId, lastEventId, signal, options, cancelOnLeave);
 	}
 
 	cancel(runId: string) {
@@ -77,14 +77,18 @@ export class RunService {
 	}
 
 	/**
-	 * on_disconnect "cancel": cancels a run this process executes once no reader follows it, through
-	 * `cancel` as any other. Decided synchronously, right after the leaving reader detached, so of
-	 * readers leaving together exactly one finds none left; a run already stopping or ended, still
-	 * followed, or executed by another instance is left alone (null).
+	 * on_disconnect "cancel": cancels a run this process executes once no reader follows it, here or
+	 * on another instance (PostgreSQL), through `cancel` as any other. Called right after the leaving
+	 * reader detached; whether one is left here is read again, in the turn that cancels, once the
+	 * other instances' readers are known, so of readers leaving together exactly one cancels. A run
+	 * already stopping or ended, still followed, or executed by another instance (its reader's
+	 * follow asks the owner, SharedRuns.follow) is left alone (null).
 	 */
-	cancelIfUnfollowed(runId: string): ReturnType<LiveRuns['cancel']> | null {
-		const run = this.parts.registry.getById(runId);
-		if (!run || run.log.isEnded || run.signal.aborted || run.log.followers > 0) return null;
+	async cancelIfUnfollowed(runId: string): Promise<Awaited<ReturnType<LiveRuns['cancel']>> | null> {
+		const unfollowed = () => this.parts.registry.getById(runId)?.unfollowed === true;
+		if (!unfollowed()) return null;
+		if (this.parts.shared && (await this.parts.shared.followedElsewhere(runId))) return null;
+		if (!unfollowed()) return null;
 		return this.live.cancel(runId);
 	}
 

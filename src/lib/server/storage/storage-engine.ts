@@ -18,17 +18,26 @@ import type { PoolUse } from '../telemetry/pool-metrics';
  */
 export interface SharedRuns {
 	/**
-	 * Before the run publishes: its events are kept, a cancel from any instance calls `abort`, and an
-	 * answer to one of its questions sent to any instance is given to `answer`. Returns its detach, for its end.
+	 * Before the run publishes: its events are kept, a cancel from any instance calls `abort`, an
+	 * answer to one of its questions sent to any instance is given to `answer`, and
+	 * `cancelIfUnfollowed` is called when a reader on another instance left asking for the cancel
+	 * (on_disconnect "cancel") and no reader is left on any other. Returns its detach, for its end.
 	 */
 	attach(run: {
 		id: string;
 		log: EventLog;
 		abort(): void;
+		cancelIfUnfollowed(): void;
 		answer(elicitationId: string, answer: ElicitationAnswer): ElicitationAnswerOutcome;
 	}): () => Promise<void>;
-	/** GET /api/chat for a run another instance executes. */
-	follow(runId: string, lastEventId: number, signal: AbortSignal, options: LiveResponseOptions): Promise<Response>;
+	/**
+	 * GET /api/chat for a run another instance executes; the reader counts there as one until it
+	 * leaves. `cancelOnLeave`: leaving before the run's end asks its owner to cancel it if no reader
+	 * is left anywhere.
+	 */
+	follow(runId: string, lastEventId: number, signal: AbortSignal, options: LiveResponseOptions, cancelOnLeave?: boolean): Promise<Response>;
+	/** Whether a reader on another instance than its owner follows the run now (a dead instance's, until its rows time out). */
+	followedElsewhere(runId: string): Promise<boolean>;
 	/** Asks the owner to cancel the run, and waits until its outcome is recorded (or its owner is gone). */
 	cancel(runId: string): Promise<'recorded' | 'owner-gone' | 'no-answer' | 'not-found'>;
 	/**

@@ -5,7 +5,8 @@ import type { RunStatus } from '../../../protocol';
 import { appendRunEvents, encodeEvent } from './run-event-rows.js';
 
 /**
- * Deletes the kept events (and cancel requests, and answers a sender left behind) of every run that finished more than `keepMs`
+ * Deletes the kept events (and cancel requests, answers a sender left behind, and the rows of
+ * readers and their wishes a dead instance left, run-readers.ts) of every run that finished more than `keepMs`
  * ago by its runs row, whichever instance ran it; a run still `running` keeps its events, even
  * one whose owner died, until it is taken over and ends. Returns how many rows went.
  */
@@ -14,6 +15,8 @@ export async function sweepRunEvents(db: pg.Pool | pg.PoolClient, keepMs: number
 	const events = await db.query(`DELETE FROM run_events WHERE run_id IN (${old})`, [keepMs]);
 	await db.query(`DELETE FROM run_cancels WHERE run_id IN (${old})`, [keepMs]);
 	await db.query(`DELETE FROM elicitation_answers WHERE run_id IN (${old})`, [keepMs]);
+	await db.query(`DELETE FROM run_readers WHERE run_id IN (${old})`, [keepMs]);
+	await db.query(`DELETE FROM run_unfollowed WHERE run_id IN (${old})`, [keepMs]);
 	return events.rowCount ?? 0;
 }
 

@@ -1,6 +1,7 @@
 // The run stream across instances on PostgreSQL, as the runtime uses it (storage/engine.ts SharedRuns):
-// the notify bus, each run's event writer, cancel and answer watches, remote readers, cancels and
-// answers to its questions carried to the owner, the end a takeover keeps, and the sweep of kept events.
+// the notify bus, each run's event writer, cancel and answer watches, remote readers (counted for
+// its owner), cancels, answers to its questions and readers' leaving carried to the owner, the end a
+// takeover keeps, and the sweep of kept events.
 
 import type pg from 'pg';
 import type { RunStatus } from '../../../protocol';
@@ -10,6 +11,7 @@ import { askOwnerToCancel, watchForCancel, type RunState } from './run-cancel.js
 import { askOwnerToAnswer, openQuestions, watchForAnswers } from './elicitation-answers.js';
 import { RunEventSweeper } from './run-event-retention.js';
 import { RunEventWriter } from './run-event-writer.js';
+import { hasRemoteReaders, RemoteReaders, watchForUnfollowed } from './run-readers.js';
 import { endTakenOverRun } from './run-takeover.js';
 import type { SharedRuns } from '../../storage/storage-engine';
 
@@ -23,7 +25,10 @@ export async function startSharedRuns(
 	const sweeper = new RunEventSweeper(pool, { keepMs: options.keepMs, log });
 	await sweeper.start();
 	const parts = { pool, bus, log };
-	const remote = { pool, bus, counts: new Map<string, number>(), log };
+	// A reader's row outlives two of the owners' leases without renewal: an instance that lost
+	// PostgreSQL for less than that keeps its readers counted.
+	const readers = new RemoteReaders(parts, 2 * options.leaseMs);
+	const remote = { pool, bus, counts: new Map<string, number>(), readers, log };
 	const writers = new Set<Promise<void>>();
 	const state = async (id: string): Promise<RunState | undefined> => {
 		const { rows } = await pool.query<{ status: RunStatus; alive: boolean }>(
@@ -37,13 +42,19 @@ export async function startSharedRuns(
 			const writer = RunEventWriter.attach(pool, run.log, { runId: run.id, log });
 			writers.add(writer.done);
 			void writer.done.finally(() => writers.delete(writer.done));
-			const unwatch = [watchForCancel(parts, run.id, () => run.abort()), watchForAnswers(parts, run.id, run.answer)];
+			const unwatch = [
+				watchForCancel(parts, run.id, () => run.abort()),
+				watchForAnswers(parts, run.id, run.answer),
+				watchForUnfollowed(parts, run.id, (othersLeft) => othersLeft || run.cancelIfUnfollowed())
+			];
 			return async () => {
 				for (const u of unwatch) u();
 				await writer.done;
 			};
 		},
-		follow: (runId, lastEventId, signal, responseOptions) => remoteEventResponse(remote, runId, lastEventId, signal, responseOptions),
+		follow: (runId, lastEventId, signal, responseOptions, cancelOnLeave) =>
+			remoteEventResponse(remote, runId, lastEventId, signal, responseOptions, cancelOnLeave),
+		followedElsewhere: (runId) => hasRemoteReaders(pool, runId),
 		// Long enough for the owner to reach its outcome, or for its lease to end and a takeover to record one.
 		cancel: (runId) => askOwnerToCancel(parts, runId, { state, waitMs: 2 * options.leaseMs }),
 		answer: (runId, elicitationId, answer) => askOwnerToAnswer(parts, runId, elicitationId, answer, { state, waitMs: 2 * options.leaseMs }),
@@ -56,6 +67,7 @@ export async function startSharedRuns(
 		},
 		async close() {
 			await Promise.allSettled([...writers]);
+			readers.close();
 			await sweeper.close();
 			await bus.close();
 		}
