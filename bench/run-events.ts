@@ -14,7 +14,7 @@
 // to its arrival at the remote reader (p50, p99). Best of --repeat runs (default 3) by wall time.
 
 import pg from 'pg';
-import { migratePostgres } from '../src/lib/server/postgres/migrations.js';
+import { migratePostgres } from '../src/lib/server/postgres/migrate.js';
 import { NotifyBus } from '../src/lib/server/postgres/notify-bus.js';
 import { remoteEventResponse } from '../src/lib/server/postgres/events/remote-event-response.js';
 import { RemoteReaders } from '../src/lib/server/postgres/events/run-readers.js';

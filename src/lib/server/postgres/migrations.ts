@@ -1,14 +1,12 @@
-// The PostgreSQL schema of Sophos: one numbered list for every table the engine owns.
-
-import type pg from 'pg';
-import { inTransaction } from './transaction.js';
+// The PostgreSQL schema of Sophos: one numbered list for every table the engine owns, applied by
+// migrate.ts.
 
 /**
  * Append-only: a shipped migration is never edited, only followed by a new one, so every database
  * converges on the same schema. Migration N (1-based) is recorded in `sophos_migrations` as version
  * N in the same transaction that applies it.
  */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
 	`-- Checkpoints (checkpoint/): the delta layout of the SQLite store, keyed by a thread surrogate.
 	-- One row per (thread, namespace); every other checkpoint table hangs off it and is removed
 	-- with it. The row is also the lock that serialises puts to one thread across connections.
@@ -273,41 +271,3 @@ const MIGRATIONS: readonly string[] = [
 	);
 	CREATE INDEX run_unfollowed_by_run ON run_unfollowed (run_id);`
 ];
-
-/** Any number of instances may start at once: the first to take this lock migrates, the rest wait. */
-const MIGRATION_LOCK = 0x50_48_05_05;
-
-export class PostgresSchemaError extends Error {
-	readonly code = 'SCHEMA_TOO_NEW';
-	constructor(readonly databaseVersion: number, readonly knownVersion: number) {
-		super(
-			`the PostgreSQL database is at schema version ${databaseVersion}, newer than this Sophos knows (${knownVersion}); ` +
-				'run the Sophos version that migrated it, or a newer one'
-		);
-	}
-}
-
-/**
- * Brings the database's schema up to date, in one transaction: a failure applies nothing. Safe to
- * call from several processes at once. Returns how many migrations were applied; throws
- * PostgresSchemaError when a newer Sophos has migrated the database further than this one knows.
- */
-export async function migratePostgres(pool: pg.Pool): Promise<number> {
-	return inTransaction(pool, async (client) => {
-		await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-		await client.query(
-			`CREATE TABLE IF NOT EXISTS sophos_migrations (
-				version integer PRIMARY KEY,
-				applied_at timestamptz NOT NULL DEFAULT now()
-			)`
-		);
-		const { rows } = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM sophos_migrations`);
-		const applied = rows[0]?.version ?? 0;
-		if (applied > MIGRATIONS.length) throw new PostgresSchemaError(applied, MIGRATIONS.length);
-		for (let i = applied; i < MIGRATIONS.length; i += 1) {
-			await client.query(MIGRATIONS[i]!);
-			await client.query(`INSERT INTO sophos_migrations (version) VALUES ($1)`, [i + 1]);
-		}
-		return MIGRATIONS.length - applied;
-	});
-}
