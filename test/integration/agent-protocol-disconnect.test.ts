@@ -2,7 +2,7 @@ import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { samples } from '../support/prometheus';
 import type { Script } from '../support/scripted-ollama';
-import { human, protocolHarness, threadWith } from '../support/protocol-harness';
+import { human, protocolHarness, settled, threadWith } from '../support/protocol-harness';
 import { currentTurn } from '../support/scripts';
 import { testMcpConfig } from '../support/test-config';
 
@@ -56,10 +56,8 @@ describe('Agent Server protocol: on_disconnect', () => {
 			signal: controller.signal
 		});
 		const runId = await readThenAbort(stream, controller);
-		// A join is a reader too: it follows the run once the one that left is gone. The run's end,
-		// which it waits for, comes from the cancel, since the model is still held.
-		await expect.poll(streams).toBe(0);
-		await harness.client.runs.join(thread, runId);
+		// The model is still held: the run's end comes from the cancel.
+		await settled(harness.client, thread, runId);
 		expect(await harness.client.runs.get(thread, runId)).toMatchObject({ status: 'interrupted' });
 		harness.ollama.release('a');
 		expect((await harness.client.runs.list(thread)).map((r) => r.status)).toEqual(['interrupted', 'success']);
@@ -89,8 +87,7 @@ describe('Agent Server protocol: on_disconnect', () => {
 			});
 			req.on('error', (e) => (req.destroyed ? undefined : reject(e)));
 		});
-		await expect.poll(streams).toBe(0);
-		await harness.client.runs.join(thread, run.run_id);
+		await settled(harness.client, thread, run.run_id);
 		expect(await harness.client.runs.get(thread, run.run_id)).toMatchObject({ status: 'interrupted' });
 		harness.ollama.release('b');
 		expect(effects('b')).toEqual([]);
@@ -133,7 +130,7 @@ describe('Agent Server protocol: on_disconnect', () => {
 		leaving.abort();
 		await leftReading;
 		// Its leaving, and the count of readers it leaves behind, are one turn of the service's loop.
-		await expect.poll(streams).toBe(1);
+		await expect.poll(streams, { timeout: 60_000 }).toBe(1);
 		harness.ollama.release('c');
 		expect(await staysReading).toBe(`${LONG}Saved.`);
 		await harness.client.runs.join(thread, run.run_id);
@@ -143,7 +140,7 @@ describe('Agent Server protocol: on_disconnect', () => {
 		const controller = new AbortController();
 		const streamed = harness.client.runs.stream(thread, 'agent', { input: human('later d'), streamMode: ['messages-tuple'], signal: controller.signal });
 		const runId = await readThenAbort(streamed, controller);
-		await expect.poll(streams).toBe(0);
+		await expect.poll(streams, { timeout: 60_000 }).toBe(0);
 		harness.ollama.release('d');
 		await harness.client.runs.join(thread, runId);
 		expect(await harness.client.runs.get(thread, runId)).toMatchObject({ status: 'success' });

@@ -1,5 +1,5 @@
 import { Client } from '@langchain/langgraph-sdk';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import { ScriptedOllama, type Script } from './scripted-ollama';
 import { currentTurn } from './scripts';
 import { Service } from './service';
@@ -63,4 +63,13 @@ export async function threadWith(client: Pick<Client, 'runs'>, message: string):
 	const thread = crypto.randomUUID();
 	await client.runs.wait(thread, 'agent', { input: human(message), ifNotExists: 'create' });
 	return thread;
+}
+
+/**
+ * Settles once the run has an outcome, read from its status and never by following it: a join is a
+ * reader, and one that attaches while on_disconnect "cancel" is still deciding (on PostgreSQL, after
+ * a read of the other instances' readers) keeps the run going, as any reader does.
+ */
+export async function settled(client: Pick<Client, 'runs'>, thread: string, runId: string): Promise<void> {
+	await vi.waitFor(async () => expect((await client.runs.get(thread, runId)).status).not.toMatch(/^(running|pending)$/), { timeout: 60_000, interval: 50 });
 }

@@ -18,7 +18,13 @@ export function toApiError(e: unknown): ApiError {
 	return e instanceof ApiError ? e : isDatabaseUnavailable(e) ? databaseUnavailable(e) : unexpected(e);
 }
 
-export function errorResponse(e: unknown): Response {
+/**
+ * The response for a route that failed with `e`. Given the `request` of a route that waits on the
+ * client's connection (a join, a wait), an error after the client hung up is that hanging up, which
+ * nobody reads and nothing logs (status 499, as proxies record a client that closed first).
+ */
+export function errorResponse(e: unknown, request?: Request): Response {
+	if (request?.signal.aborted) return new Response(null, { status: 499 });
 	const error = toApiError(e);
 	// A refused upload may still be arriving: its connection cannot carry another request.
 	const headers: Record<string, string> = error.code === 'PAYLOAD_TOO_LARGE' ? { Connection: 'close' } : {};

@@ -13,6 +13,6 @@ export const POST: RequestHandler = async ({ request }) => {
 		const { result, headers } = unlessRefused(await rt.protocolRuns.createAndWait(null, body, request.signal));
 		return jsonResponse(result, 200, headers);
 	} catch (e) {
-		return errorResponse(e);
+		return errorResponse(e, request);
 	}
 };

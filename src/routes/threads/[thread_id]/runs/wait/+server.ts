@@ -14,6 +14,6 @@ export const POST: RequestHandler = async ({ params, request }) => {
 		const { result, headers } = unlessRefused(await rt.protocolRuns.createAndWait(threadId, body, request.signal));
 		return jsonResponse(result, 200, headers);
 	} catch (e) {
-		return errorResponse(e);
+		return errorResponse(e, request);
 	}
 };

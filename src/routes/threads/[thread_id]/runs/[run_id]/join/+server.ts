@@ -14,6 +14,6 @@ export const GET: RequestHandler = async ({ params, request }) => {
 		unlessRefused(await protocolRuns.get(threadId, runId));
 		return jsonResponse(unlessRefused(await protocolRuns.join(threadId, runId, request.signal)));
 	} catch (e) {
-		return errorResponse(e);
+		return errorResponse(e, request);
 	}
 };
