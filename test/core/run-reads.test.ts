@@ -19,7 +19,10 @@ function countReads(runtime: Runtime) {
 		pending: vi.spyOn(storage.approvals, 'pending'),
 		denyPending: vi.spyOn(storage.approvals, 'denyPending'),
 		allowed: vi.spyOn(storage.allowedTools, 'has'),
-		runList: vi.spyOn(storage.runs, 'list')
+		runList: vi.spyOn(storage.runs, 'list'),
+		// The thread's messages: read as a message arrives (calls it leaves open are closed), not
+		// again at the end of a run that ended by itself (its last step's values are the thread's).
+		messages: vi.spyOn(runtime.threads, 'messages')
 	};
 	return {
 		counts: () => Object.fromEntries(Object.entries(spies).map(([name, spy]) => [name, spy.mock.calls.length])),
@@ -51,12 +54,12 @@ describe('what a run reads, in process', () => {
 		const first = await send(runtime, 'look');
 		expect(first.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
 		expect(first.events.some((e) => e.event === 'trace' && (e.data as { event?: string }).event === 'result')).toBe(true);
-		expect(reads.counts()).toEqual({ opening: 1, head: 0, model: 0, pending: 0, denyPending: 0, allowed: 0, runList: 0 });
+		expect(reads.counts()).toEqual({ opening: 1, head: 0, model: 0, pending: 0, denyPending: 0, allowed: 0, runList: 0, messages: 1 });
 
 		reads.reset();
 		const second = await send(runtime, 'look again', first.conversation);
 		expect(second.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
-		expect(reads.counts()).toEqual({ opening: 1, head: 0, model: 0, pending: 0, denyPending: 0, allowed: 0, runList: 0 });
+		expect(reads.counts()).toEqual({ opening: 1, head: 0, model: 0, pending: 0, denyPending: 0, allowed: 0, runList: 0, messages: 1 });
 		expect(await runtime.storage.conversations.get(first.conversation)).toMatchObject({ status: 'completed', messageCount: 8 });
 	});
 
@@ -69,7 +72,7 @@ describe('what a run reads, in process', () => {
 			data: { conversation: asked.conversation, run: asked.run, approvals: [{ tool: 'test__effect', args: { item: 'a' } }] }
 		});
 		expect(asked.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'waiting' } });
-		expect(reads.counts()).toMatchObject({ opening: 1, head: 0, model: 0, pending: 1, denyPending: 0 });
+		expect(reads.counts()).toMatchObject({ opening: 1, head: 0, model: 0, pending: 1, denyPending: 0, messages: 1 });
 
 		const [first] = await runtime.storage.approvals.pending(asked.conversation);
 		reads.reset();

@@ -1,4 +1,4 @@
-import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { Command } from '@langchain/langgraph';
 import { AgentEvents, type AgentEvent, type StepWrite } from '../agent/agent-events';
 import type { AgentGraph } from '../agent/agent-graph';
@@ -82,7 +82,13 @@ async function graphInput(run: ActiveRun, input: RunInput, opening: RunOpening, 
  * Streams the run; `partial` keeps the answer text of the agent step in progress when it stopped.
  * The conversation's model and head are read once, with the run's opening, not at each step.
  */
-async function streamRun(run: ActiveRun, input: RunInput, opened: Promise<RunOpening>, parts: ExecutorParts, partial: { text: string }) {
+/**
+ * Runs the graph to its end, publishing its steps. Returns the thread's messages as the last step
+ * left them (LangGraph's `values`, which with durability "sync" are those of the checkpoint it last
+ * put), so a run that ends by itself need not read its thread back (issue 26: a round trip on
+ * PostgreSQL, on the way to the outcome); undefined if no step wrote any.
+ */
+async function streamRun(run: ActiveRun, input: RunInput, opened: Promise<RunOpening>, parts: ExecutorParts, partial: { text: string }): Promise<BaseMessage[] | undefined> {
 	const down = parts.unavailableServers();
 	if (down.length) {
 		run.log.publish({
@@ -98,12 +104,12 @@ async function streamRun(run: ActiveRun, input: RunInput, opened: Promise<RunOpe
 	const at = await parts.threads.startConfig(run.conversationId, graphIn.moved ? undefined : opening);
 	const stream = (await parts.graph.stream(graphIn.value, {
 		configurable: { ...at.configurable, run_id: run.id, [CONVERSATION_MODEL]: opening.model },
-		streamMode: 'custom',
+		streamMode: ['custom', 'values'],
 		durability: 'sync',
 		recursionLimit: parts.recursionLimit,
 		signal: run.signal,
 		control: run.control
-	})) as unknown as AsyncIterable<StepWrite>;
+	})) as unknown as AsyncIterable<['custom', StepWrite] | ['values', { messages?: BaseMessage[] }]>;
 	const steps = new AgentEvents();
 	const publish = (event: AgentEvent) => {
 		if (event.type === 'trace' && event.note.event === 'enter') partial.text = '';
@@ -113,8 +119,14 @@ async function streamRun(run: ActiveRun, input: RunInput, opened: Promise<RunOpe
 		}
 		run.log.publish(toRunEvent(event));
 	};
-	for await (const write of stream) steps.of(write).forEach(publish);
+	let messages: BaseMessage[] | undefined;
+	for await (const [mode, chunk] of stream) {
+		// A step that pauses (interrupt()) adds a chunk of its interrupts alone: the thread is as the step before left it.
+		if (mode === 'values') messages = chunk.messages ?? messages;
+		else steps.of(chunk).forEach(publish);
+	}
 	steps.end().forEach(publish);
+	return messages;
 }
 
 /** A cancelled answer keeps what was streamed of it, as the thread's last assistant message. */
@@ -157,8 +169,9 @@ export async function executeRun(run: ActiveRun, input: RunInput, parts: Executo
 async function attemptRun(run: ActiveRun, input: RunInput, opening: Promise<RunOpening>, parts: ExecutorParts, attempt?: AttemptRecorder): Promise<void> {
 	let failure: unknown;
 	const partial = { text: '' };
+	let ended: BaseMessage[] | undefined;
 	try {
-		await streamRun(run, input, opening, parts, partial);
+		ended = await streamRun(run, input, opening, parts, partial);
 		parts.crash('after-final-checkpoint');
 	} catch (e) {
 		failure = e ?? new Error('unknown failure');
@@ -170,7 +183,8 @@ async function attemptRun(run: ActiveRun, input: RunInput, opening: Promise<RunO
 	let outcome = outcomeOf(run, failure, false);
 	try {
 		if (outcome.status === 'cancelled') await keepPartialAnswer(run, partial.text, parts);
-		const messages = await parts.threads.messages(run.conversationId, await endConfig(run, opening, parts));
+		// A run stopped or failed may have written after its last step (a partial answer kept): read then.
+		const messages = (failure === undefined && ended) || (await parts.threads.messages(run.conversationId, await endConfig(run, opening, parts)));
 		// Only the run that holds the conversation asks a person, and only from a tools step it left
 		// unfinished: with no call left open there is nothing to read.
 		if (failure === undefined && danglingToolCalls(messages).length) {
