@@ -9,7 +9,7 @@ import { ScriptedOllama } from '../test/support/scripted-ollama';
 import { callsScript } from '../test/support/scripts';
 import { tempDir } from '../test/support/service';
 import { reportSummary } from './support/summary';
-import { breakdownTable, instrumentPg, resetPgCounts, sampleLockWaits } from './support/pg-statements';
+import { breakdownTable, instrumentPg, resetPgCounts, sampleLockWaits, SERVER_TIMING_SETTINGS, serverStatementTimes, serverTable } from './support/pg-statements';
 import { serviceSide } from './support/service-turns';
 import { alternate, bareSide, median, sophosSide, type Turn } from './support/turn-sides';
 
@@ -20,7 +20,8 @@ import { alternate, bareSide, median, sophosSide, type Turn } from './support/tu
  * PostgreSQL is Debian's 15 started for the run (a temp directory, loopback, synchronous_commit=off,
  * the counterpart of the SQLite file's synchronous=NORMAL); its own CPU time is in the wall figures.
  * Also prints where a PostgreSQL turn's time goes on each PostgreSQL side: round trips and time by
- * kind of statement, waits for a pooled connection and on locks (support/pg-statements.ts).
+ * kind of statement, waits for a pooled connection and on locks (support/pg-statements.ts), and
+ * the same statements by the server's own clock (pg_stat_statements: executing and planning).
  * Then the same turn through the built service (POST /api/chat, its SSE stream to the end), a
  * service process on PostgreSQL beside one on its SQLite file, alternating thread by thread.
  * Run: npx tsx bench/postgres-turns.ts [threads] [turnsPerThread] [serviceThreads] (needs `npm run build`)
@@ -31,7 +32,7 @@ const TURNS = Number(process.argv[3] ?? 10);
 const SERVICE_THREADS = Number(process.argv[4] ?? 10);
 
 instrumentPg();
-const server = await startPostgres({ settings: { synchronous_commit: 'off' } });
+const server = await startPostgres({ settings: { synchronous_commit: 'off', ...SERVER_TIMING_SETTINGS } });
 const dir = tempDir('sophos-bench-');
 const log = path.join(dir, 'calls.log');
 const ollama = await ScriptedOllama.start(callsScript([{ name: 'test__peek', arguments: {} }]));
@@ -47,7 +48,14 @@ try {
 		'Sophos on SQLite': await sophosSide({ ollamaUrl: ollama.url, log, dir: path.join(dir, 'sqlite'), turns: TURNS })
 	};
 	const stopSampling = await sampleLockWaits(server.url());
-	const measured = await alternate(sides, THREADS, 3, resetPgCounts);
+	const serverTimes = await serverStatementTimes(server.url());
+	let warm!: ReturnType<typeof serverTimes.read>;
+	const measured = await alternate(sides, THREADS, 3, () => {
+		resetPgCounts();
+		warm = serverTimes.read();
+	});
+	const [atWarm, atEnd] = [await warm, await serverTimes.read()];
+	await serverTimes.close();
 	await stopSampling();
 	for (const side of Object.values(sides)) await side.close();
 
@@ -62,6 +70,8 @@ try {
 	for (const [name, db] of [['bare + stock PostgresSaver', bareDb], ['Sophos on PostgreSQL', oursDb]] as const) {
 		console.log(`\nWhere a turn's time goes, ${name} (means over the ${THREADS * TURNS} measured turns; statement time is from send to answer in this process)\n`);
 		console.log(breakdownTable(db.name, THREADS * TURNS));
+		console.log(`\nThe same statements by the server's clock (pg_stat_statements), ${name}\n`);
+		console.log(serverTable(atWarm, atEnd, db.name, THREADS * TURNS));
 	}
 
 	const serviceDb = await createTestDatabase(server.url(), 'service');

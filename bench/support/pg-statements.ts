@@ -172,3 +172,64 @@ export function breakdownTable(database: string, turns: number): string {
 		`| waiting on locks (backends sampled every ${b.sampleMs || 5} ms) | – | ${((b.lockSamples * (b.sampleMs || 5)) / turns).toFixed(2)} |`
 	].join('\n');
 }
+
+type ServerTally = { calls: number; execMs: number; planMs: number };
+type ServerTimes = Map<string, Map<string, ServerTally>>;
+
+/**
+ * The settings that make the server keep its own time per statement (pg_stat_statements, planning
+ * included): what a round trip costs inside PostgreSQL, beside what it costs from send to answer here.
+ */
+export const SERVER_TIMING_SETTINGS = { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' };
+
+/**
+ * A reader of the server's statement times per database and kind, as totals so far: the measured
+ * stretch is the difference of two reads. The extension is created in the `postgres` database,
+ * whose view shows every database's statements to the superuser.
+ */
+export async function serverStatementTimes(adminUrl: string): Promise<{ read(): Promise<ServerTimes>; close(): Promise<void> }> {
+	const client = new pg.Client({ connectionString: adminUrl });
+	sampling.add(client);
+	await client.connect();
+	await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+	const read = async () => {
+		const { rows } = await client.query<{ datname: string; query: string; calls: string; exec: number; plan: number }>(
+			`SELECT d.datname, s.query, s.calls, s.total_exec_time AS exec, s.total_plan_time AS plan
+			 FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid`
+		);
+		const times: ServerTimes = new Map();
+		for (const row of rows) {
+			const kinds = times.get(row.datname) ?? new Map<string, ServerTally>();
+			times.set(row.datname, kinds);
+			const kind = kindOf(row.query);
+			const t = kinds.get(kind) ?? { calls: 0, execMs: 0, planMs: 0 };
+			kinds.set(kind, { calls: t.calls + Number(row.calls), execMs: t.execMs + row.exec, planMs: t.planMs + row.plan });
+		}
+		return times;
+	};
+	return { read, close: () => client.end() };
+}
+
+/**
+ * A markdown table of the statements `database` ran between `before` and `after`, per turn, by the
+ * server's clock: executing and planning. A query of several statements counts once per statement.
+ */
+export function serverTable(before: ServerTimes, after: ServerTimes, database: string, turns: number): string {
+	const was = before.get(database) ?? new Map<string, ServerTally>();
+	const rows = [...(after.get(database) ?? new Map<string, ServerTally>())]
+		.map(([kind, t]) => {
+			const b = was.get(kind) ?? { calls: 0, execMs: 0, planMs: 0 };
+			return [kind, { calls: t.calls - b.calls, execMs: t.execMs - b.execMs, planMs: t.planMs - b.planMs }] as const;
+		})
+		.filter(([, t]) => t.calls > 0)
+		.sort((x, y) => y[1].execMs + y[1].planMs - (x[1].execMs + x[1].planMs));
+	const total = rows.reduce((s, [, t]) => ({ calls: s.calls + t.calls, execMs: s.execMs + t.execMs, planMs: s.planMs + t.planMs }), { calls: 0, execMs: 0, planMs: 0 });
+	const line = (name: string, t: ServerTally) =>
+		`| ${name} | ${(t.calls / turns).toFixed(2)} | ${(t.execMs / turns).toFixed(2)} | ${(t.planMs / turns).toFixed(2)} |`;
+	return [
+		'| statement kind (server side) | statements per turn | executing, ms per turn | planning, ms per turn |',
+		'| --- | ---: | ---: | ---: |',
+		...rows.map(([kind, t]) => line(kind, t)),
+		line('**all statements**', total)
+	].join('\n');
+}
