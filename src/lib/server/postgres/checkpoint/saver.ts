@@ -21,7 +21,7 @@ import {
 import { pack } from '../../checkpoint/blob.js';
 import { ItemCache } from '../../checkpoint/item-cache.js';
 import { PutPlanner } from '../../checkpoint/put-plan.js';
-import { writeLinks } from '../../checkpoint/write-links.js';
+import { writeLinks, type ParentWrite } from '../../checkpoint/write-links.js';
 import { encodeTogether } from '../../checkpoint/row-encoding.js';
 import { DEFAULT_MAX_SEGMENTS } from '../../checkpoint/segments.js';
 import { inTransaction } from '../transaction.js';
@@ -69,10 +69,18 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 	private readonly fence: DeltaPostgresSaverOptions['fence'];
 	/**
 	 * putWrites calls not yet committed, per thread and namespace. LangGraph does not wait for a
-	 * step's writes before it puts the next checkpoint; that put waits for them, so it finds the
-	 * message writes it can link (and so a step's messages are stored once).
+	 * step's writes before it puts the next checkpoint; that put waits for them, so it can link the
+	 * message writes (and so a step's messages are stored once).
 	 */
-	private readonly writesInFlight = new Map<string, Set<Promise<void>>>();
+	private readonly writesInFlight = new Map<string, Set<WritesInFlight>>();
+	/**
+	 * Threads (and namespaces) this saver has seen stored. A put to one of them opens its
+	 * transaction while the step's writes are still in flight and waits for them only before its
+	 * write (issue 26: a round trip off each step's way). Neither side creates the thread row then,
+	 * so neither waits on the other's lock; a put to a thread not known here waits first, as a
+	 * write in flight may be creating the row its put would wait for.
+	 */
+	private readonly storedThreads = new Set<string>();
 
 	constructor(
 		private readonly pool: pg.Pool,
@@ -125,7 +133,12 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		const { threadId, ns } = target;
 		const parentId = target.parentId || undefined;
 		const copy = copyCheckpoint(checkpoint);
-		await Promise.allSettled(this.writesInFlight.get(threadKeyOf(threadId, ns)) ?? []);
+		const key = threadKeyOf(threadId, ns);
+		// Each has asked the pool for its connection already (it is registered as it sends), so
+		// waiting for one while holding a connection cannot starve it.
+		const inFlight = [...(this.writesInFlight.get(key) ?? [])];
+		const overlapped = this.storedThreads.has(key);
+		if (!overlapped) await Promise.allSettled(inFlight.map((w) => w.written));
 
 		const fence = this.fence?.(config);
 		const placed = await inTransaction(
@@ -158,7 +171,10 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 				logLengths: placed.flatMap(({ logId, from, objects }) =>
 					logId === undefined || objects.length === 0 ? [] : [{ logId, length: from + objects.length }]
 				),
-				relinks: writeLinks(locked.parent?.writes ?? [], placed).map(({ write, value, encoding }) => ({
+				relinks: writeLinks(
+					locked.parent ? withLanded(locked.parent.writes, overlapped ? await landed(inFlight, parentId!) : []) : [],
+					placed
+				).map(({ write, value, encoding }) => ({
 					taskId: write.task_id,
 					idx: write.idx,
 					value,
@@ -171,6 +187,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 			{ opening: putSql.lockOpening(threadId, ns, parentId, fence), commitsItself: true }
 		);
 		this.planner.remember(placed);
+		this.storedThreads.add(key);
 		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
 	}
 
@@ -188,12 +205,19 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		const inFlight = this.writesInFlight.get(key) ?? new Set();
 		this.writesInFlight.set(key, inFlight);
 		const thread = { threadId, ns, checkpointId, taskId, taskPath: taskPath ?? '' };
-		const insert = checkpointSql.insertWrites(this.pool, thread, rows, replace, this.fence?.(config));
-		inFlight.add(insert);
+		const entry: WritesInFlight = {
+			checkpointId,
+			written: checkpointSql.insertWrites(this.pool, thread, rows, replace, this.fence?.(config)).then((idxs) => {
+				const stored = new Set(idxs);
+				return rows.filter((row) => stored.has(row.idx)).map((row) => ({ ...row, task_id: taskId }));
+			})
+		};
+		inFlight.add(entry);
 		try {
-			await insert;
+			await entry.written;
+			this.storedThreads.add(key);
 		} finally {
-			inFlight.delete(insert);
+			inFlight.delete(entry);
 			if (inFlight.size === 0) this.writesInFlight.delete(key);
 		}
 	}
@@ -203,8 +227,24 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 	 * (this process's or another's) can only hold entries nobody asks for again.
 	 */
 	async deleteThread(threadId: string): Promise<void> {
+		for (const key of this.storedThreads) if ((JSON.parse(key) as [string, string])[0] === threadId) this.storedThreads.delete(key);
 		this.cache.forget(await checkpointSql.deleteThread(this.pool, threadId));
 	}
+}
+
+/** A putWrites call sent: the writes it stored (a regular write already there is kept, not stored). */
+type WritesInFlight = { checkpointId: string; written: Promise<ParentWrite[]> };
+
+/** The writes to `parentId` of the calls in flight as a put began, once they have committed. */
+async function landed(inFlight: readonly WritesInFlight[], parentId: string): Promise<ParentWrite[]> {
+	const settled = await Promise.allSettled(inFlight.filter((w) => w.checkpointId === parentId).map((w) => w.written));
+	return settled.flatMap((s) => (s.status === 'fulfilled' ? s.value : []));
+}
+
+/** The parent's writes as the put read them, and those that committed after its read. */
+function withLanded(read: readonly ParentWrite[], landedWrites: readonly ParentWrite[]): ParentWrite[] {
+	const seen = new Set(read.map((w) => `${w.task_id}\u0000${w.idx}`));
+	return [...read, ...landedWrites.filter((w) => !seen.has(`${w.task_id}\u0000${w.idx}`))];
 }
 
 const threadKeyOf = (threadId: string, ns: string) => JSON.stringify([threadId, ns]);

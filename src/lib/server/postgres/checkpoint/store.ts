@@ -191,7 +191,8 @@ export const checkpointSql = {
 	 * One statement: the thread row is created if it is new, then the writes inserted. Special
 	 * writes (errors, interrupts, resume values) replace earlier ones; regular writes are kept on
 	 * retry, the rule of the stock savers. With a fence, nothing is written unless its run is held,
-	 * checked in the same statement (RunFencedError).
+	 * checked in the same statement (RunFencedError). Returns the idx of each write stored (a
+	 * regular write already there is not).
 	 */
 	async insertWrites(
 		q: Queryable,
@@ -199,7 +200,7 @@ export const checkpointSql = {
 		writes: readonly NewWrite[],
 		replace: boolean,
 		fence?: RunFence
-	): Promise<void> {
+	): Promise<number[]> {
 		const column = <K extends keyof NewWrite>(key: K) => writes.map((write) => write[key]);
 		const conflict = replace
 			? `DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, value = EXCLUDED.value,
@@ -219,8 +220,10 @@ export const checkpointSql = {
 				SELECT thread.thread_key, $3, $4, w.idx, w.channel, w.type, w.value, w.encoding, $5
 				FROM thread, unnest($6::int[], $7::text[], $8::text[], $9::bytea[], $10::smallint[]) AS w(idx, channel, type, value, encoding)
 				ON CONFLICT (thread_key, checkpoint_id, task_id, idx) ${conflict}
+				RETURNING idx
 			)
-			SELECT (SELECT count(*)::int FROM thread) AS threads, (SELECT held FROM held) AS held`;
+			SELECT (SELECT count(*)::int FROM thread) AS threads, (SELECT held FROM held) AS held,
+			       (SELECT coalesce(array_agg(idx), '{}') FROM written) AS written`;
 		const args = [
 			thread.threadId,
 			thread.ns,
@@ -238,9 +241,9 @@ export const checkpointSql = {
 		// No thread row seen: a concurrent first write created it after this statement's snapshot.
 		// The next statement sees it.
 		for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt += 1) {
-			const { rows } = await q.query<{ threads: number; held: boolean }>(statement, args);
+			const { rows } = await q.query<{ threads: number; held: boolean; written: number[] }>(statement, args);
 			if (!rows[0]!.held) throw new RunFencedError(fence!.runId);
-			if (rows[0]!.threads > 0) return;
+			if (rows[0]!.threads > 0) return rows[0]!.written;
 		}
 		throw new Error(`checkpoint store: thread ${thread.threadId} is created and deleted concurrently`);
 	},
