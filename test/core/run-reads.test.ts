@@ -63,6 +63,30 @@ describe('what a run reads, in process', () => {
 		expect(await runtime.storage.conversations.get(first.conversation)).toMatchObject({ status: 'completed', messageCount: 8 });
 	});
 
+	it("a message's run reads the thread's latest messages beside its opening, not after it", async () => {
+		ollama = await ScriptedOllama.start(callsScript([{ name: 'test__peek', arguments: {} }]));
+		({ runtime } = await startInProcess({ ollamaUrl: ollama.url }));
+		const first = await send(runtime, 'look');
+		const { storage, threads } = runtime;
+		// The opening answers only once the messages have been asked for: a run that waited for its
+		// opening before reading them would wait for ever.
+		let asked!: () => void;
+		const messagesAsked = new Promise<void>((resolve) => (asked = resolve));
+		const readMessages = threads.messages.bind(threads);
+		vi.spyOn(threads, 'messages').mockImplementation((...args) => {
+			asked();
+			return readMessages(...args);
+		});
+		const open = storage.runs.opening.bind(storage.runs);
+		vi.spyOn(storage.runs, 'opening').mockImplementation(async (conversationId) => {
+			await messagesAsked;
+			return open(conversationId);
+		});
+		const second = await send(runtime, 'look again', first.conversation);
+		expect(second.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
+		expect(await runtime.storage.conversations.get(first.conversation)).toMatchObject({ status: 'completed', messageCount: 8 });
+	});
+
 	it('a run that asks a person reads the waiting calls once, for its approval event; the next message denies them', async () => {
 		ollama = await ScriptedOllama.start(callsScript([{ name: 'test__effect', arguments: { item: 'a' } }]));
 		({ runtime } = await startInProcess({ ollamaUrl: ollama.url }));

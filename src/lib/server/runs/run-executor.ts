@@ -54,9 +54,10 @@ async function moveOn(run: ActiveRun, opening: RunOpening, parts: ExecutorParts)
  * A new message after an unfinished tools step closes the calls left open, so the history stays
  * valid, and moves the conversation on. `moved`: closing wrote a checkpoint, which moved the head.
  */
-async function messageInput(run: ActiveRun, input: UserInput, opening: RunOpening, parts: ExecutorParts) {
+async function messageInput(run: ActiveRun, input: UserInput, opening: RunOpening, parts: ExecutorParts, latest: Promise<BaseMessage[]>) {
 	const head = configAt(run.conversationId, opening.head);
-	const open = danglingToolCalls(await parts.threads.messages(run.conversationId, head));
+	// A thread that never branched is at its latest checkpoint, read alongside the opening.
+	const open = danglingToolCalls(await (opening.head === undefined ? latest : parts.threads.messages(run.conversationId, head)));
 	if (open.length) {
 		const closing = open.map(
 			(call) => new ToolMessage({ content: `Not run: ${MOVED_ON}.`, name: call.name, tool_call_id: call.id, status: 'error' })
@@ -67,15 +68,19 @@ async function messageInput(run: ActiveRun, input: UserInput, opening: RunOpenin
 	return { value: { messages: [new HumanMessage({ content: input.message, id: input.id })] }, moved: open.length > 0 };
 }
 
-async function graphInput(run: ActiveRun, input: RunInput, opening: RunOpening, parts: ExecutorParts) {
+/** The message a run takes in: a new one, or the one a run the process lost before its first checkpoint had. */
+const userInputOf = (input: RunInput): UserInput | undefined =>
+	input.kind === 'message' ? input.input : input.kind === 'resume' ? (input.lostInput ?? undefined) : undefined;
+
+async function graphInput(run: ActiveRun, input: RunInput, opening: RunOpening, parts: ExecutorParts, latest: Promise<BaseMessage[]> | undefined) {
 	if (input.kind === 'decided') return { value: new Command<{ decided: true }, Record<string, never>, 'tools'>({ resume: { decided: true } }), moved: false };
 	if (input.kind === 'regenerate') {
 		// A regenerate moves the conversation on as a new message does.
 		await moveOn(run, opening, parts);
 		return { value: null, moved: false };
 	}
-	const userInput = input.kind === 'message' ? input.input : input.lostInput;
-	return userInput ? messageInput(run, userInput, opening, parts) : { value: null, moved: false };
+	const userInput = userInputOf(input);
+	return userInput && latest ? messageInput(run, userInput, opening, parts, latest) : { value: null, moved: false };
 }
 
 /**
@@ -88,7 +93,13 @@ async function graphInput(run: ActiveRun, input: RunInput, opening: RunOpening, 
  * put), so a run that ends by itself need not read its thread back (issue 26: a round trip on
  * PostgreSQL, on the way to the outcome); undefined if no step wrote any.
  */
-async function streamRun(run: ActiveRun, input: RunInput, opened: Promise<RunOpening>, parts: ExecutorParts, partial: { text: string }): Promise<BaseMessage[] | undefined> {
+async function streamRun(
+	run: ActiveRun,
+	input: RunInput,
+	{ opened, latest }: Opening,
+	parts: ExecutorParts,
+	partial: { text: string }
+): Promise<BaseMessage[] | undefined> {
 	const down = parts.unavailableServers();
 	if (down.length) {
 		run.log.publish({
@@ -99,7 +110,7 @@ async function streamRun(run: ActiveRun, input: RunInput, opened: Promise<RunOpe
 	const wait = parts.turn();
 	if (wait) await wait;
 	const opening = await opened;
-	const graphIn = await graphInput(run, input, opening, parts);
+	const graphIn = await graphInput(run, input, opening, parts, latest);
 	// Closing open calls wrote a checkpoint, which moved the head: read again then.
 	const at = await parts.threads.startConfig(run.conversationId, graphIn.moved ? undefined : opening);
 	const stream = (await parts.graph.stream(graphIn.value, {
@@ -157,16 +168,25 @@ function outcomeOf(run: ActiveRun, error: unknown, waiting: boolean): Omit<RunOu
  */
 export async function executeRun(run: ActiveRun, input: RunInput, parts: ExecutorParts): Promise<void> {
 	const { telemetry } = parts;
-	const opening = parts.storage.runs.opening(run.conversationId);
-	// Handled here at once: the run awaits it after its turn of the event loop, and fails on its error then.
-	const opened = opening.catch(() => undefined);
+	const opening: Opening = {
+		opened: parts.storage.runs.opening(run.conversationId),
+		// Read beside the opening, not after it (issue 26: a round trip off a run's start on
+		// PostgreSQL); used if the opening finds no stored head, else read again at the head.
+		latest: userInputOf(input) ? parts.threads.messages(run.conversationId, configAt(run.conversationId, undefined)) : undefined
+	};
+	// Handled here at once: the run awaits them after its turn of the event loop, and fails on their error then.
+	const opened = opening.opened.catch(() => undefined);
+	opening.latest?.catch(() => undefined);
 	if (!telemetry) return attemptRun(run, input, opening, parts);
 	// Without it (the database away) the attempt is still traced, unlinked.
 	const attempt = telemetry.attempt(attemptStart(run.id, run.conversationId, (await opened)?.latestRuns ?? []));
 	return attempt.within(() => attemptRun(run, input, opening, parts, attempt));
 }
 
-async function attemptRun(run: ActiveRun, input: RunInput, opening: Promise<RunOpening>, parts: ExecutorParts, attempt?: AttemptRecorder): Promise<void> {
+/** What a run reads as it begins: its opening, and the thread's latest messages when it takes a message in. */
+type Opening = { opened: Promise<RunOpening>; latest: Promise<BaseMessage[]> | undefined };
+
+async function attemptRun(run: ActiveRun, input: RunInput, opening: Opening, parts: ExecutorParts, attempt?: AttemptRecorder): Promise<void> {
 	let failure: unknown;
 	const partial = { text: '' };
 	let ended: BaseMessage[] | undefined;
@@ -184,7 +204,7 @@ async function attemptRun(run: ActiveRun, input: RunInput, opening: Promise<RunO
 	try {
 		if (outcome.status === 'cancelled') await keepPartialAnswer(run, partial.text, parts);
 		// A run stopped or failed may have written after its last step (a partial answer kept): read then.
-		const messages = (failure === undefined && ended) || (await parts.threads.messages(run.conversationId, await endConfig(run, opening, parts)));
+		const messages = (failure === undefined && ended) || (await parts.threads.messages(run.conversationId, await endConfig(run, opening.opened, parts)));
 		// Only the run that holds the conversation asks a person, and only from a tools step it left
 		// unfinished: with no call left open there is nothing to read.
 		if (failure === undefined && danglingToolCalls(messages).length) {
