@@ -18,8 +18,8 @@ const KINDS: [RegExp, string][] = [
 	[/^COMMIT/i, 'COMMIT'],
 	[/^ROLLBACK/i, 'ROLLBACK'],
 	[/SET LOCAL synchronous_commit/i, 'SET LOCAL synchronous_commit (durable commit)'],
-	[/^SELECT (EXISTS|true) .* AS held,\s*\(SELECT thread_key FROM lg_threads/is, 'checkpoint put: fence and lock thread, again (a new thread)'],
-	[/^SELECT 1 FROM runs WHERE id = \$1 AND owner = \$2 AND status = 'running' FOR SHARE/i, 'fence: SELECT … FOR SHARE (holdRun, before issue 26)'],
+	[/^SELECT (EXISTS|true) .* AS held,\s*\(SELECT thread_key FROM lg_threads/is, 'checkpoint put: fence and lock thread (alone: a retry, or as the server counts it)'],
+	[/^SELECT (1|\$\d+) FROM runs WHERE id = \$1 AND owner = \$2 AND status = 'running' FOR SHARE/i, 'fence: SELECT … FOR SHARE (holdRun, before issue 26)'],
 	[/pg_advisory_xact_lock\(\$1\)/i, 'claim lock (advisory)'],
 	[/INSERT INTO runs/i, 'run claim'],
 	[/INSERT INTO tool_calls/i, 'journal intent'],
@@ -38,15 +38,15 @@ const KINDS: [RegExp, string][] = [
 	[/UPDATE conversation_branches SET head/i, 'checkpoint put: branch head'],
 	[/lg_checkpoints c JOIN lg_threads/i, 'checkpoint read'],
 	[/^\s*SELECT c\.\*, w\.w_task_ids/i, 'checkpoint read'],
-	[/^SELECT 1 FROM run_cancels/i, 'cancel watch: requests made before it began'],
-	[/^SELECT 1 FROM conversations WHERE id/i, 'start: the conversation exists'],
+	[/^SELECT (1|\$\d+) FROM run_cancels/i, 'cancel watch: requests made before it began'],
+	[/^SELECT (1|\$\d+) FROM conversations WHERE id/i, 'start: the conversation exists'],
 	[/^SELECT to_char\(min\(expires_at\)/i, 'after the run: next approval expiry'],
 	[/^SELECT conversation_id FROM queued_messages/i, 'after the run: queued messages'],
 	[/^SELECT thread_id, tool_call_id, run_id/i, 'tools step: journal entry'],
 	[/^SELECT tool_call_id, tool, args, reason_kind/i, 'approvals: decision or waiting calls'],
 	[/^SELECT head, switched_after_run FROM conversation_branches/i, 'branch head'],
 	[/^SELECT model FROM conversations/i, "conversation's model"],
-	[/^SELECT 1 FROM allowed_tools/i, 'allowed tool']
+	[/^SELECT (1|\$\d+) FROM allowed_tools/i, 'allowed tool']
 ];
 
 export function kindOf(sql: string): string {
