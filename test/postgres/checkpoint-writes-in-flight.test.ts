@@ -85,7 +85,7 @@ describe('DeltaPostgresSaver: a put while the step writes are in flight', () => 
 		expect((latest!.checkpoint.channel_values.messages as HumanMessage[]).map((m) => m.id)).toEqual(['m0', 'm1']);
 	});
 
-	it('a put to a thread this saver has not seen stored waits for the writes first, and links them as it reads them', async () => {
+	it('a put to a thread this saver has not seen stored links the writes it finds stored', async () => {
 		const writer = new DeltaPostgresSaver(pool);
 		const other = new DeltaPostgresSaver(pool);
 		const root = checkpoint([message('n0')], 1);

@@ -50,11 +50,19 @@ async function moveOn(run: ActiveRun, opening: RunOpening, parts: ExecutorParts)
 	if (opening.awaitingDecision) await parts.storage.approvals.denyPending(run.conversationId, MOVED_ON, parts.now());
 }
 
+/** The message a run takes in (a new one, or the one a run the process lost before its first checkpoint had) and the thread's latest messages. */
+type TakenIn = { input: UserInput; latest: Promise<BaseMessage[]> };
+
+function takenIn(input: RunInput, readLatest: () => Promise<BaseMessage[]>): TakenIn | undefined {
+	const message = input.kind === 'message' ? input.input : input.kind === 'resume' ? input.lostInput : null;
+	return message ? { input: message, latest: readLatest() } : undefined;
+}
+
 /**
  * A new message after an unfinished tools step closes the calls left open, so the history stays
  * valid, and moves the conversation on. `moved`: closing wrote a checkpoint, which moved the head.
  */
-async function messageInput(run: ActiveRun, input: UserInput, opening: RunOpening, parts: ExecutorParts, latest: Promise<BaseMessage[]>) {
+async function messageInput(run: ActiveRun, { input, latest }: TakenIn, opening: RunOpening, parts: ExecutorParts) {
 	const head = configAt(run.conversationId, opening.head);
 	// A thread that never branched is at its latest checkpoint, read alongside the opening.
 	const open = danglingToolCalls(await (opening.head === undefined ? latest : parts.threads.messages(run.conversationId, head)));
@@ -68,35 +76,28 @@ async function messageInput(run: ActiveRun, input: UserInput, opening: RunOpenin
 	return { value: { messages: [new HumanMessage({ content: input.message, id: input.id })] }, moved: open.length > 0 };
 }
 
-/** The message a run takes in: a new one, or the one a run the process lost before its first checkpoint had. */
-const userInputOf = (input: RunInput): UserInput | undefined =>
-	input.kind === 'message' ? input.input : input.kind === 'resume' ? (input.lostInput ?? undefined) : undefined;
-
-async function graphInput(run: ActiveRun, input: RunInput, opening: RunOpening, parts: ExecutorParts, latest: Promise<BaseMessage[]> | undefined) {
+async function graphInput(run: ActiveRun, input: RunInput, opening: RunOpening, parts: ExecutorParts, message: TakenIn | undefined) {
 	if (input.kind === 'decided') return { value: new Command<{ decided: true }, Record<string, never>, 'tools'>({ resume: { decided: true } }), moved: false };
 	if (input.kind === 'regenerate') {
 		// A regenerate moves the conversation on as a new message does.
 		await moveOn(run, opening, parts);
 		return { value: null, moved: false };
 	}
-	const userInput = userInputOf(input);
-	return userInput && latest ? messageInput(run, userInput, opening, parts, latest) : { value: null, moved: false };
+	return message ? messageInput(run, message, opening, parts) : { value: null, moved: false };
 }
 
 /**
- * Streams the run; `partial` keeps the answer text of the agent step in progress when it stopped.
- * The conversation's model and head are read once, with the run's opening, not at each step.
- */
-/**
- * Runs the graph to its end, publishing its steps. Returns the thread's messages as the last step
- * left them (LangGraph's `values`, which with durability "sync" are those of the checkpoint it last
- * put), so a run that ends by itself need not read its thread back (issue 26: a round trip on
- * PostgreSQL, on the way to the outcome); undefined if no step wrote any.
+ * Streams the run to its end, publishing its steps; `partial` keeps the answer text of the agent
+ * step in progress when it stopped. The conversation's model and head are read once, with the
+ * run's opening, not at each step. Returns the thread's messages as the last step left them
+ * (LangGraph's `values`, which with durability "sync" are those of the checkpoint it last put), so
+ * a run that ends by itself need not read its thread back (issue 26: a round trip on PostgreSQL, on
+ * the way to the outcome); undefined if no step wrote any.
  */
 async function streamRun(
 	run: ActiveRun,
 	input: RunInput,
-	{ opened, latest }: Opening,
+	{ opened, message }: Opening,
 	parts: ExecutorParts,
 	partial: { text: string }
 ): Promise<BaseMessage[] | undefined> {
@@ -110,7 +111,7 @@ async function streamRun(
 	const wait = parts.turn();
 	if (wait) await wait;
 	const opening = await opened;
-	const graphIn = await graphInput(run, input, opening, parts, latest);
+	const graphIn = await graphInput(run, input, opening, parts, message);
 	// Closing open calls wrote a checkpoint, which moved the head: read again then.
 	const at = await parts.threads.startConfig(run.conversationId, graphIn.moved ? undefined : opening);
 	const stream = (await parts.graph.stream(graphIn.value, {
@@ -172,19 +173,19 @@ export async function executeRun(run: ActiveRun, input: RunInput, parts: Executo
 		opened: parts.storage.runs.opening(run.conversationId),
 		// Read beside the opening, not after it (issue 26: a round trip off a run's start on
 		// PostgreSQL); used if the opening finds no stored head, else read again at the head.
-		latest: userInputOf(input) ? parts.threads.messages(run.conversationId, configAt(run.conversationId, undefined)) : undefined
+		message: takenIn(input, () => parts.threads.messages(run.conversationId, configAt(run.conversationId, undefined)))
 	};
 	// Handled here at once: the run awaits them after its turn of the event loop, and fails on their error then.
 	const opened = opening.opened.catch(() => undefined);
-	opening.latest?.catch(() => undefined);
+	opening.message?.latest.catch(() => undefined);
 	if (!telemetry) return attemptRun(run, input, opening, parts);
 	// Without it (the database away) the attempt is still traced, unlinked.
 	const attempt = telemetry.attempt(attemptStart(run.id, run.conversationId, (await opened)?.latestRuns ?? []));
 	return attempt.within(() => attemptRun(run, input, opening, parts, attempt));
 }
 
-/** What a run reads as it begins: its opening, and the thread's latest messages when it takes a message in. */
-type Opening = { opened: Promise<RunOpening>; latest: Promise<BaseMessage[]> | undefined };
+/** What a run reads as it begins: its opening, and the message it takes in with the thread's latest messages. */
+type Opening = { opened: Promise<RunOpening>; message: TakenIn | undefined };
 
 async function attemptRun(run: ActiveRun, input: RunInput, opening: Opening, parts: ExecutorParts, attempt?: AttemptRecorder): Promise<void> {
 	let failure: unknown;

@@ -158,6 +158,9 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 			const newLogs = await putSql.createLogs(client, locked.threadKey, plan.logs.filter((log) => log.newLog).length);
 			const { placed, map } = this.planner.place(plan, newLogs);
 			const rider = await this.onPut?.({ threadId, ns, checkpointId: plan.id, parentId });
+			// The writes still in flight as the put began must have committed before its write relinks them.
+			const landedWrites = overlapped && locked.parent ? await landed(inFlight, parentId!) : [];
+			const parentWrites = locked.parent ? withLanded(locked.parent.writes, landedWrites) : [];
 			await putSql.writeAndCommit(client, {
 				threadKey: locked.threadKey,
 				checkpointId: plan.id,
@@ -171,10 +174,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 				logLengths: placed.flatMap(({ logId, from, objects }) =>
 					logId === undefined || objects.length === 0 ? [] : [{ logId, length: from + objects.length }]
 				),
-				relinks: writeLinks(
-					locked.parent ? withLanded(locked.parent.writes, overlapped ? await landed(inFlight, parentId!) : []) : [],
-					placed
-				).map(({ write, value, encoding }) => ({
+				relinks: writeLinks(parentWrites, placed).map(({ write, value, encoding }) => ({
 					taskId: write.task_id,
 					idx: write.idx,
 					value,
