@@ -25,7 +25,12 @@ export type AnswerCall = {
 export const cutNote = (maxChars: number) => `\n\n[Answer cut at the cap of ${maxChars} characters (MAX_ANSWER_CHARS).]`;
 
 /** An empty record merges into nothing: @langchain/openai gives every chunk `usage: {}` until the usage chunk. */
-const isEmptyRecord = (value: unknown) => typeof value === 'object' && value !== null && Object.keys(value).length === 0;
+/** Per chunk, so without the array Object.keys would allocate. */
+function isEmptyRecord(value: unknown): boolean {
+	if (typeof value !== 'object' || value === null) return false;
+	for (const _ in value) return false;
+	return true;
+}
 
 /**
  * Whether a chunk adds only text and reasoning to the answer, so its concatenation can wait: each

@@ -23,8 +23,6 @@ export type ElicitationsParts = {
 	log: (line: string) => void;
 };
 
-export type AnswerRefusal = Extract<ElicitationAnswerOutcome, { refused: string }>;
-
 /** How a question closed, as `elicitation-closed` says. */
 type ClosedAs = ElicitResult['action'] | 'ended' | 'complete';
 

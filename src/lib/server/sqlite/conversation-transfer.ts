@@ -1,4 +1,4 @@
-// A conversation taken out and put back whole (storage/app-storage.ts TransferStorage) on the SQLite file.
+// A conversation taken out and put back whole (storage/transfer-storage.ts TransferStorage) on the SQLite file.
 
 import Database from 'better-sqlite3';
 import { putThreadCheckpoints } from '../checkpoint/thread-put';

@@ -4,7 +4,7 @@ import { ensurePrivateDir, ensurePrivateFile, restrictFile } from '../private-fi
 import { migrate } from './migrate';
 
 /**
- * Opens the one connection of the process and brings its schema up to date (migrations.ts; what a
+ * Opens the one connection of the process and brings its schema up to date (migrate.ts; what a
  * migration reports, such as an import of the stock saver's tables, goes to `log`). Called once by
  * the composition root; nothing reopens it later, so a closed database stays closed during shutdown.
  */

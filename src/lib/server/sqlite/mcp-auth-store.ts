@@ -9,7 +9,7 @@ type Row = { client: string | null; tokens: string | null; expires_at: string | 
  */
 const locks = new Map<string, Promise<unknown>>();
 
-/** OAuth sign-ins to remote MCP servers (storage/app-storage.ts McpAuthStorage) on the SQLite file. */
+/** OAuth sign-ins to remote MCP servers (storage/mcp-auth-storage.ts McpAuthStorage) on the SQLite file. */
 export function sqliteMcpAuthStorage(db: Database.Database): McpAuthStorage {
 	const select = db.prepare<[string], Row>('SELECT client, tokens, expires_at FROM mcp_auth WHERE server = ?');
 	const upsertClient = db.prepare(

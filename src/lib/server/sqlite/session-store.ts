@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 
-/** The page's sign-in sessions by digest (storage/app-storage.ts SessionStorage) on the SQLite file. */
+/** The page's sign-in sessions by digest (storage/session-storage.ts SessionStorage) on the SQLite file. */
 export class SessionStore {
 	private readonly insert;
 	private readonly live;

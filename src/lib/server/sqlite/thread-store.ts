@@ -58,7 +58,7 @@ function whereOf(filter: ThreadFilter): { sql: string; params: unknown[] } {
 	return { sql: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
 
-/** Conversations as the protocol's threads (storage/app-storage.ts ThreadStorage) in the SQLite file. */
+/** Conversations as the protocol's threads (storage/thread-storage.ts ThreadStorage) in the SQLite file. */
 export class ThreadStore {
 	private readonly insert;
 	private readonly byId;

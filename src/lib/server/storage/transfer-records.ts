@@ -1,4 +1,4 @@
-// A conversation's rows as the transfer contract (app-storage.ts TransferStorage) carries them:
+// A conversation's rows as the transfer contract (transfer-storage.ts TransferStorage) carries them:
 // the bundle's own shapes (protocol/bundle.ts), timestamps as the ISO text the app writes.
 
 import type { BundleApproval, BundleBranch, BundleConversation, BundleJournalEntry, BundleRun } from '../../protocol';

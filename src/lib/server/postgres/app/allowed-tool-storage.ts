@@ -1,4 +1,4 @@
-// "Always allow this tool" (storage/app-storage.ts AllowedToolStorage) on PostgreSQL.
+// "Always allow this tool" (storage/approval-storage.ts AllowedToolStorage) on PostgreSQL.
 
 import type pg from 'pg';
 import type { AllowedToolStorage } from '../../storage/approval-storage';

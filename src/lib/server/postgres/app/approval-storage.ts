@@ -1,4 +1,4 @@
-// Approvals (storage/app-storage.ts ApprovalStorage) on PostgreSQL.
+// Approvals (storage/approval-storage.ts ApprovalStorage) on PostgreSQL.
 
 import type pg from 'pg';
 import type { ApprovalStorage } from '../../storage/approval-storage';

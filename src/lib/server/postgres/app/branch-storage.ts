@@ -1,4 +1,4 @@
-// Branches (storage/app-storage.ts BranchStorage) on PostgreSQL, and the two writes that go inside
+// Branches (storage/branch-storage.ts BranchStorage) on PostgreSQL, and the two writes that go inside
 // other operations' transactions: a run starting a branch, and a put moving the head.
 
 import type pg from 'pg';

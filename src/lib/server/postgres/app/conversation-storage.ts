@@ -1,4 +1,4 @@
-// Conversation rows (storage/app-storage.ts ConversationStorage) on PostgreSQL: the sidebar's view
+// Conversation rows (storage/conversation-storage.ts ConversationStorage) on PostgreSQL: the sidebar's view
 // of each thread. Messages live in the checkpoints.
 
 import type pg from 'pg';

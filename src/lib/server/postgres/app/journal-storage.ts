@@ -1,4 +1,4 @@
-// The tool call journal (storage/app-storage.ts JournalStorage) on PostgreSQL.
+// The tool call journal (storage/journal-storage.ts JournalStorage) on PostgreSQL.
 
 import type pg from 'pg';
 import type { JournalStorage } from '../../storage/journal-storage';

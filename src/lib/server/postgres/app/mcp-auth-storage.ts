@@ -1,4 +1,4 @@
-// OAuth sign-ins to remote MCP servers (storage/app-storage.ts McpAuthStorage) on PostgreSQL: every
+// OAuth sign-ins to remote MCP servers (storage/mcp-auth-storage.ts McpAuthStorage) on PostgreSQL: every
 // instance reads the same tokens, and a refresh holds a lock on the server's name, so several
 // instances that find one token expiring refresh it once.
 

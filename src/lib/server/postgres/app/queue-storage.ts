@@ -1,4 +1,4 @@
-// The message queue (storage/app-storage.ts QueueStorage) on PostgreSQL.
+// The message queue (storage/queue-storage.ts QueueStorage) on PostgreSQL.
 
 import type pg from 'pg';
 import type { AppStorageLimits } from '../../storage/app-storage';

@@ -1,4 +1,4 @@
-// The run ledger (storage/app-storage.ts RunStorage) on PostgreSQL.
+// The run ledger (storage/run-storage.ts RunStorage) on PostgreSQL.
 
 import type pg from 'pg';
 import type { RunTrigger } from '../../../protocol';

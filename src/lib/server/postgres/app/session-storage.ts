@@ -1,4 +1,4 @@
-// The page's sign-in sessions by digest (storage/app-storage.ts SessionStorage) on PostgreSQL: a
+// The page's sign-in sessions by digest (storage/session-storage.ts SessionStorage) on PostgreSQL: a
 // logout on one instance ends the session on all of them, as each asks the table.
 
 import type pg from 'pg';

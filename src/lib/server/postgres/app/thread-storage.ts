@@ -1,4 +1,4 @@
-// Conversations as the protocol's threads (storage/app-storage.ts ThreadStorage) on PostgreSQL.
+// Conversations as the protocol's threads (storage/thread-storage.ts ThreadStorage) on PostgreSQL.
 
 import type pg from 'pg';
 import { canonicalJson } from '../../canonical-json';

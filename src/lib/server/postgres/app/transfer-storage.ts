@@ -1,4 +1,4 @@
-// A conversation taken out and put back whole (storage/app-storage.ts TransferStorage) on PostgreSQL.
+// A conversation taken out and put back whole (storage/transfer-storage.ts TransferStorage) on PostgreSQL.
 
 import type pg from 'pg';
 import { putThreadCheckpoints } from '../../checkpoint/thread-put';

@@ -13,10 +13,9 @@ import { appendRunEvents, encodeEvent } from './run-event-rows.js';
 export async function sweepRunEvents(db: pg.Pool | pg.PoolClient, keepMs: number): Promise<number> {
 	const old = `SELECT id FROM runs WHERE finished_at < now() - $1 * interval '1 millisecond'`;
 	const events = await db.query(`DELETE FROM run_events WHERE run_id IN (${old})`, [keepMs]);
-	await db.query(`DELETE FROM run_cancels WHERE run_id IN (${old})`, [keepMs]);
-	await db.query(`DELETE FROM elicitation_answers WHERE run_id IN (${old})`, [keepMs]);
-	await db.query(`DELETE FROM run_readers WHERE run_id IN (${old})`, [keepMs]);
-	await db.query(`DELETE FROM run_unfollowed WHERE run_id IN (${old})`, [keepMs]);
+	for (const table of ['run_cancels', 'elicitation_answers', 'run_readers', 'run_unfollowed']) {
+		await db.query(`DELETE FROM ${table} WHERE run_id IN (${old})`, [keepMs]);
+	}
 	return events.rowCount ?? 0;
 }
 

@@ -11,7 +11,6 @@ export const GET: RequestHandler = async ({ params, request }) => {
 		const threadId = parseThreadId(params.thread_id);
 		const runId = parseRunId(params.run_id);
 		const { protocolRuns } = runtime();
-		unlessRefused(await protocolRuns.get(threadId, runId));
 		return jsonResponse(unlessRefused(await protocolRuns.join(threadId, runId, request.signal)));
 	} catch (e) {
 		return errorResponse(e, request);
