@@ -132,7 +132,8 @@ const WrappedConfigSchema = z.strictObject({ mcpServers: McpConfigSchema });
 export type McpServerConfig = z.infer<typeof McpServerConfigSchema>;
 export type McpConfig = z.infer<typeof McpConfigSchema>;
 export type HttpServerConfig = z.infer<typeof HttpServerSchema>;
-type OAuthSettings = NonNullable<HttpServerConfig['oauth']>;
+/** mcp.json `oauth` of a remote server, as parsed. */
+export type OAuthSettings = NonNullable<HttpServerConfig['oauth']>;
 
 export function isStdio(c: McpServerConfig): c is z.infer<typeof StdioServerSchema> {
 	return 'command' in c;
