@@ -1,8 +1,7 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Runtime } from '../../src/lib/server/runtime';
-import { startInProcess } from '../support/in-process';
+import { inProcessTests } from '../support/in-process';
 import { eventsOfRun, startedRun } from '../support/run-events';
-import { ScriptedOllama } from '../support/scripted-ollama';
 import { callsScript } from '../support/scripts';
 
 /**
@@ -38,18 +37,11 @@ async function send(runtime: Runtime, message: string, conversation: string | nu
 }
 
 describe('what a run reads, in process', () => {
-	let ollama: ScriptedOllama | undefined;
-	let runtime: Runtime | undefined;
-	afterEach(async () => {
-		await runtime?.close();
-		runtime = undefined;
-		await ollama?.close();
-		ollama = undefined;
-	});
+	const tests = inProcessTests();
 
 	it('a tool-calling turn reads its conversation once: no head, model or approvals read again at each step', async () => {
-		ollama = await ScriptedOllama.start(callsScript([{ name: 'test__peek', arguments: {} }]));
-		({ runtime } = await startInProcess({ ollamaUrl: ollama.url }));
+		const ollama = await tests.model(callsScript([{ name: 'test__peek', arguments: {} }]));
+		const { runtime } = await tests.start({ ollamaUrl: ollama.url });
 		const reads = countReads(runtime);
 		const first = await send(runtime, 'look');
 		expect(first.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
@@ -64,8 +56,8 @@ describe('what a run reads, in process', () => {
 	});
 
 	it("a message's run reads the thread's latest messages beside its opening, not after it", async () => {
-		ollama = await ScriptedOllama.start(callsScript([{ name: 'test__peek', arguments: {} }]));
-		({ runtime } = await startInProcess({ ollamaUrl: ollama.url }));
+		const ollama = await tests.model(callsScript([{ name: 'test__peek', arguments: {} }]));
+		const { runtime } = await tests.start({ ollamaUrl: ollama.url });
 		const first = await send(runtime, 'look');
 		const { storage, threads } = runtime;
 		// The opening answers only once the messages have been asked for: a run that waited for its
@@ -88,8 +80,8 @@ describe('what a run reads, in process', () => {
 	});
 
 	it('a run that asks a person reads the waiting calls once, for its approval event; the next message denies them', async () => {
-		ollama = await ScriptedOllama.start(callsScript([{ name: 'test__effect', arguments: { item: 'a' } }]));
-		({ runtime } = await startInProcess({ ollamaUrl: ollama.url }));
+		const ollama = await tests.model(callsScript([{ name: 'test__effect', arguments: { item: 'a' } }]));
+		const { runtime } = await tests.start({ ollamaUrl: ollama.url });
 		const reads = countReads(runtime);
 		const asked = await send(runtime, 'save a');
 		expect(asked.events.find((e) => e.event === 'approval')).toMatchObject({

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -8,6 +7,7 @@ import { ScriptedOllama } from '../support/scripted-ollama';
 import { currentTurn } from '../support/scripts';
 import { Service, tempDir } from '../support/service';
 import { MIGRATIONS } from '../../src/lib/server/sqlite/migrations';
+import { describeFile } from '../../src/lib/server/portable/backup-manifest';
 import { followRun } from '../support/sse';
 
 const fixtures = path.resolve(import.meta.dirname, '../fixtures/upgrade');
@@ -130,8 +130,7 @@ describe('backup and restore (SQLite)', () => {
 		newerFile.close();
 		const manifestFile = path.join(newer, 'manifest.json');
 		const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
-		const newerBytes = fs.readFileSync(path.join(newer, 'sophos.db'));
-		const database = { name: 'sophos.db', bytes: newerBytes.length, sha256: createHash('sha256').update(newerBytes).digest('hex') };
+		const database = describeFile(newer, 'sophos.db');
 		fs.writeFileSync(manifestFile, JSON.stringify({ ...manifest, schemaVersion: 99, database }));
 		const tooNew = await runDataTool('restore', [newer], envOf(target));
 		expect(tooNew.code).toBe(1);

@@ -372,7 +372,7 @@ describe('the shared tool host', () => {
 		expect(sent).toEqual(['Summarize this\n\n<resource server="test" uri="test://notes/welcome">\nWelcome to the test notes.\n</resource>']);
 	});
 
-	it('passes the child’s list_changed to every session, and announces both lists when the child restarts', async () => {
+	it('passes the child’s list_changed to a session other than the one that caused it, and announces both lists when the child restarts', async () => {
 		const { host } = await setUp();
 		const [a, b] = [(await connect(host, 'test')).client, (await connect(host, 'test')).client];
 		const heard = (client: Client) => {

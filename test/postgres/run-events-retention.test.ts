@@ -6,7 +6,7 @@ import { remoteEventResponse } from '../../src/lib/server/postgres/events/remote
 import { RunEventWriter } from '../../src/lib/server/postgres/events/run-event-writer.js';
 import { endOrphanedStreams, RunEventSweeper, sweepRunEvents } from '../../src/lib/server/postgres/events/run-event-retention.js';
 import { EventLog } from '../../src/lib/server/stream/event-log.js';
-import { claimedRun, useInstances, type Instance } from '../support/pg-instances.js';
+import { claimedRun, remoteParts, useInstances } from '../support/pg-instances.js';
 
 const instances = useInstances('retention');
 const { a, b } = instances;
@@ -53,7 +53,7 @@ describe('run event retention', () => {
 	it('ends the stream of a run whose owner recorded its outcome and died before keeping its end', async () => {
 		const { conversationId, runId } = await claimedRun(a.storage);
 		await appendRunEvents(a.pool, { runId, firstId: 1, events: [encodeEvent({ event: 'token', data: 'partial' })], terminal: false });
-		const reader = await remoteEventResponse({ pool: b.pool, bus: b.bus, readers: b.readers, counts: new Map(), log: () => {} }, runId, 0, new AbortController().signal, {
+		const reader = await remoteEventResponse(remoteParts(b), runId, 0, new AbortController().signal, {
 			maxFollowers: 2,
 			backlogLimitBytes: 1 << 20,
 			onDrop: () => {}

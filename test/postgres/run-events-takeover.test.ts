@@ -11,14 +11,13 @@ import { EventLog } from '../../src/lib/server/stream/event-log.js';
 import { liveEventResponse, type LiveResponseOptions } from '../../src/lib/server/stream/sse-response.js';
 import { Mailbox } from '../support/mailbox.js';
 import { asThePageSeesIt, itemTexts } from '../support/page-view.js';
-import { claimedRun, endLease, useInstances, type Instance } from '../support/pg-instances.js';
+import { claimedRun, endLease, remoteParts, useInstances } from '../support/pg-instances.js';
 
 const instances = useInstances('takeover');
 const { a, b } = instances;
 
 const OPTIONS: LiveResponseOptions = { maxFollowers: 4, backlogLimitBytes: 1 << 20, onDrop: () => {} };
 const signal = () => new AbortController().signal;
-const parts = (instance: Instance) => ({ pool: instance.pool, bus: instance.bus, readers: instance.readers, counts: new Map<string, number>(), log: () => {} });
 
 const interrupted = (conversation: string, run: string): RunEvent => ({
 	event: 'end',
@@ -63,7 +62,7 @@ async function takeOverAndResume(conversationId: string, runId: string) {
 describe('following across a takeover', () => {
 	it('goes on with the run that resumes it, on one stream the page reads as one run, ended by the resumed run', async () => {
 		const dead = await runThatDies();
-		const following = await remoteEventResponse(parts(b), dead.runId, 0, signal(), OPTIONS);
+		const following = await remoteEventResponse(remoteParts(b), dead.runId, 0, signal(), OPTIONS);
 		const resumed = await takeOverAndResume(dead.conversationId, dead.runId);
 		expect(resumed.successorFirstEventId).toBe(2 ** 32 + 1);
 		resumed.log.publish({ event: 'trace', data: { step: 1, name: 'agent', node: 'agent', event: 'enter' } });
@@ -79,7 +78,7 @@ describe('following across a takeover', () => {
 
 		// A page that held an id the dead owner sent and never kept, back on any instance: the whole
 		// resumed run, from PostgreSQL as from the resumed run's own log.
-		const fromKept = await (await remoteEventResponse(parts(a), dead.runId, 50, signal(), OPTIONS)).text();
+		const fromKept = await (await remoteEventResponse(remoteParts(a), dead.runId, 50, signal(), OPTIONS)).text();
 		expect(fromKept).toBe(await liveEventResponse(resumed.log, 50, signal(), OPTIONS).text());
 		expect(itemTexts(asThePageSeesIt(fromKept))).toEqual(['Answer after the crash.']);
 	});
@@ -100,14 +99,14 @@ describe('following across a takeover', () => {
 
 	it('ends the stream with the kept interruption when nothing resumes the run, whatever id the reader holds', async () => {
 		const dead = await runThatDies();
-		const following = await remoteEventResponse(parts(b), dead.runId, 0, signal(), OPTIONS);
+		const following = await remoteEventResponse(remoteParts(b), dead.runId, 0, signal(), OPTIONS);
 		await takeOver(dead.runId);
 		await b.storage.runs.finish(dead.runId, { status: 'interrupted', error: { code: 'PROCESS_EXITED', message: 'owner died' }, messageCount: 1 }, new Date().toISOString());
 		expect(await endTakenOverRun(b.pool, { runId: dead.runId, event: interrupted(dead.conversationId, dead.runId) })).toEqual({ ended: true, successorFirstEventId: null });
 		const live = asThePageSeesIt(await following.text());
 		expect(itemTexts(live)).toEqual(['Answer af']);
 		expect(live.outcome).toEqual({ kind: 'end', status: 'interrupted', run: dead.runId, cause: 'PROCESS_EXITED' });
-		const late = asThePageSeesIt(await (await remoteEventResponse(parts(a), dead.runId, 40, signal(), OPTIONS)).text());
+		const late = asThePageSeesIt(await (await remoteEventResponse(remoteParts(a), dead.runId, 40, signal(), OPTIONS)).text());
 		expect(late.outcome).toEqual({ kind: 'end', status: 'interrupted', run: dead.runId, cause: 'PROCESS_EXITED' });
 		// A second takeover finds the stream ended.
 		expect((await endTakenOverRun(a.pool, { runId: dead.runId, event: interrupted(dead.conversationId, dead.runId) })).ended).toBe(false);

@@ -9,7 +9,7 @@ import { EventLog } from '../../src/lib/server/stream/event-log.js';
 import { liveEventResponse, type LiveResponseOptions } from '../../src/lib/server/stream/sse-response.js';
 import { Mailbox } from '../support/mailbox.js';
 import { asThePageSeesIt, itemTexts } from '../support/page-view.js';
-import { claimedRun, useInstances, type Instance } from '../support/pg-instances.js';
+import { claimedRun, remoteParts, useInstances, type Instance } from '../support/pg-instances.js';
 
 const instances = useInstances('events');
 const { a, b } = instances;
@@ -120,7 +120,7 @@ describe('remoteEventResponse', () => {
 		expect(await heard.next()).toBe('batch');
 
 		// Opened mid-run on instance B: the kept events, then the rest as A keeps them.
-		const remote = await remoteEventResponse({ pool: b.pool, bus: b.bus, readers: b.readers, counts: new Map(), log: () => {} }, runId, 0, controller(), OPTIONS);
+		const remote = await remoteEventResponse(remoteParts(b), runId, 0, controller(), OPTIONS);
 		log.publish({ event: 'token', data: 'wörld' });
 		log.publish({ event: 'warning', data: { code: 'MCP_DOWN', message: 'x', servers: ['a'] } });
 		log.publish(end(conversationId, runId));
@@ -130,7 +130,7 @@ describe('remoteEventResponse', () => {
 		expect(remoteText).toBe(localText);
 		expect(remote.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
 
-		const parts = { pool: b.pool, bus: b.bus, readers: b.readers, counts: new Map(), log: () => {} };
+		const parts = remoteParts(b);
 		for (const after of [2, 3, 5]) {
 			const fromB = await (await remoteEventResponse(parts, runId, after, controller(), OPTIONS)).text();
 			expect(fromB).toBe(await liveEventResponse(log, after, controller(), OPTIONS).text());
@@ -144,7 +144,7 @@ describe('remoteEventResponse', () => {
 		const { conversationId, runId } = await claimedRun(a.storage);
 		const log = new EventLog(1000);
 		const writer = RunEventWriter.attach(a.pool, log, { runId, log: () => {} });
-		const parts = { pool: b.pool, bus: b.bus, readers: b.readers, counts: new Map<string, number>(), log: () => {} };
+		const parts = remoteParts(b);
 		const followers = [await remoteEventResponse(parts, runId, 0, controller(), OPTIONS), await remoteEventResponse(parts, runId, 0, controller(), OPTIONS)];
 		const refused = await remoteEventResponse(parts, runId, 0, controller(), OPTIONS);
 		expect(refused.status).toBe(429);
@@ -160,7 +160,7 @@ describe('remoteEventResponse', () => {
 		const log = new EventLog(1000);
 		const writer = RunEventWriter.attach(a.pool, log, { runId, log: () => {} });
 		const drops = new Mailbox<string>();
-		const parts = { pool: b.pool, bus: b.bus, readers: b.readers, counts: new Map<string, number>(), log: () => {} };
+		const parts = remoteParts(b);
 		const limit = { ...OPTIONS, backlogLimitBytes: 2_000, onDrop: (e: Error) => drops.post(e.name) };
 		const stalled = await remoteEventResponse(parts, runId, 0, controller(), limit);
 		for (let i = 0; i < 200; i++) log.publish({ event: 'token', data: `token ${i} ` });
@@ -177,7 +177,7 @@ describe('remoteEventResponse', () => {
 		const { conversationId, runId } = await claimedRun(a.storage);
 		const log = new EventLog(1000);
 		const writer = RunEventWriter.attach(a.pool, log, { runId, log: () => {} });
-		const parts = { pool: b.pool, bus: b.bus, readers: b.readers, counts: new Map<string, number>(), log: () => {} };
+		const parts = remoteParts(b);
 		const reader = new AbortController();
 		const response = await remoteEventResponse(parts, runId, 0, reader.signal, OPTIONS);
 		expect(parts.counts.get(runId)).toBe(1);
@@ -193,7 +193,7 @@ describe('remoteEventResponse', () => {
 		const log = new EventLog(1000);
 		const writer = RunEventWriter.attach(a.pool, log, { runId, log: () => {} });
 		const heard = batchesHeard(b, runId);
-		const parts = { pool: b.pool, bus: b.bus, readers: b.readers, counts: new Map<string, number>(), log: () => {} };
+		const parts = remoteParts(b);
 		const response = await remoteEventResponse(parts, runId, 0, controller(), OPTIONS);
 		await instances.allowConnections(false);
 		await instances.terminate('bus-b');

@@ -102,7 +102,7 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			expect(await storage.runs.countWaiting()).toBe(1);
 		});
 
-		it('reads what a run begins with in one read: model, branch head, waiting calls and the run before it', async () => {
+		it('reads what a run begins with: model, branch head, waiting calls and the run before it', async () => {
 			await conversation('c1');
 			expect(await storage.runs.opening('c1')).toEqual({ model: null, head: undefined, awaitingDecision: false, latestRuns: [{ id: 'first-c1', trigger: 'message' }] });
 			await storage.runs.claim('c1', 'asks', T(1), 'resume', null, { model: 'ollama/other' });

@@ -116,6 +116,15 @@ export async function claimedRun(storage: AppStorage): Promise<{ conversationId:
 /** What the events/ modules take of an instance: its pool, its bus, and its log. */
 export const eventParts = (instance: Instance) => ({ pool: instance.pool, bus: instance.bus, log: (m: string) => instance.logs.post(m) });
 
+/** What a reader of another instance's run on `instance` is read with (postgres/events/remote-event-response.ts), quiet. */
+export const remoteParts = (instance: Instance) => ({
+	pool: instance.pool,
+	bus: instance.bus,
+	readers: instance.readers,
+	counts: new Map<string, number>(),
+	log: () => {}
+});
+
 /** The runs row as the lead's lease will say it: here every owner holds its lease unless told. */
 export const runStateFrom =
 	(instance: Instance, ownerAlive = true) =>

@@ -27,7 +27,7 @@ function setUp(options: { shared: boolean; runsHere: string[]; latest: Pick<RunR
 }
 
 describe('pendingElicitations: a conversation\'s open questions, wherever its call runs', () => {
-	it('those this process holds, without a read', async () => {
+	it('those this process holds, without asking another instance', async () => {
 		const { questions, read, detail } = setUp({ shared: true, runsHere: [], latest: { id: 'r1', status: 'running' } });
 		void questions.ask({ conversation: 'c1', run: 'r1', server: 's', tool: 's__t' }, form, new AbortController().signal);
 		expect((await detail('running')).map((q) => q.run)).toEqual(['r1']);
@@ -40,7 +40,7 @@ describe('pendingElicitations: a conversation\'s open questions, wherever its ca
 		expect(read).toEqual(['r2']);
 	});
 
-	it('nothing is read for a conversation not running, a run executed here, or one process alone', async () => {
+	it('no other instance is asked for a conversation not running, a run executed here, or one process alone', async () => {
 		for (const [options, status] of [
 			[{ shared: true, runsHere: [], latest: { id: 'r2', status: 'completed' } }, 'completed'],
 			[{ shared: true, runsHere: ['c1'], latest: { id: 'r2', status: 'running' } }, 'running'],
