@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { openPage, screenshot, sendMessage, textsOf, waitForExactText, waitForIdle, startBrowserStack, stopBrowserStack } from '../support/browser';
+import { newChat, openPage, screenshot, sendMessage, textsOf, waitForExactText, waitForIdle, startBrowserStack, stopBrowserStack } from '../support/browser';
 import { ScriptedOllama } from '../support/scripted-ollama';
 import { answerScript } from '../support/scripts';
 import { Service } from '../support/service';
+import { followRun } from '../support/sse';
 
 const ANSWER = 'The **answer** is forty-two. It was computed from first principles.';
 const ANSWER_TEXT = 'The answer is forty-two. It was computed from first principles.';
@@ -51,6 +52,29 @@ describe('chatting', () => {
 			expect(await item.locator('time').textContent()).toBe('just now');
 			expect(await page.getByTestId('current-title').textContent()).toBe('What is the answer?');
 			expect(new URL(page.url()).searchParams.get('c')).toMatch(/^[0-9a-f-]{36}$/);
+			expect(pageErrors).toEqual([]);
+		} finally {
+			await context.close();
+		}
+	});
+
+	it('shows the steps of a run that ended before its stream opened', async () => {
+		ollama.script = answerScript('Done at once.');
+		const { context, page, pageErrors } = await openPage(browser, service.url);
+		try {
+			// The page's stream is held until the run has ended and left the service's registry (a stream
+			// that names no run then gets the bare end), as when a fast model beats the connection.
+			await page.route(/\/api\/chat\?/, async (route) => {
+				const conversation = new URL(route.request().url()).searchParams.get('conversation')!;
+				await expect.poll(async () => (await followRun(service.url, conversation)).map((e) => e.event), { timeout: 60_000 }).toEqual(['end']);
+				await route.continue();
+			});
+			await newChat(page);
+			await sendMessage(page, 'Quick one');
+			await waitForIdle(page);
+			await waitForExactText(page, 'assistant-message', 'Done at once.');
+			await page.getByTestId('timeline-toggle').click();
+			expect(await page.getByTestId('timeline-entry').count()).toBeGreaterThan(0);
 			expect(pageErrors).toEqual([]);
 		} finally {
 			await context.close();

@@ -85,6 +85,39 @@ describe('replay', () => {
 		expect(after).toEqual([{ event: 'end', data: { conversation, status: 'completed' } }]);
 	});
 
+	it('naming the run it started, a stream opened after that run ended still replays its steps', async () => {
+		ollama.script = answerScript('Fast.');
+		const { conversation, run } = await (await service.post('/api/chat', { message: 'fast' })).json();
+		const ended = [{ event: 'end', data: { conversation, status: 'completed' } }];
+		// The bare end answers once the run has left the registry: from here on only what was kept of it replays.
+		await expect.poll(() => followRun(service.url, conversation), { timeout: 60_000 }).toEqual(ended);
+
+		const whole = await readEvents(await service.fetch(`/api/chat?conversation=${conversation}&run=${run}`));
+		expect(tokensOf(whole)).toBe('Fast.');
+		expect(whole.some((e) => e.event === 'trace')).toBe(true);
+		expect(whole.at(-1)).toMatchObject({ event: 'end', data: { conversation, run, status: 'completed' } });
+		const ids = whole.slice(0, -1).map((e) => Number(e.id));
+		const rest = await readEvents(
+			await service.fetch(`/api/chat?conversation=${conversation}&run=${run.toUpperCase()}`, { headers: { 'Last-Event-ID': String(ids[1]) } })
+		);
+		expect(rest).toEqual(whole.slice(2));
+
+		// Another conversation's run, or one never run: the conversation's outcome alone.
+		const other = await (await service.post('/api/chat', { message: 'other' })).json();
+		await followRun(service.url, other.conversation);
+		for (const named of [other.run, crypto.randomUUID()]) {
+			expect(await readEvents(await service.fetch(`/api/chat?conversation=${conversation}&run=${named}`))).toEqual(ended);
+		}
+		expect(await readEvents(await service.fetch(`/api/chat?conversation=${conversation}&run=not-a-run`))).toEqual([
+			{ event: 'chat-error', data: { code: 'BAD_REQUEST', message: 'Invalid Run ID' } }
+		]);
+
+		// Once the conversation is deleted, nothing of its run is replayed.
+		expect((await service.fetch(`/api/conversations/${conversation}`, { method: 'DELETE' })).status).toBe(204);
+		const gone = await readEvents(await service.fetch(`/api/chat?conversation=${conversation}&run=${run}`));
+		expect(gone).toEqual([{ event: 'chat-error', data: expect.objectContaining({ code: 'NOT_FOUND', conversation }) }]);
+	});
+
 	it('a Last-Event-ID from an earlier, longer run replays the new run whole', async () => {
 		ollama.script = answerScript('Second run.', { hold: 'stale', holdAfterChunks: 1 });
 		const { conversation } = await (await service.post('/api/chat', { message: 'first of two' })).json();

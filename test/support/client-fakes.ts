@@ -147,13 +147,14 @@ export class FakeApi implements ChatApi {
 	}
 }
 
-export type FakeStream = { conversationId: string; handlers: RunStreamHandlers; closed: boolean };
+/** `runId`: the run the page named when it opened the stream (one it had just started). */
+export type FakeStream = { conversationId: string; runId?: string; handlers: RunStreamHandlers; closed: boolean };
 
 /** Streams the controller opens; a test emits into them. */
 export class FakeStreams {
 	readonly opened: FakeStream[] = [];
-	readonly open: OpenRunStream = (conversationId, handlers) => {
-		const stream: FakeStream = { conversationId, handlers, closed: false };
+	readonly open: OpenRunStream = (conversationId, handlers, runId) => {
+		const stream: FakeStream = { conversationId, ...(runId ? { runId } : {}), handlers, closed: false };
 		this.opened.push(stream);
 		return { close: () => void (stream.closed = true) };
 	};

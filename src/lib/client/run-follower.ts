@@ -18,8 +18,11 @@ export class RunFollower {
 		private readonly openStream: OpenRunStream
 	) {}
 
-	/** Follows the conversation's run from its first event: the replay rebuilds the partial answer. */
-	attach(id: string): void {
+	/**
+	 * Follows the conversation's run from its first event: the replay rebuilds the partial answer.
+	 * `started`: the run this page just started, whose steps it gets even if it has ended meanwhile.
+	 */
+	attach(id: string, started?: string): void {
 		const chat = this.chat;
 		this.close();
 		chat.nextEpoch();
@@ -35,7 +38,7 @@ export class RunFollower {
 				chat.set({ connection: null, error: { code: 'SSE_ERROR', message: 'Connection to the run stream failed.' } });
 				chat.to('idle');
 			}
-		});
+		}, started);
 		this.stream = handle;
 	}
 

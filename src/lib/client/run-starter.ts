@@ -44,7 +44,7 @@ export class RunStarter {
 		}
 		const base = res.value.conversation === conversation ? chat.state.base : [];
 		chat.set({ conversationId: res.value.conversation, runId: res.value.run, base: [...base, this.localMessage(message)] });
-		this.follower.attach(res.value.conversation);
+		this.follower.attach(res.value.conversation, res.value.run);
 		void chat.refreshList();
 		return true;
 	}
@@ -133,7 +133,7 @@ export class RunStarter {
 		if (epoch !== chat.epoch) return false;
 		if (res.ok) {
 			chat.set({ runId: res.value.run, ...(shown ? { base: shown } : {}) });
-			this.follower.attach(id);
+			this.follower.attach(id, res.value.run);
 			void chat.refreshList();
 			return true;
 		}

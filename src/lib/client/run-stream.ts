@@ -20,10 +20,12 @@ export type RunStreamHandlers = {
 
 export type RunStreamHandle = { close(): void };
 
-export type OpenRunStream = (conversationId: string, handlers: RunStreamHandlers) => RunStreamHandle;
+/** `runId`: the run the page just started, replayed whole even if it ended before the stream opened. */
+export type OpenRunStream = (conversationId: string, handlers: RunStreamHandlers, runId?: string) => RunStreamHandle;
 
-export const eventSourceRunStream: OpenRunStream = (conversationId, handlers) => {
-	const source = new EventSource(`/api/chat?conversation=${encodeURIComponent(conversationId)}`);
+export const eventSourceRunStream: OpenRunStream = (conversationId, handlers, runId) => {
+	const query = new URLSearchParams({ conversation: conversationId, ...(runId ? { run: runId } : {}) });
+	const source = new EventSource(`/api/chat?${query}`);
 	let closed = false;
 	const listeners = STREAM_EVENT_NAMES.map((name) => {
 		const listener = (e: Event) => {

@@ -60,6 +60,7 @@ describe('ChatController', () => {
 			await chat.start(null);
 			expect(chat.snapshot.status).toBe('streaming');
 			expect(streams.last.conversationId).toBe('c1');
+			expect(streams.last.runId).toBeUndefined();
 			expect(view().pending).toBe(true);
 		});
 
@@ -125,6 +126,8 @@ describe('ChatController', () => {
 			expect(await sent).toBe(true);
 			expect(api.calls.startRun).toEqual([[{ message: 'hello', conversation: null }]]);
 			expect(chat.snapshot).toMatchObject({ status: 'streaming', conversationId: 'new-conversation', runId: 'run-1' });
+			// Named, so the stream replays the run's steps even if it ended before the stream opened.
+			expect(streams.last).toMatchObject({ conversationId: 'new-conversation', runId: 'run-1' });
 			expect(texts()).toEqual(['hello']);
 			expect(view().pending).toBe(true);
 
@@ -162,6 +165,7 @@ describe('ChatController', () => {
 			expect(await chat.send('again')).toBe(false);
 			expect(chat.snapshot).toMatchObject({ status: 'streaming', notice: { kind: 'info', message: IN_PROGRESS_MESSAGE } });
 			expect(streams.last.conversationId).toBe('c1');
+			expect(streams.last.runId).toBeUndefined();
 		});
 
 		it('shows a run failure with its code, and checks readiness again after a model error', async () => {
@@ -244,6 +248,7 @@ describe('ChatController', () => {
 			await chat.resume();
 			expect(api.calls.startRun.at(-1)).toEqual([{ conversation: 'c1', resume: true }]);
 			expect(chat.snapshot).toMatchObject({ status: 'streaming', runId: 'run-2', resumable: false });
+			expect(streams.last.runId).toBe('run-2');
 		});
 
 		it('hides Resume when the server says there is nothing to resume', async () => {

@@ -149,7 +149,7 @@ export class ProtocolRuns {
 		if (live) {
 			const reading = this.reading(live.id, signal, onDisconnect);
 			// From Sophos's first event, whatever the client saw: the translator needs to know which answer the tokens after `after` belong to.
-			const sophos = await this.parts.runService.follow(threadId, 0, reading.signal, this.parts.streamOptions, onDisconnect === 'cancel');
+			const sophos = await this.parts.runService.follow(threadId, 0, reading.signal, this.parts.streamOptions, { cancelOnLeave: onDisconnect === 'cancel' });
 			if (modes.includes('updates')) translator.knowFrom(await values());
 			if (sophos instanceof Response) return protocolStreamResponse(sophos, translator, headers, reading.leave);
 		}

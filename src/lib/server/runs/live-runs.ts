@@ -9,6 +9,12 @@ import { endEvent } from './end-event';
 import type { RunRefusal } from './run-refusal';
 import type { RunRegistry } from './run-registry';
 
+/**
+ * `run`: the run the caller started, whose events it wants even if it ended before the stream
+ * opened. `cancelOnLeave`: on_disconnect "cancel" for a run another instance executes.
+ */
+export type FollowOptions = { cancelOnLeave?: boolean; run?: string };
+
 /** A conversation's run in flight: executed by this process (`here`), or by another instance (PostgreSQL). */
 export type LiveRun = { id: string; here: ActiveRun | null };
 
@@ -43,16 +49,17 @@ export class LiveRuns {
 
 	/**
 	 * GET /api/chat: the live stream of the conversation's run, from after `lastEventId`; with none
-	 * in flight (or its kept events unreadable), one `end` with the conversation's latest status.
-	 * `cancelOnLeave` is for a run another instance executes (SharedRuns.follow); a run executed
-	 * here is cancelled by its reader's caller (RunService.cancelIfUnfollowed).
+	 * in flight (or its kept events unreadable), the events of `run` when the caller names the run it
+	 * started and that run ended here lately (RunRegistry), else one `end` with the conversation's
+	 * latest status. `cancelOnLeave` is for a run another instance executes (SharedRuns.follow); a
+	 * run executed here is cancelled by its reader's caller (RunService.cancelIfUnfollowed).
 	 */
 	async follow(
 		conversationId: string,
 		lastEventId: number,
 		signal: AbortSignal,
 		options: (runId: string) => LiveResponseOptions,
-		cancelOnLeave = false
+		{ cancelOnLeave = false, run: started }: FollowOptions = {}
 	): Promise<Response | Extract<RunRefusal, { refused: 'conversation-not-found' }>> {
 		const run = await this.active(conversationId);
 		if (run?.here) return liveEventResponse(run.here.log, lastEventId, signal, options(run.id));
@@ -64,8 +71,11 @@ export class LiveRuns {
 				this.parts.log(`Run ${run.id}: following it from this instance failed`, e);
 			}
 		}
+		// Read after the log is taken, so a conversation deleted since its run ended shows nothing of it.
+		const ended = started ? this.parts.registry.endedLog(conversationId, started) : undefined;
 		const conversation = await this.parts.storage.conversations.get(conversationId);
 		if (!conversation) return { refused: 'conversation-not-found' };
+		if (ended && started) return liveEventResponse(ended, lastEventId, signal, options(started));
 		return singleEventResponse(endEvent({ conversation: conversationId }, conversation.status));
 	}
 

@@ -5,7 +5,7 @@ import type { Claim } from '../storage/run-storage';
 import type { LiveResponseOptions } from '../stream/sse-response';
 import type { UserInput } from './active-run';
 import type { CarryOn } from './carried-stream';
-import { LiveRuns } from './live-runs';
+import { LiveRuns, type FollowOptions } from './live-runs';
 import { readThreadWork } from './read-thread-work';
 import { RunLauncher, type RunLauncherParts } from './run-launcher';
 import { QueuedStarts, type QueuedStartsParts } from './queued-starts';
@@ -68,8 +68,8 @@ export class RunService {
 		return this.live.isActive(conversationId);
 	}
 
-	follow(conversationId: string, lastEventId: number, signal: AbortSignal, options: (runId: string) => LiveResponseOptions, cancelOnLeave = false) {
-		return this.live.follow(conversationId, lastEventId, signal, options, cancelOnLeave);
+	follow(conversationId: string, lastEventId: number, signal: AbortSignal, options: (runId: string) => LiveResponseOptions, follow?: FollowOptions) {
+		return this.live.follow(conversationId, lastEventId, signal, options, follow);
 	}
 
 	cancel(runId: string) {

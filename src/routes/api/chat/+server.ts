@@ -41,8 +41,11 @@ async function runStream({ url, request }: Parameters<RequestHandler>[0]): Promi
 	const rt: ChatPort = runtime();
 	const id = parseUuid(url.searchParams.get('conversation'));
 	if (!id) return singleEventResponse({ event: 'chat-error', data: { code: 'BAD_REQUEST', message: 'Invalid Conversation ID' } });
+	const run = url.searchParams.get('run');
+	const started = run === null ? undefined : parseUuid(run);
+	if (started === null) return singleEventResponse({ event: 'chat-error', data: { code: 'BAD_REQUEST', message: 'Invalid Run ID' } });
 	const lastEventId = parseLastEventId(request.headers.get('last-event-id'));
-	const followed = await rt.runService.follow(id, lastEventId, request.signal, runStreamOptions(rt.settings, rt.telemetry, rt.log));
+	const followed = await rt.runService.follow(id, lastEventId, request.signal, runStreamOptions(rt.settings, rt.telemetry, rt.log), { run: started });
 	if (followed instanceof Response) return followed;
 	const { code, message } = runRefusalError(followed);
 	return singleEventResponse({ event: 'chat-error', data: { code, message, conversation: id } });
