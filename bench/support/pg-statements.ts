@@ -1,12 +1,16 @@
 // Bench-only: where a PostgreSQL turn's time goes. Wraps pg's Client.query and Pool.connect in this
-// process (never the app's code) and counts, per database, round trips and their time by kind of
-// statement, time waiting for a pooled connection, and the time backends spent waiting on locks
-// (pg_stat_activity sampled from a connection of its own).
+// process (never the app's code) and counts, per database, statements, round trips and their time
+// by kind of statement, time waiting for a pooled connection, and the time backends spent waiting
+// on locks (pg_stat_activity sampled from a connection of its own). Statements a pipelining
+// connection sends while others are unanswered ride in their round trip: a round trip is counted,
+// and timed from its first send to its last answer, under the kind of the statement that began it.
 
 import pg from 'pg';
 
 type Tally = { count: number; ms: number };
-export type Breakdown = { statements: Map<string, Tally>; poolWait: Tally; lockSamples: number; sampleMs: number };
+/** `count`: round trips begun by a statement of the kind; `sent`: statements of the kind sent. */
+type StatementTally = Tally & { sent: number };
+export type Breakdown = { statements: Map<string, StatementTally>; poolWait: Tally; lockSamples: number; sampleMs: number };
 
 // Names for the statements the runtime sends, first match wins; anything else is named by its first words.
 const KINDS: [RegExp, string][] = [
@@ -14,11 +18,11 @@ const KINDS: [RegExp, string][] = [
 	[/^BEGIN;\s*SELECT pg_advisory_xact_lock\(\d+\);\s*WITH counted/i, 'BEGIN; claim lock; run claim; COMMIT (one round trip)'],
 	[/^BEGIN; SELECT pg_advisory_xact_lock/i, 'BEGIN; claim lock (advisory)'],
 	[/^BEGIN; SELECT .* AS held,\s*\(SELECT thread_key FROM lg_threads/is, 'BEGIN; checkpoint put: fence, lock thread, read parent and log tips'],
+	[/^SELECT (EXISTS|true) .* AS held,\s*\(SELECT thread_key FROM lg_threads/is, 'checkpoint put: fence and lock thread'],
 	[/^BEGIN/i, 'BEGIN'],
 	[/^COMMIT/i, 'COMMIT'],
 	[/^ROLLBACK/i, 'ROLLBACK'],
 	[/SET LOCAL synchronous_commit/i, 'SET LOCAL synchronous_commit (durable commit)'],
-	[/^SELECT (EXISTS|true) .* AS held,\s*\(SELECT thread_key FROM lg_threads/is, 'checkpoint put: fence and lock thread (alone: a retry, or as the server counts it)'],
 	[/^SELECT (1|\$\d+) FROM runs WHERE id = \$1 AND owner = \$2 AND status = 'running' FOR SHARE/i, 'fence: SELECT … FOR SHARE (holdRun, before issue 26)'],
 	[/pg_advisory_xact_lock\(\$1\)/i, 'claim lock (advisory)'],
 	[/INSERT INTO runs/i, 'run claim'],
@@ -65,6 +69,9 @@ const add = (t: Tally, ms: number) => {
 	t.ms += ms;
 };
 
+/** Per connection, the round trip under way: when it began, its kind, the statements unanswered. */
+const flights = new WeakMap<pg.Client, { started: number; kind: string; unanswered: number }>();
+
 let installed = false;
 
 /** Installs the wrappers once; from then on every query in this process is counted. */
@@ -76,13 +83,18 @@ export function instrumentPg(): void {
 		const first = args[0];
 		const sql = typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text;
 		if (sql === undefined || sampling.has(this)) return query.apply(this, args);
-		const started = performance.now();
+		const statements = breakdownOf(this.database ?? '').statements;
+		const kind = kindOf(sql);
+		const t = statements.get(kind) ?? { count: 0, ms: 0, sent: 0 };
+		statements.set(kind, t);
+		t.sent += 1;
+		let flight = flights.get(this);
+		if (!flight) flights.set(this, (flight = { started: performance.now(), kind, unanswered: 0 }));
+		flight.unanswered += 1;
 		const tally = () => {
-			const statements = breakdownOf(this.database ?? '').statements;
-			const kind = kindOf(sql);
-			const t = statements.get(kind) ?? { count: 0, ms: 0 };
-			statements.set(kind, t);
-			add(t, performance.now() - started);
+			if (--flight.unanswered > 0) return;
+			flights.delete(this);
+			add(statements.get(flight.kind)!, performance.now() - flight.started);
 		};
 		const callback = args.findIndex((a) => typeof a === 'function');
 		if (callback >= 0) {
@@ -161,15 +173,16 @@ export function resetPgCounts(): void {
 export function breakdownTable(database: string, turns: number): string {
 	const b = breakdownOf(database);
 	const rows = [...b.statements].sort((x, y) => y[1].ms - x[1].ms);
-	const total = rows.reduce((s, [, t]) => ({ count: s.count + t.count, ms: s.ms + t.ms }), { count: 0, ms: 0 });
-	const line = (name: string, t: Tally) => `| ${name} | ${(t.count / turns).toFixed(2)} | ${(t.ms / turns).toFixed(2)} |`;
+	const total = rows.reduce((s, [, t]) => ({ count: s.count + t.count, ms: s.ms + t.ms, sent: s.sent + t.sent }), { count: 0, ms: 0, sent: 0 });
+	const line = (name: string, t: StatementTally) =>
+		`| ${name} | ${(t.sent / turns).toFixed(2)} | ${(t.count / turns).toFixed(2)} | ${(t.ms / turns).toFixed(2)} |`;
 	return [
-		'| statement kind | round trips per turn | ms per turn |',
-		'| --- | ---: | ---: |',
+		'| statement kind | statements per turn | round trips begun per turn | ms per turn (send to last answer) |',
+		'| --- | ---: | ---: | ---: |',
 		...rows.map(([kind, t]) => line(kind, t)),
 		line('**all statements**', total),
-		line('waiting for a pooled connection', b.poolWait),
-		`| waiting on locks (backends sampled every ${b.sampleMs || 5} ms) | – | ${((b.lockSamples * (b.sampleMs || 5)) / turns).toFixed(2)} |`
+		`| waiting for a pooled connection | – | ${(b.poolWait.count / turns).toFixed(2)} | ${(b.poolWait.ms / turns).toFixed(2)} |`,
+		`| waiting on locks (backends sampled every ${b.sampleMs || 5} ms) | – | – | ${((b.lockSamples * (b.sampleMs || 5)) / turns).toFixed(2)} |`
 	].join('\n');
 }
 

@@ -9,7 +9,7 @@ import { createTestDatabase } from '../support/postgres.js';
 describeAppStorage('PostgreSQL', async (limits) => {
 	const database = await createTestDatabase(inject('postgresUrl'), 'app');
 	// Two pools: two instances of the service on one database.
-	const pools = [0, 1].map(() => new pg.Pool({ connectionString: database.url, max: 4 }));
+	const pools = [0, 1].map(() => new pg.Pool({ connectionString: database.url, max: 4, pipeline: true }));
 	await migratePostgres(pools[0]!);
 	return {
 		storage: postgresAppStorage(pools[0]!, limits, { instanceId: 'instance-a', leaseMs: 60_000 }),

@@ -14,7 +14,7 @@ let pools: pg.Pool[];
 let savers: DeltaPostgresSaver[];
 beforeAll(async () => {
 	database = await createTestDatabase(inject('postgresUrl'), 'concurrency');
-	pools = [0, 1].map(() => new pg.Pool({ connectionString: database.url, max: 4 }));
+	pools = [0, 1].map(() => new pg.Pool({ connectionString: database.url, max: 4, pipeline: true }));
 	await migratePostgres(pools[0]!);
 	savers = pools.map((pool) => new DeltaPostgresSaver(pool));
 });

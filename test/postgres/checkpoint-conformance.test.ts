@@ -19,7 +19,7 @@ const initializer = {
 	// A fresh database per checkpointer: the suite requires instances not to share state.
 	async createCheckpointer() {
 		const database = await createTestDatabase(inject('postgresUrl'), 'conformance');
-		const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+		const pool = new pg.Pool({ connectionString: database.url, max: 4, pipeline: true });
 		await migratePostgres(pool);
 		const saver = new DeltaPostgresSaver(pool);
 		databases.set(saver, { database, pool });

@@ -60,7 +60,7 @@ function storedCheckpoints(pool: pg.Pool): StoredCheckpoints {
 /** A database of its own; `pools` of them, as that many instances of the service. */
 async function openDatabase(pools = 1, options: DeltaPostgresSaverOptions = {}) {
 	const database = await createTestDatabase(inject('postgresUrl'), 'history');
-	const opened = Array.from({ length: pools }, () => new pg.Pool({ connectionString: database.url, max: 4 }));
+	const opened = Array.from({ length: pools }, () => new pg.Pool({ connectionString: database.url, max: 4, pipeline: true }));
 	await migratePostgres(opened[0]!);
 	const pool = opened[0]!;
 	return {

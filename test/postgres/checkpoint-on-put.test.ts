@@ -13,7 +13,7 @@ let database: TestDatabase;
 let pool: pg.Pool;
 beforeAll(async () => {
 	database = await createTestDatabase(inject('postgresUrl'), 'onput');
-	pool = new pg.Pool({ connectionString: database.url, max: 4 });
+	pool = new pg.Pool({ connectionString: database.url, max: 4, pipeline: true });
 	await migratePostgres(pool);
 });
 afterAll(async () => {

@@ -26,7 +26,7 @@ export async function openPostgresStore(
 	options?: DeltaPostgresSaverOptions
 ): Promise<OpenPostgresStore> {
 	const database: TestDatabase = await createTestDatabase(adminUrl, kind);
-	const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+	const pool = new pg.Pool({ connectionString: database.url, max: 4, pipeline: true });
 	let saver: BaseCheckpointSaver;
 	if (kind === 'stock') {
 		const stock = new PostgresSaver(pool);

@@ -17,7 +17,7 @@ let admin: pg.Client;
 let watcher: pg.Client;
 beforeAll(async () => {
 	database = await createTestDatabase(inject('postgresUrl'), 'inflight');
-	pool = new pg.Pool({ connectionString: database.url, max: 4, application_name: 'saver' });
+	pool = new pg.Pool({ connectionString: database.url, max: 4, pipeline: true, application_name: 'saver' });
 	await migratePostgres(pool);
 	admin = new pg.Client({ connectionString: database.url });
 	await admin.connect();

@@ -29,7 +29,7 @@ const expire = (runId: string) => pool.query(`UPDATE runs SET lease_until = now(
 
 beforeAll(async () => {
 	database = await createTestDatabase(inject('postgresUrl'), 'leases');
-	pool = new pg.Pool({ connectionString: database.url, max: 6 });
+	pool = new pg.Pool({ connectionString: database.url, max: 6, pipeline: true });
 	await migratePostgres(pool);
 });
 afterAll(async () => {

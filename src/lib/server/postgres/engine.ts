@@ -63,6 +63,8 @@ export async function openPostgresEngine(
 		max: options.poolMax,
 		connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
 		application_name: APPLICATION_NAMES.pool,
+		// Statements a transaction sends together go out in one round trip (transaction.ts sendTogether).
+		pipeline: true,
 		Client: PostgresClient
 	});
 	// An idle connection the server closed (a restart) is dropped from the pool; the next query opens a new one.

@@ -2,45 +2,59 @@
 
 import type pg from 'pg';
 
+/** A statement sent on its own: literal SQL, or a query with parameters (named: prepared once per connection). */
+export type Statement = string | pg.QueryConfig;
+
+/**
+ * Sends `statements` on `client` and answers their results in order. On a connection that
+ * pipelines (the instance's pool, engine.ts) they go out together, one round trip however many;
+ * on another, one after another. Every result is awaited, so a failure of one is never left unread.
+ */
+export async function sendTogether(client: pg.ClientBase, statements: readonly Statement[]): Promise<pg.QueryResult[]> {
+	if ((client as pg.Client).pipeline) return Promise.all(statements.map((s) => client.query(s)));
+	const results: pg.QueryResult[] = [];
+	for (const statement of statements) results.push(await client.query(statement));
+	return results;
+}
+
 /**
  * Runs `work` between BEGIN and COMMIT on one pooled connection; on any error rolls back and
  * rethrows that error. A connection whose ROLLBACK fails too (it broke mid-transaction) is closed
  * instead of going back to the pool. `durable`: the commit waits for its WAL to be flushed to disk
  * even on a server run with synchronous_commit=off, for the writes a power cut must not undo (as
- * sqlite/durable-commit.ts does on SQLite). BEGIN and that setting go in one round trip (a
- * multi-statement query without parameters), as does `opening`: statements without parameters
- * the transaction starts with (a lock), issue 26; `work` is given their results. `commitsItself`:
- * `work`'s last query ends with COMMIT, in the round trip of the statement before it.
+ * sqlite/durable-commit.ts does on SQLite). BEGIN, that setting and `opening` (statements the
+ * transaction starts with, such as a lock) are sent together (sendTogether: one round trip on the
+ * pool, issue 26); `work` is given the results of `opening`. `commitsItself`: `work` ends the
+ * transaction itself, sending COMMIT with its last statement (`andCommit`).
  */
 export async function inTransaction<T>(
 	pool: pg.Pool,
 	work: (client: pg.PoolClient, opened: pg.QueryResult[]) => Promise<T>,
-	options: { durable?: boolean; opening?: string; commitsItself?: boolean } = {}
+	options: { durable?: boolean; opening?: readonly Statement[]; commitsItself?: boolean } = {}
 ): Promise<T> {
 	return rolledBackOnError(pool, async (client) => {
-		const opening = ['BEGIN', ...(options.durable ? ['SET LOCAL synchronous_commit TO on'] : []), ...(options.opening ? [options.opening] : [])];
-		const results: pg.QueryResult | pg.QueryResult[] = await client.query(opening.join('; '));
-		const result = await work(client, Array.isArray(results) ? results.slice(1) : []);
+		const begin = ['BEGIN', ...(options.durable ? ['SET LOCAL synchronous_commit TO on'] : [])];
+		const results = await sendTogether(client, [...begin, ...(options.opening ?? [])]);
+		const result = await work(client, results.slice(begin.length));
 		if (!options.commitsItself) await client.query('COMMIT');
 		return result;
 	});
 }
 
-/** What a statement that ends its transaction is sent with, in the same round trip (`commitsItself`). */
-export const AND_COMMIT = ';\nCOMMIT';
+/** `statement` and the COMMIT that ends its transaction, sent together; its result. */
+export async function andCommit(client: pg.ClientBase, statement: Statement): Promise<pg.QueryResult> {
+	const [result] = await sendTogether(client, [statement, 'COMMIT']);
+	return result!;
+}
 
 /**
- * BEGIN, `statements` and COMMIT in one round trip (issue 26): a multi-statement query, so the
- * statements take no parameters (literal-sql.ts writes their values in). Each statement still
- * takes its own snapshot, so one after a lock sees every commit made before the lock was had. On
- * an error the server skips the rest, and the transaction is rolled back as inTransaction's is.
- * Returns the results of `statements`.
+ * BEGIN, `statements` and COMMIT sent together (sendTogether: one round trip on the pool, issue 26).
+ * Each statement takes its own snapshot, so one after a lock sees every commit made before the
+ * lock was had. After an error the server refuses the rest and the COMMIT rolls back; the
+ * transaction is rolled back as inTransaction's is. Returns the results of `statements`.
  */
-export async function transactInOneTrip(pool: pg.Pool, statements: readonly string[]): Promise<pg.QueryResult[]> {
-	return rolledBackOnError(pool, async (client) => {
-		const results = (await client.query(['BEGIN', ...statements, 'COMMIT'].join(';\n'))) as unknown as pg.QueryResult[];
-		return results.slice(1, 1 + statements.length);
-	});
+export async function transactInOneTrip(pool: pg.Pool, statements: readonly Statement[]): Promise<pg.QueryResult[]> {
+	return rolledBackOnError(pool, async (client) => (await sendTogether(client, ['BEGIN', ...statements, 'COMMIT'])).slice(1, 1 + statements.length));
 }
 
 /**

@@ -10,6 +10,7 @@ import { heldRun, RunFencedError } from './run-fence.js';
 import { LOCK_CLAIMS } from './claim-lock.js';
 import { claimRun, type ClaimRules } from './run-storage.js';
 import { toDecision, toPending, type ApprovalRow, type RecordedDecision } from '../../storage/approval-records';
+import { named } from '../named-statement.js';
 
 const APPROVAL_COLUMNS = `tool_call_id, tool, args, reason_kind, reason, ${isoText('requested_at')} AS requested_at,
 	${isoText('expires_at')} AS expires_at, decision, decided_args, decision_reason`;
@@ -39,9 +40,12 @@ async function recordDecisions(
 
 async function pendingOf(q: Queryable, threadId: string) {
 	const { rows } = await q.query<ApprovalRow>(
-		`SELECT ${APPROVAL_COLUMNS} FROM tool_approvals WHERE thread_id = $1 AND decision IS NULL
-		 ORDER BY tool_approvals.requested_at, tool_approvals.seq`,
-		[threadId]
+		named(
+			'sophos_pending_approvals',
+			`SELECT ${APPROVAL_COLUMNS} FROM tool_approvals WHERE thread_id = $1 AND decision IS NULL
+			 ORDER BY tool_approvals.requested_at, tool_approvals.seq`,
+			[threadId]
+		)
 	);
 	return rows.map(toPending);
 }
@@ -107,7 +111,7 @@ export function postgresApprovalStorage(pool: pg.Pool, rules: ClaimRules): Appro
 					await allowTools(client, checked.filter((d) => d.remember).map((d) => d.tool), now);
 					return claim;
 				},
-				{ durable: true, opening: LOCK_CLAIMS }
+				{ durable: true, opening: [LOCK_CLAIMS] }
 			);
 		},
 
@@ -129,7 +133,7 @@ export function postgresApprovalStorage(pool: pg.Pool, rules: ClaimRules): Appro
 
 		async nextExpiryAt() {
 			const { rows } = await pool.query<{ at: string | null }>(
-				`SELECT ${isoText('min(expires_at)')} AS at FROM tool_approvals WHERE decision IS NULL`
+				named('sophos_next_expiry', `SELECT ${isoText('min(expires_at)')} AS at FROM tool_approvals WHERE decision IS NULL`, [])
 			);
 			return rows[0]?.at ?? null;
 		}

@@ -64,7 +64,7 @@ export function postgresBranchStorage(pool: pg.Pool): BranchStorage {
 				]);
 				return 'switched';
 				},
-				{ opening: LOCK_CLAIMS }
+				{ opening: [LOCK_CLAIMS] }
 			)
 	};
 }

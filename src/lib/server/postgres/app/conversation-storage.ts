@@ -9,6 +9,7 @@ import { isoText } from './iso-text.js';
 import { LOCK_CLAIMS } from './claim-lock.js';
 import { claimRun, type ClaimRules } from './run-storage.js';
 import { titleFromMessage, toSummary, type SummaryRow } from '../../storage/conversation-records';
+import { named } from '../named-statement.js';
 
 // The latest run gives the conversation its status, as in the SQLite store.
 const SUMMARY_SELECT = `
@@ -29,7 +30,7 @@ export function postgresConversationStorage(pool: pg.Pool, rules: ClaimRules): C
 		},
 
 		async exists(id) {
-			const { rowCount } = await pool.query(`SELECT 1 FROM conversations WHERE id = $1`, [id]);
+			const { rowCount } = await pool.query(named('sophos_conversation_exists', `SELECT 1 FROM conversations WHERE id = $1`, [id]));
 			return (rowCount ?? 0) > 0;
 		},
 
@@ -51,7 +52,7 @@ export function postgresConversationStorage(pool: pg.Pool, rules: ClaimRules): C
 					const claim = await claimRun(client, { conversationId: id, runId, now, trigger: 'message', input: firstMessage }, rules);
 					if (claim === 'full') throw full;
 					return 'claimed' as const;
-				}, { opening: LOCK_CLAIMS });
+				}, { opening: [LOCK_CLAIMS] });
 			} catch (e) {
 				if (e === full) return 'full';
 				throw e;

@@ -6,6 +6,7 @@ import { inTransaction } from '../transaction.js';
 import { heldRun, RunFencedError } from './run-fence.js';
 import type { RunOwner } from './run-storage.js';
 import { toEntry, type JournalRow } from '../../storage/journal-records';
+import { named } from '../named-statement.js';
 
 const JOURNAL_COLUMNS = 'thread_id, tool_call_id, run_id, step, tool, args_hash, call_hash, idempotency_key, message_id, attempts, outcome, result';
 
@@ -43,10 +44,9 @@ function expectHeld(rows: { held: boolean }[], runId: string): void {
 export function postgresJournalStorage(pool: pg.Pool, owner: RunOwner): JournalStorage {
 	return {
 		async get(threadId, toolCallId) {
-			const { rows } = await pool.query<JournalRow>(`SELECT ${JOURNAL_COLUMNS} FROM tool_calls WHERE thread_id = $1 AND tool_call_id = $2`, [
-				threadId,
-				toolCallId
-			]);
+			const { rows } = await pool.query<JournalRow>(
+				named('sophos_journal_entry', `SELECT ${JOURNAL_COLUMNS} FROM tool_calls WHERE thread_id = $1 AND tool_call_id = $2`, [threadId, toolCallId])
+			);
 			return rows[0] && toEntry(rows[0]);
 		},
 
@@ -74,13 +74,14 @@ export function postgresJournalStorage(pool: pg.Pool, owner: RunOwner): JournalS
 				owner.instanceId
 			];
 			const { rows } = durable
-				? await inTransaction(pool, (client) => client.query<{ held: boolean }>(RECORD_INTENT, args), { durable })
-				: await pool.query<{ held: boolean }>(RECORD_INTENT, args);
+				? await inTransaction(pool, (client) => client.query<{ held: boolean }>(named('sophos_journal_intent', RECORD_INTENT, args)), { durable })
+				: await pool.query<{ held: boolean }>(named('sophos_journal_intent', RECORD_INTENT, args));
 			expectHeld(rows, entry.runId);
 		},
 
 		async recordOutcome(threadId, toolCallId, runId, outcome, now) {
-			const { rows } = await pool.query<{ held: boolean }>(RECORD_OUTCOME, [
+			const { rows } = await pool.query<{ held: boolean }>(
+				named('sophos_journal_outcome', RECORD_OUTCOME, [
 				outcome.outcome,
 				outcome.result,
 				now,
@@ -88,7 +89,8 @@ export function postgresJournalStorage(pool: pg.Pool, owner: RunOwner): JournalS
 				toolCallId,
 				runId,
 				owner.instanceId
-			]);
+			])
+			);
 			expectHeld(rows, runId);
 		}
 	};

@@ -8,6 +8,7 @@ import { isoText } from './iso-text.js';
 import { LOCK_CLAIMS } from './claim-lock.js';
 import { claimRun, type ClaimRules } from './run-storage.js';
 import { toQueuedMessage, type QueuedRow } from '../../storage/queue-records';
+import { named } from '../named-statement.js';
 
 export function postgresQueueStorage(pool: pg.Pool, limits: AppStorageLimits, rules: ClaimRules): QueueStorage {
 	return {
@@ -39,7 +40,7 @@ export function postgresQueueStorage(pool: pg.Pool, limits: AppStorageLimits, ru
 
 		async conversationsWaiting() {
 			const { rows } = await pool.query<{ conversation_id: string }>(
-				`SELECT conversation_id FROM queued_messages GROUP BY conversation_id ORDER BY min(created_at), min(seq)`
+				named('sophos_queue_waiting', `SELECT conversation_id FROM queued_messages GROUP BY conversation_id ORDER BY min(created_at), min(seq)`, [])
 			);
 			return rows.map((row) => row.conversation_id);
 		},
@@ -54,6 +55,6 @@ export function postgresQueueStorage(pool: pg.Pool, limits: AppStorageLimits, ru
 				const claim = await claimRun(client, { conversationId, ...run }, rules);
 				if (claim === 'claimed') await client.query(`DELETE FROM queued_messages WHERE id = $1`, [queuedId]);
 				return claim;
-			}, { opening: LOCK_CLAIMS })
+			}, { opening: [LOCK_CLAIMS] })
 	};
 }

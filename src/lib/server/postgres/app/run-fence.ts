@@ -11,8 +11,8 @@ export class RunFencedError extends Error {
 
 /**
  * The fence, as SQL for the statement that writes (issue 26: a check of its own cost a round trip
- * and a transaction per write): a row while the run is still running and owned by `owner`, both
- * SQL: parameter placeholders such as `$3`, or literals escaped with pg's escapeLiteral. Selecting it share-locks the run's row until the
+ * and a transaction per write): a row while the run is still running and owned by `owner` (`run`
+ * and `owner` are parameter placeholders such as `$3`). Selecting it share-locks the run's row until the
  * transaction ends, so a takeover (which updates the row) waits for the write to commit, and a
  * write after a takeover finds no row: the statement writes nothing and says so, and its caller
  * throws RunFencedError.

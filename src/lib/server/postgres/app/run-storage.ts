@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { RunTrigger } from '../../../protocol';
 import type { Claim, RunStorage } from '../../storage/run-storage';
 import { inTransaction, transactInOneTrip } from '../transaction.js';
-import { withLiterals } from '../literal-sql.js';
+import { named } from '../named-statement.js';
 import { startBranchAt } from './branch-storage.js';
 import { LOCK_CLAIMS } from './claim-lock.js';
 import { isoText } from './iso-text.js';
@@ -33,7 +33,7 @@ export interface ClaimRules {
  * the active branch. Shared by the operations that claim.
  */
 export async function claimRun(client: pg.PoolClient, run: RunClaim, rules: ClaimRules): Promise<Claim> {
-	const { rows } = await client.query<{ claim: Claim }>(CLAIM, claimValues(run, rules));
+	const { rows } = await client.query<{ claim: Claim }>(named('sophos_claim', CLAIM, claimValues(run, rules)));
 	const claim = rows[0]!.claim;
 	if (claim === 'claimed' && run.branchFrom !== undefined) await startBranchAt(client, run.conversationId, run.branchFrom);
 	return claim;
@@ -88,9 +88,9 @@ export function postgresRunStorage(pool: pg.Pool, rules: ClaimRules): RunStorage
 	return {
 		async claim(conversationId, runId, now, trigger, input, also) {
 			const run = { conversationId, runId, now, trigger, input, ...also };
-			if (run.branchFrom !== undefined) return inTransaction(pool, (client) => claimRun(client, run, rules), { opening: LOCK_CLAIMS });
+			if (run.branchFrom !== undefined) return inTransaction(pool, (client) => claimRun(client, run, rules), { opening: [LOCK_CLAIMS] });
 			// Without a branch to start, the lock and the claim go with BEGIN and COMMIT in one round trip (issue 26).
-			const [, claimed] = await transactInOneTrip(pool, [LOCK_CLAIMS, withLiterals(CLAIM, claimValues(run, rules))]);
+			const [, claimed] = await transactInOneTrip(pool, [LOCK_CLAIMS, named('sophos_claim', CLAIM, claimValues(run, rules))]);
 			return (claimed!.rows[0] as { claim: Claim }).claim;
 		},
 
@@ -104,7 +104,9 @@ export function postgresRunStorage(pool: pg.Pool, rules: ClaimRules): RunStorage
 
 		async finish(runId, outcome, now) {
 			const { rows } = await pool.query<{ finished: boolean }>(
-				`WITH finished AS (
+				named(
+					'sophos_run_finish',
+					`WITH finished AS (
 					UPDATE runs SET status = $2, error_code = $3, error_message = $4, finished_at = $5
 					WHERE id = $1 AND status = 'running' AND owner = $7
 					RETURNING conversation_id
@@ -112,7 +114,8 @@ export function postgresRunStorage(pool: pg.Pool, rules: ClaimRules): RunStorage
 					UPDATE conversations c SET updated_at = $5, message_count = $6 FROM finished WHERE c.id = finished.conversation_id
 				)
 				SELECT EXISTS (SELECT 1 FROM finished) AS finished`,
-				[runId, outcome.status, outcome.error?.code ?? null, outcome.error?.message ?? null, now, outcome.messageCount, me]
+					[runId, outcome.status, outcome.error?.code ?? null, outcome.error?.message ?? null, now, outcome.messageCount, me]
+				)
 			);
 			return rows[0]!.finished;
 		},
@@ -139,14 +142,17 @@ export function postgresRunStorage(pool: pg.Pool, rules: ClaimRules): RunStorage
 
 		async opening(conversationId) {
 			const { rows } = await pool.query<{ model: string | null; head: string | null; awaiting: boolean; latest: { id: string; trigger: RunTrigger }[] }>(
-				`SELECT c.model,
+				named(
+					'sophos_run_opening',
+					`SELECT c.model,
 					(SELECT head FROM conversation_branches WHERE conversation_id = c.id) AS head,
 					EXISTS (SELECT 1 FROM tool_approvals WHERE thread_id = c.id AND decision IS NULL) AS awaiting,
 					(SELECT coalesce(json_agg(json_build_object('id', r.id, 'trigger', r.trigger) ORDER BY r.started_at DESC, r.seq DESC), '[]') FROM (
 						SELECT id, trigger, started_at, seq FROM runs WHERE conversation_id = c.id ORDER BY started_at DESC, seq DESC LIMIT 2
 					) r) AS latest
 				FROM conversations c WHERE c.id = $1`,
-				[conversationId]
+					[conversationId]
+				)
 			);
 			const row = rows[0];
 			return { model: row?.model ?? null, head: row?.head ?? undefined, awaitingDecision: row?.awaiting ?? false, latestRuns: row?.latest ?? [] };

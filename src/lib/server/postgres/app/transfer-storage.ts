@@ -12,7 +12,7 @@ import {
 	type TransferTable
 } from '../../storage/transfer-records';
 import { DeltaPostgresSaver } from '../checkpoint/saver.js';
-import { AND_COMMIT, inTransaction } from '../transaction.js';
+import { inTransaction } from '../transaction.js';
 import { isoText } from './iso-text.js';
 
 const OWNER: Record<TransferTable, string> = {
@@ -32,8 +32,8 @@ const ORDER: Record<TransferTable, string> = {
 
 /**
  * The saver's puts inside a transaction already open on `client`: each put's own BEGIN and COMMIT
- * (alone, or sent with the put's write) become nothing, and its ROLLBACK too, since the error that caused it rolls the whole import back.
- * What a BEGIN opens with (transaction.ts `opening`) still runs, its results after BEGIN's.
+ * become nothing, and its ROLLBACK too, since the error that caused it rolls the whole import back.
+ * The statements a put opens with (transaction.ts `opening`) still run.
  */
 function withinTransaction(client: pg.PoolClient): pg.Pool {
 	const none = { rows: [], rowCount: 0 };
@@ -41,11 +41,6 @@ function withinTransaction(client: pg.PoolClient): pg.Pool {
 	const inner = {
 		query: async (text: unknown, ...rest: unknown[]) => {
 			if (text === 'BEGIN' || text === 'COMMIT' || text === 'ROLLBACK') return none;
-			if (typeof text === 'string' && text.startsWith('BEGIN; ')) {
-				const opened = await run.call(client, text.slice('BEGIN; '.length));
-				return [none, ...(Array.isArray(opened) ? opened : [opened])];
-			}
-			if (typeof text === 'string' && text.endsWith(AND_COMMIT)) return [await run.call(client, text.slice(0, -AND_COMMIT.length)), none];
 			return run.call(client, text, ...rest);
 		},
 		release: () => {}

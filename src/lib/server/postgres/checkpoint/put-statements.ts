@@ -3,8 +3,8 @@
 
 import pg from 'pg';
 import { heldRun, RunFencedError } from '../app/run-fence.js';
-import { withLiterals, type SqlValue } from '../literal-sql.js';
-import { AND_COMMIT } from '../transaction.js';
+import { named } from '../named-statement.js';
+import { andCommit } from '../transaction.js';
 import { RACE_ATTEMPTS, type CheckpointRow, type ItemRow, type Queryable, type RunFence, type WriteRow } from './store.js';
 
 export interface ParentRow extends Pick<CheckpointRow, 'type' | 'checkpoint' | 'channels' | 'encoding'> {
@@ -51,7 +51,7 @@ export interface CheckpointWrite {
  */
 export interface PutRider {
 	sql: (placeholders: string[]) => string;
-	params: SqlValue[];
+	params: unknown[];
 }
 
 type RawLock = {
@@ -70,25 +70,27 @@ type RawLock = {
 	lengths: number[] | null;
 };
 
-const { escapeLiteral } = pg;
-
 // NO KEY UPDATE: puts to the thread wait for each other, while inserting writes (whose foreign key
 // check takes KEY SHARE on the thread row) does not wait for a put. The run's fence (when the put
-// is a run's) in the same statement. Its values as literals (pg's escapeLiteral), so that it goes
-// with the transaction's BEGIN in one round trip (transaction.ts `opening`): together two round
-// trips fewer per put (issue 26).
-function lockThreadSql(threadId: string, ns: string, fence: RunFence | undefined): string {
-	const held = fence ? `EXISTS (${heldRun(escapeLiteral(fence.runId), escapeLiteral(fence.owner))})` : 'true';
-	return `SELECT ${held} AS held,
-	(SELECT thread_key FROM lg_threads WHERE thread_id = ${escapeLiteral(threadId)} AND checkpoint_ns = ${escapeLiteral(ns)} FOR NO KEY UPDATE) AS thread_key`;
+// is a run's) in the same statement. Named, so each connection plans it once; sent with the
+// transaction's BEGIN and the read after it (transaction.ts sendTogether): one round trip (issue 26).
+const LOCK_THREAD = `SELECT true AS held,
+	(SELECT thread_key FROM lg_threads WHERE thread_id = $1 AND checkpoint_ns = $2 FOR NO KEY UPDATE) AS thread_key`;
+const LOCK_THREAD_FENCED = `SELECT EXISTS (${heldRun('$3', '$4')}) AS held,
+	(SELECT thread_key FROM lg_threads WHERE thread_id = $1 AND checkpoint_ns = $2 FOR NO KEY UPDATE) AS thread_key`;
+
+function lockThread(threadId: string, ns: string, fence: RunFence | undefined): pg.QueryConfig {
+	return fence
+		? { name: 'sophos_put_lock_fenced', text: LOCK_THREAD_FENCED, values: [threadId, ns, fence.runId, fence.owner] }
+		: { name: 'sophos_put_lock', text: LOCK_THREAD, values: [threadId, ns] };
 }
 
 type LockRow = { held: boolean; thread_key: number | null };
 
 // A statement of its own, after the lock: a statement that waits for a row lock reads everything
 // but that row as of before the wait, so tips read with the lock could miss the last put's append.
-// Sent with BEGIN and the lock, its values as literals (the thread by its id, as its key is not
-// known yet); with parameters, by key, when the lock is tried again.
+// Sent with BEGIN and the lock, the thread by its id (its key is not known yet); by key when the
+// lock is tried again.
 const readThreadSql = (thread: string, parent: string) => `
 	SELECT t.thread_key, p.type, p.checkpoint, p.channels, p.encoding,
 	       w.w_task_ids, w.w_idxs, w.w_channels, w.w_types, w.w_values, w.w_encodings, l.log_ids, l.lengths
@@ -103,7 +105,8 @@ const readThreadSql = (thread: string, parent: string) => `
 		SELECT array_agg(l.log_id) AS log_ids, array_agg(l.length) AS lengths FROM lg_logs l WHERE l.thread_key = t.thread_key
 	) l
 	WHERE ${thread}`;
-const READ_THREAD = readThreadSql('t.thread_key = $1', '$2');
+const READ_THREAD = readThreadSql('t.thread_key = $1', '$2::text');
+const READ_THREAD_BY_ID = readThreadSql('t.thread_id = $1 AND t.checkpoint_ns = $2', '$3::text');
 
 function toLocked(raw: RawLock): LockedThread {
 	const logIds = raw.log_ids ?? [];
@@ -137,9 +140,10 @@ export const putSql = {
 	 * With a fence, first holds its run (run-fence.ts heldRun) or throws RunFencedError. The first
 	 * lock and read are `lockOpening`'s, sent with BEGIN; their results are `opened`.
 	 */
-	lockOpening: (threadId: string, ns: string, parentId: string | undefined, fence: RunFence | undefined) =>
-		`${lockThreadSql(threadId, ns, fence)};
-		${readThreadSql(`t.thread_id = ${escapeLiteral(threadId)} AND t.checkpoint_ns = ${escapeLiteral(ns)}`, parentId === undefined ? 'NULL' : escapeLiteral(parentId))}`,
+	lockOpening: (threadId: string, ns: string, parentId: string | undefined, fence: RunFence | undefined): pg.QueryConfig[] => [
+		lockThread(threadId, ns, fence),
+		{ name: 'sophos_put_read_by_id', text: READ_THREAD_BY_ID, values: [threadId, ns, parentId ?? null] }
+	],
 
 	async lockThread(
 		client: pg.PoolClient,
@@ -149,11 +153,11 @@ export const putSql = {
 		const { threadId, ns, parentId, fence } = thread;
 		for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt += 1) {
 			const first = attempt === 0 && opened.length === 2;
-			const found = first ? opened[0]! : await client.query<LockRow>(lockThreadSql(threadId, ns, fence));
+			const found = first ? opened[0]! : await client.query<LockRow>(lockThread(threadId, ns, fence));
 			const row = found.rows[0] as LockRow;
 			if (!row.held) throw new RunFencedError(fence!.runId);
 			if (row.thread_key !== null) {
-				const read = first ? opened[1]! : await client.query<RawLock>(READ_THREAD, [row.thread_key, parentId ?? null]);
+				const read = first ? opened[1]! : await client.query<RawLock>({ name: 'sophos_put_read', text: READ_THREAD, values: [row.thread_key, parentId ?? null] });
 				return toLocked(read.rows[0]!);
 			}
 			// A concurrent first put inserts the same row: ON CONFLICT waits for it, then the loop locks it.
@@ -188,17 +192,15 @@ export const putSql = {
 	/**
 	 * One statement: new items, the logs' lengths, the parent's writes that become links, and the
 	 * checkpoint row. Putting the same checkpoint id again overwrites it, as the stock savers do.
-	 * It ends the put's transaction: COMMIT goes with it in one round trip (issue 26), its values
-	 * written in as literals (a query of several statements takes no parameters); on an error the
-	 * server skips the COMMIT and the caller rolls back.
+	 * It ends the put's transaction: COMMIT goes with it (issue 26), one round trip on the pool; on
+	 * an error the COMMIT rolls back and so does the caller.
 	 */
 	async writeAndCommit(client: pg.PoolClient, write: CheckpointWrite): Promise<void> {
 		const items = (key: keyof ItemRow) => write.items.map((item) => item[key]);
 		const relinks = (key: keyof Relink) => write.relinks.map((relink) => relink[key]);
 		const { rider } = write;
 		const riding = rider ? `, rider AS (${rider.sql(rider.params.map((_, i) => `$${WRITE_PARAMS + 1 + i}`))})` : '';
-		const statement = withLiterals(
-			`WITH added AS (
+		const text = `WITH added AS (
 				INSERT INTO lg_log_items (log_id, seq, type, value, encoding)
 				SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::bytea[], $5::smallint[])
 			),
@@ -215,30 +217,29 @@ export const putSql = {
 			VALUES ($12, $14, $13, $15, $16, $17::jsonb, $18, $19)
 			ON CONFLICT (thread_key, checkpoint_id) DO UPDATE SET parent_checkpoint_id = EXCLUDED.parent_checkpoint_id,
 			  type = EXCLUDED.type, checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata,
-			  channels = EXCLUDED.channels, encoding = EXCLUDED.encoding`,
-			[
-				items('log_id'),
-				items('seq'),
-				items('type'),
-				items('value'),
-				items('encoding'),
-				write.logLengths.map((log) => log.logId),
-				write.logLengths.map((log) => log.length),
-				relinks('taskId'),
-				relinks('idx'),
-				relinks('value'),
-				relinks('encoding'),
-				write.threadKey,
-				write.parentId,
-				write.checkpointId,
-				write.type,
-				write.checkpoint,
-				write.metadata,
-				write.channels,
-				write.encoding,
-				...(rider?.params ?? [])
-			]
-		);
-		await client.query(statement + AND_COMMIT);
+			  channels = EXCLUDED.channels, encoding = EXCLUDED.encoding`;
+		const values = [
+			items('log_id'),
+			items('seq'),
+			items('type'),
+			items('value'),
+			items('encoding'),
+			write.logLengths.map((log) => log.logId),
+			write.logLengths.map((log) => log.length),
+			relinks('taskId'),
+			relinks('idx'),
+			relinks('value'),
+			relinks('encoding'),
+			write.threadKey,
+			write.parentId,
+			write.checkpointId,
+			write.type,
+			write.checkpoint,
+			write.metadata,
+			write.channels,
+			write.encoding,
+			...(rider?.params ?? [])
+		];
+		await andCommit(client, named('sophos_put_write', text, values));
 	}
 };

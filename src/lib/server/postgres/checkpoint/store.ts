@@ -4,6 +4,7 @@
 
 import type pg from 'pg';
 import { heldRun, RunFencedError } from '../app/run-fence.js';
+import { named } from '../named-statement.js';
 
 /** A pool or one of its connections: whatever runs a statement. */
 export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
@@ -99,6 +100,9 @@ const withWrites = (selected: string) => `
 const ONE_THREAD = `FROM lg_checkpoints c JOIN lg_threads t USING (thread_key)
 	WHERE c.thread_key = (SELECT thread_key FROM lg_threads WHERE thread_id = $1 AND checkpoint_ns = $2)`;
 
+const LATEST_ROW = withWrites(`SELECT ${CHECKPOINT_COLUMNS} ${ONE_THREAD} ORDER BY c.checkpoint_id DESC LIMIT 1`);
+const ONE_ROW = withWrites(`SELECT ${CHECKPOINT_COLUMNS} ${ONE_THREAD} AND c.checkpoint_id = $3`);
+
 /**
  * Creating a thread row can lose a race to another connection creating it, and the next statement
  * sees the winner's row; only a thread deleted as fast as it is created could need more tries.
@@ -122,9 +126,8 @@ export const checkpointSql = {
 	async row(q: Queryable, threadId: string, ns: string, checkpointId?: string): Promise<CheckpointRow | undefined> {
 		const { rows } = await q.query<RawRow>(
 			checkpointId === undefined
-				? withWrites(`SELECT ${CHECKPOINT_COLUMNS} ${ONE_THREAD} ORDER BY c.checkpoint_id DESC LIMIT 1`)
-				: withWrites(`SELECT ${CHECKPOINT_COLUMNS} ${ONE_THREAD} AND c.checkpoint_id = $3`),
-			checkpointId === undefined ? [threadId, ns] : [threadId, ns, checkpointId]
+				? named('sophos_checkpoint_latest', LATEST_ROW, [threadId, ns])
+				: named('sophos_checkpoint_row', ONE_ROW, [threadId, ns, checkpointId])
 		);
 		return rows[0] && toRow(rows[0]);
 	},
@@ -207,7 +210,7 @@ export const checkpointSql = {
 			   encoding = EXCLUDED.encoding, task_path = EXCLUDED.task_path`
 			: 'DO NOTHING';
 		const statement = `
-			WITH held AS (SELECT ($11::text IS NULL OR EXISTS (${heldRun('$11', '$12')})) AS held),
+			WITH held AS (SELECT ${fence ? `EXISTS (${heldRun('$11', '$12')})` : 'true'} AS held),
 			existing AS (SELECT thread_key FROM lg_threads WHERE thread_id = $1 AND checkpoint_ns = $2 AND (SELECT held FROM held)),
 			created AS (
 				INSERT INTO lg_threads (thread_id, checkpoint_ns) SELECT $1, $2
@@ -235,13 +238,12 @@ export const checkpointSql = {
 			column('type'),
 			column('value'),
 			column('encoding'),
-			fence?.runId ?? null,
-			fence?.owner ?? null
+			...(fence ? [fence.runId, fence.owner] : [])
 		];
 		// No thread row seen: a concurrent first write created it after this statement's snapshot.
 		// The next statement sees it.
 		for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt += 1) {
-			const { rows } = await q.query<{ threads: number; held: boolean; written: number[] }>(statement, args);
+			const { rows } = await q.query<{ threads: number; held: boolean; written: number[] }>(named('sophos_pending_writes', statement, args));
 			if (!rows[0]!.held) throw new RunFencedError(fence!.runId);
 			if (rows[0]!.threads > 0) return rows[0]!.written;
 		}

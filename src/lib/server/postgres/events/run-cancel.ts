@@ -3,6 +3,7 @@
 import type pg from 'pg';
 import type { RunStatus } from '../../../protocol';
 import type { NotifyBus } from '../notify-bus';
+import { named } from '../named-statement.js';
 
 type Parts = { pool: pg.Pool; bus: NotifyBus; log: (message: string) => void };
 
@@ -21,7 +22,7 @@ export function watchForCancel(parts: Parts, runId: string, onCancel: () => void
 	};
 	const check = () => {
 		parts.pool
-			.query('SELECT 1 FROM run_cancels WHERE run_id = $1', [runId])
+			.query(named('sophos_cancel_requests', 'SELECT 1 FROM run_cancels WHERE run_id = $1', [runId]))
 			.then(({ rowCount }) => rowCount && fire())
 			.catch((error: Error) => parts.log(`Run ${runId}: reading its cancel requests failed (${error.message})`));
 	};
