@@ -14,24 +14,17 @@ export type Breakdown = { statements: Map<string, StatementTally>; poolWait: Tal
 
 // Names for the statements the runtime sends, first match wins; anything else is named by its first words.
 const KINDS: [RegExp, string][] = [
-	[/^BEGIN; SET LOCAL/i, 'BEGIN; SET LOCAL synchronous_commit (durable)'],
-	[/^BEGIN;\s*SELECT pg_advisory_xact_lock\(\d+\);\s*WITH counted/i, 'BEGIN; claim lock; run claim; COMMIT (one round trip)'],
-	[/^BEGIN; SELECT pg_advisory_xact_lock/i, 'BEGIN; claim lock (advisory)'],
-	[/^BEGIN; SELECT .* AS held,\s*\(SELECT thread_key FROM lg_threads/is, 'BEGIN; checkpoint put: fence, lock thread, read parent and log tips'],
 	[/^SELECT (EXISTS|true) .* AS held,\s*\(SELECT thread_key FROM lg_threads/is, 'checkpoint put: fence and lock thread'],
 	[/^BEGIN/i, 'BEGIN'],
 	[/^COMMIT/i, 'COMMIT'],
 	[/^ROLLBACK/i, 'ROLLBACK'],
 	[/SET LOCAL synchronous_commit/i, 'SET LOCAL synchronous_commit (durable commit)'],
-	[/^SELECT (1|\$\d+) FROM runs WHERE id = \$1 AND owner = \$2 AND status = 'running' FOR SHARE/i, 'fence: SELECT … FOR SHARE (holdRun, before issue 26)'],
 	[/pg_advisory_xact_lock\(\$1\)/i, 'claim lock (advisory)'],
 	[/INSERT INTO runs/i, 'run claim'],
 	[/INSERT INTO tool_calls/i, 'journal intent'],
 	[/UPDATE tool_calls/i, 'journal outcome'],
 	[/INSERT INTO lg_writes/i, 'checkpoint pending writes'],
-	[/lg_threads WHERE thread_id = \$1 AND checkpoint_ns = \$2 FOR NO KEY UPDATE/i, 'checkpoint put: lock thread'],
 	[/SELECT t\.thread_key, p\.type/i, 'checkpoint put: read parent and log tips'],
-	[/^WITH added AS \(\s*INSERT INTO lg_log_items.*;\s*COMMIT$/is, 'checkpoint put: write + COMMIT'],
 	[/INSERT INTO lg_log_items/i, 'checkpoint put: write'],
 	[/^SELECT c\.model,\s*\(SELECT head FROM conversation_branches/i, "run opening: model, head, waiting calls, the run before"],
 	[/INSERT INTO lg_logs/i, 'checkpoint put: new logs'],
@@ -169,21 +162,35 @@ export function resetPgCounts(): void {
 	tallies.clear();
 }
 
+/** A markdown table: a header, a row per kind and a total, each figure divided by `turns`. */
+function perTurnTable(header: string[], rows: [string, number[]][], total: number[], turns: number, after: string[] = []): string {
+	const line = (name: string, figures: number[]) => `| ${name} | ${figures.map((f) => (f / turns).toFixed(2)).join(' | ')} |`;
+	return [
+		`| ${header.join(' | ')} |`,
+		`| --- | ${header.slice(1).map(() => '---:').join(' | ')} |`,
+		...rows.map(([kind, figures]) => line(kind, figures)),
+		line('**all statements**', total),
+		...after
+	].join('\n');
+}
+
+/** Each column's total over `rows`, of `width` figures each. */
+const sum = (rows: [string, number[]][], width: number) => rows.reduce((s, [, f]) => s.map((x, i) => x + f[i]!), Array<number>(width).fill(0));
+
 /** A markdown table of `database`'s counts divided by `turns`, biggest time first. */
 export function breakdownTable(database: string, turns: number): string {
 	const b = breakdownOf(database);
-	const rows = [...b.statements].sort((x, y) => y[1].ms - x[1].ms);
-	const total = rows.reduce((s, [, t]) => ({ count: s.count + t.count, ms: s.ms + t.ms, sent: s.sent + t.sent }), { count: 0, ms: 0, sent: 0 });
-	const line = (name: string, t: StatementTally) =>
-		`| ${name} | ${(t.sent / turns).toFixed(2)} | ${(t.count / turns).toFixed(2)} | ${(t.ms / turns).toFixed(2)} |`;
-	return [
-		'| statement kind | statements per turn | round trips begun per turn | ms per turn (send to last answer) |',
-		'| --- | ---: | ---: | ---: |',
-		...rows.map(([kind, t]) => line(kind, t)),
-		line('**all statements**', total),
-		`| waiting for a pooled connection | – | ${(b.poolWait.count / turns).toFixed(2)} | ${(b.poolWait.ms / turns).toFixed(2)} |`,
-		`| waiting on locks (backends sampled every ${b.sampleMs || 5} ms) | – | – | ${((b.lockSamples * (b.sampleMs || 5)) / turns).toFixed(2)} |`
-	].join('\n');
+	const rows = [...b.statements].sort((x, y) => y[1].ms - x[1].ms).map(([kind, t]): [string, number[]] => [kind, [t.sent, t.count, t.ms]]);
+	return perTurnTable(
+		['statement kind', 'statements per turn', 'round trips begun per turn', 'ms per turn (send to last answer)'],
+		rows,
+		sum(rows, 3),
+		turns,
+		[
+			`| waiting for a pooled connection | – | ${(b.poolWait.count / turns).toFixed(2)} | ${(b.poolWait.ms / turns).toFixed(2)} |`,
+			`| waiting on locks (backends sampled every ${b.sampleMs || 5} ms) | – | – | ${((b.lockSamples * (b.sampleMs || 5)) / turns).toFixed(2)} |`
+		]
+	);
 }
 
 type ServerTally = { calls: number; execMs: number; planMs: number };
@@ -225,24 +232,21 @@ export async function serverStatementTimes(adminUrl: string): Promise<{ read(): 
 
 /**
  * A markdown table of the statements `database` ran between `before` and `after`, per turn, by the
- * server's clock: executing and planning. A query of several statements counts once per statement.
+ * server's clock: executing and planning.
  */
 export function serverTable(before: ServerTimes, after: ServerTimes, database: string, turns: number): string {
 	const was = before.get(database) ?? new Map<string, ServerTally>();
 	const rows = [...(after.get(database) ?? new Map<string, ServerTally>())]
-		.map(([kind, t]) => {
+		.map(([kind, t]): [string, number[]] => {
 			const b = was.get(kind) ?? { calls: 0, execMs: 0, planMs: 0 };
-			return [kind, { calls: t.calls - b.calls, execMs: t.execMs - b.execMs, planMs: t.planMs - b.planMs }] as const;
+			return [kind, [t.calls - b.calls, t.execMs - b.execMs, t.planMs - b.planMs]];
 		})
-		.filter(([, t]) => t.calls > 0)
-		.sort((x, y) => y[1].execMs + y[1].planMs - (x[1].execMs + x[1].planMs));
-	const total = rows.reduce((s, [, t]) => ({ calls: s.calls + t.calls, execMs: s.execMs + t.execMs, planMs: s.planMs + t.planMs }), { calls: 0, execMs: 0, planMs: 0 });
-	const line = (name: string, t: ServerTally) =>
-		`| ${name} | ${(t.calls / turns).toFixed(2)} | ${(t.execMs / turns).toFixed(2)} | ${(t.planMs / turns).toFixed(2)} |`;
-	return [
-		'| statement kind (server side) | statements per turn | executing, ms per turn | planning, ms per turn |',
-		'| --- | ---: | ---: | ---: |',
-		...rows.map(([kind, t]) => line(kind, t)),
-		line('**all statements**', total)
-	].join('\n');
+		.filter(([, [calls]]) => calls! > 0)
+		.sort((x, y) => y[1][1]! + y[1][2]! - (x[1][1]! + x[1][2]!));
+	return perTurnTable(
+		['statement kind (server side)', 'statements per turn', 'executing, ms per turn', 'planning, ms per turn'],
+		rows,
+		sum(rows, 3),
+		turns
+	);
 }

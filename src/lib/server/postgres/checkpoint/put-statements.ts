@@ -1,7 +1,7 @@
 // The statements of one put's transaction: lock the thread, read what the put builds on, then
 // write everything in one statement. Fewer round trips is most of a put's cost on PostgreSQL.
 
-import pg from 'pg';
+import type pg from 'pg';
 import { heldRun, RunFencedError } from '../app/run-fence.js';
 import { named } from '../named-statement.js';
 import { andCommit } from '../transaction.js';
@@ -80,9 +80,7 @@ const LOCK_THREAD_FENCED = `SELECT EXISTS (${heldRun('$3', '$4')}) AS held,
 	(SELECT thread_key FROM lg_threads WHERE thread_id = $1 AND checkpoint_ns = $2 FOR NO KEY UPDATE) AS thread_key`;
 
 function lockThread(threadId: string, ns: string, fence: RunFence | undefined): pg.QueryConfig {
-	return fence
-		? { name: 'sophos_put_lock_fenced', text: LOCK_THREAD_FENCED, values: [threadId, ns, fence.runId, fence.owner] }
-		: { name: 'sophos_put_lock', text: LOCK_THREAD, values: [threadId, ns] };
+	return fence ? named('sophos_put_lock', LOCK_THREAD_FENCED, [threadId, ns, fence.runId, fence.owner]) : named('sophos_put_lock', LOCK_THREAD, [threadId, ns]);
 }
 
 type LockRow = { held: boolean; thread_key: number | null };
@@ -142,7 +140,7 @@ export const putSql = {
 	 */
 	lockOpening: (threadId: string, ns: string, parentId: string | undefined, fence: RunFence | undefined): pg.QueryConfig[] => [
 		lockThread(threadId, ns, fence),
-		{ name: 'sophos_put_read_by_id', text: READ_THREAD_BY_ID, values: [threadId, ns, parentId ?? null] }
+		named('sophos_put_read', READ_THREAD_BY_ID, [threadId, ns, parentId ?? null])
 	],
 
 	async lockThread(
@@ -157,7 +155,7 @@ export const putSql = {
 			const row = found.rows[0] as LockRow;
 			if (!row.held) throw new RunFencedError(fence!.runId);
 			if (row.thread_key !== null) {
-				const read = first ? opened[1]! : await client.query<RawLock>({ name: 'sophos_put_read', text: READ_THREAD, values: [row.thread_key, parentId ?? null] });
+				const read = first ? opened[1]! : await client.query<RawLock>(named('sophos_put_read', READ_THREAD, [row.thread_key, parentId ?? null]));
 				return toLocked(read.rows[0]!);
 			}
 			// A concurrent first put inserts the same row: ON CONFLICT waits for it, then the loop locks it.
