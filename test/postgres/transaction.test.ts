@@ -90,6 +90,53 @@ describe.each(['pipelined', 'plain'] as const)('statements sent together, %s con
 	});
 });
 
+describe('a flight on a pipelining connection', () => {
+	it('leaves in one write to the socket, however many statements it holds', async () => {
+		const client = (await pools.pipelined.connect()) as pg.PoolClient & pg.Client;
+		const socket = client.connection.stream as pg.Connection['stream'] & { _write: (...a: unknown[]) => void; _writev?: (...a: unknown[]) => void };
+		const writes: string[] = [];
+		const [write, writev] = [socket._write, socket._writev];
+		socket._write = (...a) => (writes.push('write'), write.apply(socket, a));
+		if (writev) socket._writev = (...a) => (writes.push('writev'), writev.apply(socket, a));
+		try {
+			const results = await sendTogether(client, ['BEGIN', named('test_select', 'SELECT $1::int + 1 AS n', [1]), { text: 'SELECT $1::int AS n', values: [5] }, 'COMMIT']);
+			expect(results.map((r) => r.rows[0]?.n)).toEqual([undefined, 2, 5, undefined]);
+			expect(writes).toHaveLength(1);
+		} finally {
+			Object.assign(socket, { _write: write, _writev: writev });
+			client.release();
+		}
+	});
+});
+
+describe('durable transactions', () => {
+	// The server's own setting off, as a deployment that trades the last commits for speed sets it.
+	let lax: pg.Pool;
+	beforeAll(() => {
+		lax = new pg.Pool({ connectionString: database.url, max: 1, pipeline: true, options: '-c synchronous_commit=off' });
+	});
+	afterAll(() => lax.end());
+	const setting = { text: "SELECT current_setting('synchronous_commit') AS s" };
+
+	it('in one trip, commit waiting for the disk only when durable, and the statements answer as given', async () => {
+		const [durable] = await transactInOneTrip(lax, [setting], { durable: true });
+		expect(durable!.rows).toEqual([{ s: 'on' }]);
+		const [plain] = await transactInOneTrip(lax, [setting]);
+		expect(plain!.rows).toEqual([{ s: 'off' }]);
+		const [, inserted] = await transactInOneTrip(lax, [setting, named('test_insert', 'INSERT INTO notes (id, text) VALUES ($1, $2) RETURNING id', [300, 'durable'])], {
+			durable: true
+		});
+		expect(inserted!.rows).toEqual([{ id: 300 }]);
+		// Back to the server's setting after it, on the same connection.
+		expect((await lax.query(setting)).rows).toEqual([{ s: 'off' }]);
+	});
+
+	it('inTransaction alike', async () => {
+		expect(await inTransaction(lax, async (client) => (await client.query(setting)).rows, { durable: true })).toEqual([{ s: 'on' }]);
+		expect(await inTransaction(lax, async (client) => (await client.query(setting)).rows)).toEqual([{ s: 'off' }]);
+	});
+});
+
 describe('named statements', () => {
 	it('one name per text, the same each time it is asked for', () => {
 		const a = named('test_names', 'SELECT $1::int AS a', [1]);

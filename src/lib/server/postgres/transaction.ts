@@ -11,7 +11,18 @@ export type Statement = string | pg.QueryConfig;
  * on another, one after another. Every result is awaited, so a failure of one is never left unread.
  */
 export async function sendTogether(client: pg.ClientBase, statements: readonly Statement[]): Promise<pg.QueryResult[]> {
-	if ((client as pg.Client).pipeline) return Promise.all(statements.map((s) => client.query(s)));
+	if ((client as pg.Client).pipeline) {
+		// pg writes each query to the socket as it is sent, a system call each; with the socket
+		// corked, the flight leaves in one write (issue 26: the writes were a PostgreSQL turn's
+		// largest share of CPU beside LangGraph's own).
+		const socket = (client as pg.Client).connection.stream;
+		socket.cork();
+		try {
+			return Promise.all(statements.map((s) => client.query(s)));
+		} finally {
+			socket.uncork();
+		}
+	}
 	const results: pg.QueryResult[] = [];
 	for (const statement of statements) results.push(await client.query(statement));
 	return results;
@@ -33,7 +44,7 @@ export async function inTransaction<T>(
 	options: { durable?: boolean; opening?: readonly Statement[]; commitsItself?: boolean } = {}
 ): Promise<T> {
 	return rolledBackOnError(pool, async (client) => {
-		const begin = ['BEGIN', ...(options.durable ? ['SET LOCAL synchronous_commit TO on'] : [])];
+		const begin = beginning(options.durable);
 		const results = await sendTogether(client, [...begin, ...(options.opening ?? [])]);
 		const result = await work(client, results.slice(begin.length));
 		if (!options.commitsItself) await client.query('COMMIT');
@@ -51,11 +62,18 @@ export async function andCommit(client: pg.ClientBase, statement: Statement): Pr
  * BEGIN, `statements` and COMMIT sent together (sendTogether: one round trip on the pool, issue 26).
  * Each statement takes its own snapshot, so one after a lock sees every commit made before the
  * lock was had. After an error the server refuses the rest and the COMMIT rolls back; the
- * transaction is rolled back as inTransaction's is. Returns the results of `statements`.
+ * transaction is rolled back as inTransaction's is. `durable` as inTransaction's. Returns the
+ * results of `statements`.
  */
-export async function transactInOneTrip(pool: pg.Pool, statements: readonly Statement[]): Promise<pg.QueryResult[]> {
-	return rolledBackOnError(pool, async (client) => (await sendTogether(client, ['BEGIN', ...statements, 'COMMIT'])).slice(1, 1 + statements.length));
+export async function transactInOneTrip(pool: pg.Pool, statements: readonly Statement[], options: { durable?: boolean } = {}): Promise<pg.QueryResult[]> {
+	const begin = beginning(options.durable);
+	return rolledBackOnError(pool, async (client) =>
+		(await sendTogether(client, [...begin, ...statements, 'COMMIT'])).slice(begin.length, begin.length + statements.length)
+	);
 }
+
+/** What a transaction begins with: BEGIN, and for a durable one the setting that makes its commit wait for the disk. */
+const beginning = (durable: boolean | undefined): Statement[] => ['BEGIN', ...(durable ? ['SET LOCAL synchronous_commit TO on'] : [])];
 
 /**
  * `work` on one pooled connection; on any error a ROLLBACK, then that error. A connection whose

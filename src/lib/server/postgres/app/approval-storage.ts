@@ -3,7 +3,7 @@
 import type pg from 'pg';
 import type { ApprovalStorage } from '../../storage/approval-storage';
 import type { Queryable } from '../checkpoint/store.js';
-import { inTransaction } from '../transaction.js';
+import { inTransaction, transactInOneTrip } from '../transaction.js';
 import { allowTools } from './allowed-tool-storage.js';
 import { isoText } from './iso-text.js';
 import { heldRun, RunFencedError } from './run-fence.js';
@@ -50,43 +50,39 @@ async function pendingOf(q: Queryable, threadId: string) {
 	return rows.map(toPending);
 }
 
+const REQUEST_APPROVALS = `WITH held AS (${heldRun('$2', '$11')}),
+	written AS (
+		INSERT INTO tool_approvals
+		(thread_id, tool_call_id, attempt, run_id, tool, args, reason_kind, reason, requested_at, expires_at)
+		SELECT $1, r.tool_call_id, r.attempt, $2, r.tool, r.args, r.reason_kind, r.reason, $3, $4
+		FROM held, unnest($5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[])
+		  WITH ORDINALITY AS r(tool_call_id, attempt, tool, args, reason_kind, reason, n)
+		ORDER BY r.n
+		ON CONFLICT DO NOTHING
+	)
+	SELECT EXISTS (SELECT 1 FROM held) AS held`;
+
 export function postgresApprovalStorage(pool: pg.Pool, rules: ClaimRules): ApprovalStorage {
 	return {
 		async request(threadId, runId, requests, now, expiresAt) {
 			// DO NOTHING: a step that is run again (a resume, a crash) asks for the same call once.
-			// Fenced in the statement (run-fence.ts heldRun); durable, so it keeps its transaction.
-			const { rows } = await inTransaction(
-				pool,
-				(client) =>
-					client.query<{ held: boolean }>(
-						`WITH held AS (${heldRun('$2', '$11')}),
-						written AS (
-							INSERT INTO tool_approvals
-							(thread_id, tool_call_id, attempt, run_id, tool, args, reason_kind, reason, requested_at, expires_at)
-							SELECT $1, r.tool_call_id, r.attempt, $2, r.tool, r.args, r.reason_kind, r.reason, $3, $4
-							FROM held, unnest($5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[])
-							  WITH ORDINALITY AS r(tool_call_id, attempt, tool, args, reason_kind, reason, n)
-							ORDER BY r.n
-							ON CONFLICT DO NOTHING
-						)
-						SELECT EXISTS (SELECT 1 FROM held) AS held`,
-						[
-							threadId,
-							runId,
-							now,
-							expiresAt,
-							requests.map((r) => r.toolCallId),
-							requests.map((r) => r.attempt),
-							requests.map((r) => r.tool),
-							requests.map((r) => JSON.stringify(r.args)),
-							requests.map((r) => r.reason.kind),
-							requests.map((r) => r.reason.message),
-							rules.owner.instanceId
-						]
-					),
-				{ durable: true }
-			);
-			if (!rows[0]?.held) throw new RunFencedError(runId);
+			// Fenced in the statement (run-fence.ts heldRun); durable, so it keeps its transaction, sent
+			// with its BEGIN and COMMIT.
+			const values = [
+				threadId,
+				runId,
+				now,
+				expiresAt,
+				requests.map((r) => r.toolCallId),
+				requests.map((r) => r.attempt),
+				requests.map((r) => r.tool),
+				requests.map((r) => JSON.stringify(r.args)),
+				requests.map((r) => r.reason.kind),
+				requests.map((r) => r.reason.message),
+				rules.owner.instanceId
+			];
+			const [written] = await transactInOneTrip(pool, [{ text: REQUEST_APPROVALS, values }], { durable: true });
+			if (!written!.rows[0]?.held) throw new RunFencedError(runId);
 		},
 
 		pending: (threadId) => pendingOf(pool, threadId),

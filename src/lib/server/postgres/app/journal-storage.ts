@@ -2,7 +2,7 @@
 
 import type pg from 'pg';
 import type { JournalStorage } from '../../storage/journal-storage';
-import { inTransaction } from '../transaction.js';
+import { transactInOneTrip } from '../transaction.js';
 import { heldRun, RunFencedError } from './run-fence.js';
 import type { RunOwner } from './run-storage.js';
 import { toEntry, type JournalRow } from '../../storage/journal-records';
@@ -39,7 +39,7 @@ function expectHeld(rows: { held: boolean }[], runId: string): void {
 /**
  * Writes are fenced (run-fence.ts heldRun): only the owner of the run making the call records it,
  * checked in the writing statement. A durable intent is the one write that needs a transaction (its
- * commit waits for the disk); every other is one round trip.
+ * commit waits for the disk), sent with its BEGIN and COMMIT; each is one round trip.
  */
 export function postgresJournalStorage(pool: pg.Pool, owner: RunOwner): JournalStorage {
 	return {
@@ -73,10 +73,9 @@ export function postgresJournalStorage(pool: pg.Pool, owner: RunOwner): JournalS
 				entry.callHash,
 				owner.instanceId
 			];
-			const { rows } = durable
-				? await inTransaction(pool, (client) => client.query<{ held: boolean }>(named('sophos_journal_intent', RECORD_INTENT, args)), { durable })
-				: await pool.query<{ held: boolean }>(named('sophos_journal_intent', RECORD_INTENT, args));
-			expectHeld(rows, entry.runId);
+			const intent = named('sophos_journal_intent', RECORD_INTENT, args);
+			const [written] = durable ? await transactInOneTrip(pool, [intent], { durable }) : [await pool.query(intent)];
+			expectHeld(written!.rows, entry.runId);
 		},
 
 		async recordOutcome(threadId, toolCallId, runId, outcome, now) {
