@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Runtime } from '../../src/lib/server/runtime';
+import { CheckpointStore } from '../../src/lib/server/sqlite/checkpoint/store';
 import { inProcessTests } from '../support/in-process';
 import { eventsOfRun, startedRun } from '../support/run-events';
 import { callsScript } from '../support/scripts';
@@ -19,9 +20,13 @@ function countReads(runtime: Runtime) {
 		denyPending: vi.spyOn(storage.approvals, 'denyPending'),
 		allowed: vi.spyOn(storage.allowedTools, 'has'),
 		runList: vi.spyOn(storage.runs, 'list'),
-		// The thread's messages: read as a message arrives (calls it leaves open are closed), not
+		// The thread's latest checkpoint: read as a message arrives (calls it leaves open are
+		// closed), and that read handed to the graph's first; the thread's messages are not read
 		// again at the end of a run that ended by itself (its last step's values are the thread's).
-		messages: vi.spyOn(runtime.threads, 'messages')
+		latest: vi.spyOn(runtime.threads, 'latest'),
+		messages: vi.spyOn(runtime.threads, 'messages'),
+		// The saver's reads of a thread's latest row, whoever asks (SQLite's store).
+		latestRows: vi.spyOn(CheckpointStore.prototype, 'latestRow')
 	};
 	return {
 		counts: () => Object.fromEntries(Object.entries(spies).map(([name, spy]) => [name, spy.mock.calls.length])),
@@ -46,12 +51,12 @@ describe('what a run reads, in process', () => {
 		const first = await send(runtime, 'look');
 		expect(first.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
 		expect(first.events.some((e) => e.event === 'trace' && (e.data as { event?: string }).event === 'result')).toBe(true);
-		expect(reads.counts()).toEqual({ opening: 1, head: 0, model: 0, pending: 0, denyPending: 0, allowed: 0, runList: 0, messages: 1 });
+		expect(reads.counts()).toEqual({ opening: 1, head: 0, model: 0, pending: 0, denyPending: 0, allowed: 0, runList: 0, latest: 1, messages: 0, latestRows: 1 });
 
 		reads.reset();
 		const second = await send(runtime, 'look again', first.conversation);
 		expect(second.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
-		expect(reads.counts()).toEqual({ opening: 1, head: 0, model: 0, pending: 0, denyPending: 0, allowed: 0, runList: 0, messages: 1 });
+		expect(reads.counts()).toEqual({ opening: 1, head: 0, model: 0, pending: 0, denyPending: 0, allowed: 0, runList: 0, latest: 1, messages: 0, latestRows: 1 });
 		expect(await runtime.storage.conversations.get(first.conversation)).toMatchObject({ status: 'completed', messageCount: 8 });
 	});
 
@@ -64,10 +69,10 @@ describe('what a run reads, in process', () => {
 		// opening before reading them would wait for ever.
 		let asked!: () => void;
 		const messagesAsked = new Promise<void>((resolve) => (asked = resolve));
-		const readMessages = threads.messages.bind(threads);
-		vi.spyOn(threads, 'messages').mockImplementation((...args) => {
+		const readLatest = threads.latest.bind(threads);
+		vi.spyOn(threads, 'latest').mockImplementation((...args) => {
 			asked();
-			return readMessages(...args);
+			return readLatest(...args);
 		});
 		const open = storage.runs.opening.bind(storage.runs);
 		vi.spyOn(storage.runs, 'opening').mockImplementation(async (conversationId) => {
@@ -88,7 +93,7 @@ describe('what a run reads, in process', () => {
 			data: { conversation: asked.conversation, run: asked.run, approvals: [{ tool: 'test__effect', args: { item: 'a' } }] }
 		});
 		expect(asked.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'waiting' } });
-		expect(reads.counts()).toMatchObject({ opening: 1, head: 0, model: 0, pending: 1, denyPending: 0, messages: 1 });
+		expect(reads.counts()).toMatchObject({ opening: 1, head: 0, model: 0, pending: 1, denyPending: 0, latest: 1, messages: 0 });
 
 		const [first] = await runtime.storage.approvals.pending(asked.conversation);
 		reads.reset();

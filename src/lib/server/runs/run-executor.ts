@@ -5,7 +5,7 @@ import type { AgentGraph } from '../agent/agent-graph';
 import { CONVERSATION_MODEL } from '../models/conversation-model';
 import { classifyRunError } from './classify-run-error';
 import { redactor } from '../secrets/redactor';
-import { configAt, shownCount, type ThreadReader } from './thread-reader';
+import { configAt, shownCount, type LatestRead, type ThreadConfig, type ThreadReader } from './thread-reader';
 import { OUTCOME_NOT_RECORDED, type PendingApproval, type RunEvent } from '../../protocol';
 import type { CrashInjector } from '../crash-points';
 import type { AppStorage } from '../storage/app-storage';
@@ -50,10 +50,10 @@ async function moveOn(run: ActiveRun, opening: RunOpening, parts: ExecutorParts)
 	if (opening.awaitingDecision) await parts.storage.approvals.denyPending(run.conversationId, MOVED_ON, parts.now());
 }
 
-/** The message a run takes in (a new one, or the one a run the process lost before its first checkpoint had) and the thread's latest messages. */
-type TakenIn = { input: UserInput; latest: Promise<BaseMessage[]> };
+/** The message a run takes in (a new one, or the one a run the process lost before its first checkpoint had) and the thread's latest checkpoint. */
+type TakenIn = { input: UserInput; latest: Promise<LatestRead> };
 
-function takenIn(input: RunInput, readLatest: () => Promise<BaseMessage[]>): TakenIn | undefined {
+function takenIn(input: RunInput, readLatest: () => Promise<LatestRead>): TakenIn | undefined {
 	const message = input.kind === 'message' ? input.input : input.kind === 'resume' ? input.lostInput : null;
 	return message ? { input: message, latest: readLatest() } : undefined;
 }
@@ -65,7 +65,7 @@ function takenIn(input: RunInput, readLatest: () => Promise<BaseMessage[]>): Tak
 async function messageInput(run: ActiveRun, { input, latest }: TakenIn, opening: RunOpening, parts: ExecutorParts) {
 	const head = configAt(run.conversationId, opening.head);
 	// A thread that never branched is at its latest checkpoint, read alongside the opening.
-	const open = danglingToolCalls(await (opening.head === undefined ? latest : parts.threads.messages(run.conversationId, head)));
+	const open = danglingToolCalls(opening.head === undefined ? (await latest).messages : await parts.threads.messages(run.conversationId, head));
 	if (open.length) {
 		const closing = open.map(
 			(call) => new ToolMessage({ content: `Not run: ${MOVED_ON}.`, name: call.name, tool_call_id: call.id, status: 'error' })
@@ -114,7 +114,26 @@ async function streamRun(
 	const graphIn = await graphInput(run, input, opening, parts, message);
 	// Closing open calls wrote a checkpoint, which moved the head: read again then.
 	const at = await parts.threads.startConfig(run.conversationId, graphIn.moved ? undefined : opening);
-	const stream = (await parts.graph.stream(graphIn.value, {
+	// The graph starting at the latest checkpoint the run read opening takes that read (issue 26).
+	const latest = message && !graphIn.moved && at.configurable.checkpoint_id === undefined ? await message.latest.catch(() => undefined) : undefined;
+	const withdraw = latest?.handOver();
+	try {
+		return await streamSteps(run, graphIn.value, at, opening, parts, partial);
+	} finally {
+		withdraw?.();
+	}
+}
+
+/** The run's graph streamed from `at`, its steps published as they come (streamRun). */
+async function streamSteps(
+	run: ActiveRun,
+	value: Awaited<ReturnType<typeof graphInput>>['value'],
+	at: ThreadConfig,
+	opening: RunOpening,
+	parts: ExecutorParts,
+	partial: { text: string }
+): Promise<BaseMessage[] | undefined> {
+	const stream = (await parts.graph.stream(value, {
 		configurable: { ...at.configurable, run_id: run.id, [CONVERSATION_MODEL]: opening.model },
 		streamMode: ['custom', 'values'],
 		durability: 'sync',
@@ -173,7 +192,7 @@ export async function executeRun(run: ActiveRun, input: RunInput, parts: Executo
 		opened: parts.storage.runs.opening(run.conversationId),
 		// Read beside the opening, not after it (issue 26: a round trip off a run's start on
 		// PostgreSQL); used if the opening finds no stored head, else read again at the head.
-		message: takenIn(input, () => parts.threads.messages(run.conversationId, configAt(run.conversationId, undefined)))
+		message: takenIn(input, () => parts.threads.latest(run.conversationId))
 	};
 	// Handled here at once: the run awaits them after its turn of the event loop, and fails on their error then.
 	const opened = opening.opened.catch(() => undefined);

@@ -1,5 +1,6 @@
 import type { BaseMessage } from '@langchain/core/messages';
-import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-checkpoint';
+import type { HandsOverLatest } from '../checkpoint/handed-over';
 import type { AgentGraph } from '../agent/agent-graph';
 import type { MessageDto } from '../../protocol';
 import { isShownMessage, toMessageDto, toMessageDtos } from '../agent/messages';
@@ -36,6 +37,11 @@ export const configAt = (threadId: string, checkpointId: string | undefined): Th
 	configurable: { thread_id: threadId, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) }
 });
 
+/** The thread's latest checkpoint as a run read it opening: its messages, and `handOver()` (ThreadReader.latest). */
+export type LatestRead = { messages: BaseMessage[]; handOver(): () => void };
+
+const messagesOf = (tuple: CheckpointTuple | undefined) => (tuple?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? [];
+
 /** How many of `messages` the API shows. */
 export const shownCount = (messages: readonly BaseMessage[]) => messages.filter(isShownMessage).length;
 
@@ -43,7 +49,7 @@ export const shownCount = (messages: readonly BaseMessage[]) => messages.filter(
 export class ThreadReader {
 	constructor(
 		private readonly graph: AgentGraph,
-		private readonly checkpointer: BaseCheckpointSaver,
+		private readonly checkpointer: BaseCheckpointSaver & HandsOverLatest,
 		private readonly heads: BranchHeads
 	) {}
 
@@ -69,8 +75,17 @@ export class ThreadReader {
 	 * `getState` would give as values, without building the pending tasks a run does not need.
 	 */
 	async messages(threadId: string, at?: ThreadConfig): Promise<BaseMessage[]> {
-		const tuple = await this.checkpointer.getTuple(at ?? (await this.headConfig(threadId)));
-		return (tuple?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? [];
+		return messagesOf(await this.checkpointer.getTuple(at ?? (await this.headConfig(threadId))));
+	}
+
+	/**
+	 * The thread's latest checkpoint, read for a run about to start. `handOver()` lends the read to
+	 * the saver's next read of that checkpoint, the run's graph's first, so it is not made again
+	 * (checkpoint/handed-over.ts); it returns the withdrawal.
+	 */
+	async latest(threadId: string): Promise<LatestRead> {
+		const tuple = await this.checkpointer.getTuple(configAt(threadId, undefined));
+		return { messages: messagesOf(tuple), handOver: () => this.checkpointer.handOver(threadId, tuple) };
 	}
 
 	/** How many messages the API shows for the thread (`state(…).messages.length`), more cheaply. */

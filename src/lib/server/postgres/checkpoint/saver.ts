@@ -29,6 +29,7 @@ import { TupleReader } from './reader.js';
 import { putSql, type PutRider } from './put-statements.js';
 import { checkpointSql, type RunFence } from './store.js';
 import { putTarget, writesTarget } from '../../checkpoint/saver-config.js';
+import { HandedOver, type HandsOverLatest } from '../../checkpoint/handed-over.js';
 
 export interface DeltaPostgresSaverOptions {
 	serde?: SerializerProtocol;
@@ -61,7 +62,7 @@ export interface DeltaPostgresSaverOptions {
  * database: puts to one thread take its row lock, so they run one at a time, and log items are
  * never rewritten, so each process's item cache stays valid.
  */
-export class DeltaPostgresSaver extends BaseCheckpointSaver {
+export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOverLatest {
 	private readonly cache: ItemCache;
 	private readonly reader: TupleReader;
 	private readonly planner: PutPlanner;
@@ -81,6 +82,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 	 * write in flight may be creating the row its put would wait for.
 	 */
 	private readonly storedThreads = new Set<string>();
+	private readonly handed = new HandedOver();
 
 	constructor(
 		private readonly pool: pg.Pool,
@@ -97,7 +99,13 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 		this.fence = options.fence;
 	}
 
+	handOver(threadId: string, tuple: CheckpointTuple | undefined): () => void {
+		return this.handed.handOver(threadId, tuple);
+	}
+
 	async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+		const handed = this.handed.take(config);
+		if (handed) return handed.tuple;
 		const threadId = config.configurable?.thread_id as string | undefined;
 		if (threadId === undefined) return undefined;
 		const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
@@ -131,6 +139,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 	): Promise<RunnableConfig> {
 		const target = putTarget(config);
 		const { threadId, ns } = target;
+		this.handed.drop(threadId);
 		const parentId = target.parentId || undefined;
 		const copy = copyCheckpoint(checkpoint);
 		const key = threadKeyOf(threadId, ns);
@@ -193,6 +202,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 
 	async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
 		const { threadId, ns, checkpointId } = writesTarget(config);
+		this.handed.drop(threadId);
 		const rows = await Promise.all(
 			writes.map(async ([channel, value], idx) => {
 				const [type, bytes] = await this.serde.dumpsTyped(value);
@@ -227,6 +237,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver {
 	 * (this process's or another's) can only hold entries nobody asks for again.
 	 */
 	async deleteThread(threadId: string): Promise<void> {
+		this.handed.drop(threadId);
 		for (const key of this.storedThreads) if ((JSON.parse(key) as [string, string])[0] === threadId) this.storedThreads.delete(key);
 		this.cache.forget(await checkpointSql.deleteThread(this.pool, threadId));
 	}

@@ -30,6 +30,7 @@ import { channelMapOf, encodeCheckpoint, metadataOf, skeletonBytes } from '../..
 import { CheckpointStore, type CheckpointRow, type WriteRow } from './store.js';
 import { writeBytes } from './write-links.js';
 import { putTarget, writesTarget } from '../../checkpoint/saver-config.js';
+import { HandedOver, type HandsOverLatest } from '../../checkpoint/handed-over.js';
 
 export interface DeltaSqliteSaverOptions {
 	serde?: SerializerProtocol;
@@ -49,7 +50,7 @@ export interface DeltaSqliteSaverOptions {
 
 type Skeleton = Omit<Checkpoint, 'id' | 'channel_values'>;
 
-export class DeltaSqliteSaver extends BaseCheckpointSaver {
+export class DeltaSqliteSaver extends BaseCheckpointSaver implements HandsOverLatest {
 	private readonly store: CheckpointStore;
 	private readonly cache: ItemCache;
 	private readonly reader: ChannelReader;
@@ -57,6 +58,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 	private readonly onPut: DeltaSqliteSaverOptions['onPut'];
 	/** Puts run one at a time so a log's tip cannot move between planning and writing. */
 	private queue: Promise<unknown> = Promise.resolve();
+	private readonly handed = new HandedOver();
 
 	constructor(db: Database.Database, options: DeltaSqliteSaverOptions = {}) {
 		super(options.serde);
@@ -74,7 +76,13 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 		this.onPut = options.onPut;
 	}
 
+	handOver(threadId: string, tuple: CheckpointTuple | undefined): () => void {
+		return this.handed.handOver(threadId, tuple);
+	}
+
 	async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+		const handed = this.handed.take(config);
+		if (handed) return handed.tuple;
 		const threadId = config.configurable?.thread_id as string | undefined;
 		if (threadId === undefined) return undefined;
 		const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
@@ -104,6 +112,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 		newVersions: ChannelVersions
 	): Promise<RunnableConfig> {
 		const { threadId, ns, parentId } = putTarget(config);
+		this.handed.drop(threadId);
 		const copy = copyCheckpoint(checkpoint);
 		const run = this.queue.then(() => this.putNow(threadId, ns, parentId, copy, metadata, newVersions));
 		this.queue = run.catch(() => undefined);
@@ -113,6 +122,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 
 	async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
 		const { threadId, ns, checkpointId } = writesTarget(config);
+		this.handed.drop(threadId);
 		const rows = await Promise.all(
 			writes.map(async ([channel, value], idx) => {
 				const [type, bytes] = await this.serde.dumpsTyped(value);
@@ -133,6 +143,7 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver {
 	 * an item's (log, seq) is never reused, so the cache can only lose entries, never serve wrong ones.
 	 */
 	deleteThreadSync(threadId: string): void {
+		this.handed.drop(threadId);
 		const logIds = this.store.db.transaction(() => this.store.deleteThread(threadId))();
 		this.cache.forget(logIds);
 	}
