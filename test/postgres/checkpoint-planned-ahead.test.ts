@@ -1,0 +1,87 @@
+// A put planned from the saver's last put while its lock is on the way (issue 26) is used only if
+// the thread, read under the lock, is as that put left it: what another saver (another instance)
+// stored meanwhile sends the put back to planning from its read, and nothing is overwritten.
+
+import pg from 'pg';
+import { HumanMessage } from '@langchain/core/messages';
+import { emptyCheckpoint, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DeltaPostgresSaver, migratePostgres } from '../../src/lib/server/postgres/index.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+
+let database: TestDatabase;
+let pool: pg.Pool;
+beforeAll(async () => {
+	database = await createTestDatabase(inject('postgresUrl'), 'ahead');
+	pool = new pg.Pool({ connectionString: database.url, max: 4, pipeline: true });
+	await migratePostgres(pool);
+});
+afterAll(async () => {
+	await pool.end();
+	await database.drop();
+});
+
+// One object per message, as LangGraph hands the same messages from step to step: the saver's
+// item cache then confirms the parent's items without reading them, and the put is planned ahead.
+const messages = new Map<string, HumanMessage>();
+const message = (id: string) => messages.get(id) ?? messages.set(id, new HumanMessage({ id, content: `message ${id}` })).get(id)!;
+const metadata = { source: 'loop' as const, step: 0, parents: {} };
+const checkpoint = (ids: string[], version: number): Checkpoint => ({
+	...emptyCheckpoint(),
+	id: uuid6(-1),
+	channel_values: { messages: ids.map(message) },
+	channel_versions: { messages: version }
+});
+const at = (thread: string, checkpointId?: string) => ({ configurable: { thread_id: thread, checkpoint_ns: '', ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } });
+const idsAt = async (saver: DeltaPostgresSaver, thread: string, checkpointId: string) =>
+	((await saver.getTuple(at(thread, checkpointId)))!.checkpoint.channel_values.messages as HumanMessage[]).map((m) => m.id);
+
+describe('DeltaPostgresSaver: a put planned before its lock', () => {
+	it('plans again from its read when another saver appended to the log the last put left', async () => {
+		const ours = new DeltaPostgresSaver(pool);
+		const theirs = new DeltaPostgresSaver(pool);
+		const root = checkpoint(['m0'], 1);
+		await ours.put(at('t'), root, metadata, { messages: 1 });
+		// Another instance carries the thread on from the same checkpoint: the log grows past what ours last stored.
+		const theirChild = checkpoint(['m0', 'm1'], 2);
+		await theirs.put(at('t', root.id), theirChild, metadata, { messages: 2 });
+		// Ours goes on from its own last put, as if nothing happened: a fork, which must not write where theirs did.
+		const ourChild = checkpoint(['m0', 'x1'], 2);
+		await ours.put(at('t', root.id), ourChild, metadata, { messages: 2 });
+		const ourGrandchild = checkpoint(['m0', 'x1', 'x2'], 3);
+		await ours.put(at('t', ourChild.id), ourGrandchild, metadata, { messages: 3 });
+
+		const fresh = new DeltaPostgresSaver(pool, { cacheItems: 0 });
+		expect(await idsAt(fresh, 't', root.id)).toEqual(['m0']);
+		expect(await idsAt(fresh, 't', theirChild.id)).toEqual(['m0', 'm1']);
+		expect(await idsAt(fresh, 't', ourChild.id)).toEqual(['m0', 'x1']);
+		expect(await idsAt(fresh, 't', ourGrandchild.id)).toEqual(['m0', 'x1', 'x2']);
+	});
+
+	it('stores the child whole when another saver stored its parent anew', async () => {
+		const ours = new DeltaPostgresSaver(pool);
+		const theirs = new DeltaPostgresSaver(pool);
+		const root = checkpoint(['n0'], 1);
+		await ours.put(at('u'), root, metadata, { messages: 1 });
+		// The same checkpoint id put again overwrites it, as the stock savers do: its messages differ now.
+		await theirs.put(at('u'), { ...checkpoint(['n0', 'n1'], 1), id: root.id }, metadata, { messages: 1 });
+		const child = checkpoint(['n0', 'n1', 'n2'], 2);
+		await ours.put(at('u', root.id), child, metadata, { messages: 2 });
+
+		const fresh = new DeltaPostgresSaver(pool, { cacheItems: 0 });
+		expect(await idsAt(fresh, 'u', root.id)).toEqual(['n0', 'n1']);
+		expect(await idsAt(fresh, 'u', child.id)).toEqual(['n0', 'n1', 'n2']);
+	});
+
+	it('plans again from its read when another saver deleted the thread', async () => {
+		const ours = new DeltaPostgresSaver(pool);
+		const root = checkpoint(['d0'], 1);
+		await ours.put(at('v'), root, metadata, { messages: 1 });
+		await new DeltaPostgresSaver(pool).deleteThread('v');
+		// Its parent is gone: stored as a checkpoint whose parent is not there, as the stock saver does.
+		const child = checkpoint(['d0', 'd1'], 2);
+		await ours.put(at('v', root.id), child, metadata, { messages: 2 });
+		const fresh = new DeltaPostgresSaver(pool, { cacheItems: 0 });
+		expect(await idsAt(fresh, 'v', child.id)).toEqual(['d0', 'd1']);
+	});
+});
