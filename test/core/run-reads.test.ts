@@ -20,6 +20,8 @@ function countReads(runtime: Runtime) {
 		denyPending: vi.spyOn(storage.approvals, 'denyPending'),
 		allowed: vi.spyOn(storage.allowedTools, 'has'),
 		runList: vi.spyOn(storage.runs, 'list'),
+		// Whether the conversation exists: told by the claim, not asked before it.
+		exists: vi.spyOn(storage.conversations, 'exists'),
 		// The thread's latest checkpoint: read as a message arrives (calls it leaves open are
 		// closed), and that read handed to the graph's first; the thread's messages are not read
 		// again at the end of a run that ended by itself (its last step's values are the thread's).
@@ -51,12 +53,12 @@ describe('what a run reads, in process', () => {
 		const first = await send(runtime, 'look');
 		expect(first.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
 		expect(first.events.some((e) => e.event === 'trace' && (e.data as { event?: string }).event === 'result')).toBe(true);
-		expect(reads.counts()).toEqual({ opening: 1, head: 0, model: 0, pending: 0, denyPending: 0, allowed: 0, runList: 0, latest: 1, messages: 0, latestRows: 1 });
+		expect(reads.counts()).toEqual({ opening: 1, head: 0, model: 0, pending: 0, denyPending: 0, allowed: 0, runList: 0, exists: 0, latest: 1, messages: 0, latestRows: 1 });
 
 		reads.reset();
 		const second = await send(runtime, 'look again', first.conversation);
 		expect(second.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
-		expect(reads.counts()).toEqual({ opening: 1, head: 0, model: 0, pending: 0, denyPending: 0, allowed: 0, runList: 0, latest: 1, messages: 0, latestRows: 1 });
+		expect(reads.counts()).toEqual({ opening: 1, head: 0, model: 0, pending: 0, denyPending: 0, allowed: 0, runList: 0, exists: 0, latest: 1, messages: 0, latestRows: 1 });
 		expect(await runtime.storage.conversations.get(first.conversation)).toMatchObject({ status: 'completed', messageCount: 8 });
 	});
 
@@ -93,14 +95,14 @@ describe('what a run reads, in process', () => {
 			data: { conversation: asked.conversation, run: asked.run, approvals: [{ tool: 'test__effect', args: { item: 'a' } }] }
 		});
 		expect(asked.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'waiting' } });
-		expect(reads.counts()).toMatchObject({ opening: 1, head: 0, model: 0, pending: 1, denyPending: 0, latest: 1, messages: 0 });
+		expect(reads.counts()).toMatchObject({ opening: 1, head: 0, model: 0, pending: 1, denyPending: 0, exists: 0, latest: 1, messages: 0 });
 
 		const [first] = await runtime.storage.approvals.pending(asked.conversation);
 		reads.reset();
 		const moved = await send(runtime, 'never mind', asked.conversation);
 		expect(moved.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'waiting' } });
 		// Closing the calls left open wrote a checkpoint, which moved the head: read once more, then.
-		expect(reads.counts()).toMatchObject({ opening: 1, head: 1, model: 0, pending: 1, denyPending: 1 });
+		expect(reads.counts()).toMatchObject({ opening: 1, head: 1, model: 0, pending: 1, denyPending: 1, exists: 0 });
 		expect(await runtime.storage.approvals.decision(asked.conversation, first!.toolCallId, 0)).toEqual({
 			action: 'deny',
 			reason: 'the conversation moved on'

@@ -71,6 +71,14 @@ export function describeAppStorage(engine: string, open: (limits: AppStorageLimi
 			expect(await storage.conversations.model('c2')).toBeNull();
 		});
 
+		it('answers a claim on a conversation there is none of as missing, and writes nothing', async () => {
+			expect(await storage.runs.claim('nowhere', 'r1', T(1), 'message', 'hi')).toBe('missing');
+			expect(await opened.other.runs.claim('nowhere', 'r2', T(1), 'resume', null)).toBe('missing');
+			expect(await storage.runs.get('r1')).toBeUndefined();
+			expect(await storage.runs.listRunning()).toEqual([]);
+			expect(await storage.conversations.exists('nowhere')).toBe(false);
+		});
+
 		it('lets one run claim a conversation at a time, whoever asks, at the same moment too', async () => {
 			await conversation('c1');
 			expect(await storage.runs.claim('c1', 'r1', T(1), 'message', 'hi')).toBe('claimed');

@@ -60,6 +60,7 @@ export function onBusy(
 	runningHere: boolean,
 	maxConcurrentRuns: number
 ): 'queue' | 'interrupt' | RunRefusal {
+	if (claim === 'missing') return claimRefusal(claim, maxConcurrentRuns);
 	if (ifBusy === 'enqueue') return 'queue';
 	if (claim === 'busy' && ifBusy === 'interrupt' && runningHere) return 'interrupt';
 	return claimRefusal(claim, maxConcurrentRuns);
@@ -67,4 +68,4 @@ export function onBusy(
 
 /** A refused claim of a request that neither queues nor interrupts. */
 export const claimRefusal = (claim: Exclude<Claim, 'claimed'>, maxConcurrentRuns: number): RunRefusal =>
-	claim === 'full' ? { refused: 'full', maxConcurrentRuns } : { refused: 'busy' };
+	claim === 'full' ? { refused: 'full', maxConcurrentRuns } : claim === 'missing' ? { refused: 'conversation-not-found' } : { refused: 'busy' };

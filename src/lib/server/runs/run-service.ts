@@ -109,13 +109,20 @@ export class RunService {
 		if (this.launcher.closing) return SHUTTING_DOWN;
 		if (request.kind === 'message' && request.conversation === null) return this.startConversation(request.message, request.model, randomUUID(), request.runId);
 		const conversation = request.conversation!;
-		if (!(await this.parts.storage.conversations.exists(conversation))) {
-			if (request.kind === 'message' && request.createIfMissing) return this.startConversation(request.message, request.model, conversation, request.runId);
-			return { refused: 'conversation-not-found' };
-		}
-		if (request.kind === 'decide') return this.decide(conversation, request.decisions);
 		const claiming = { ...request, conversation } as ClaimRequest;
-		return this.claimOrQueue(planRun(claiming), claiming);
+		const plan = request.kind === 'decide' ? null : planRun(claiming);
+		// A run on the head learns from its claim whether the conversation exists (issue 26: a round
+		// trip fewer on PostgreSQL); decisions and a branch's start read the thread first, so ask first.
+		if ((!plan || plan.fork) && !(await this.parts.storage.conversations.exists(conversation))) return this.missing(request, conversation);
+		if (request.kind === 'decide') return this.decide(conversation, request.decisions);
+		const started = await this.claimOrQueue(plan!, claiming);
+		return isRefusal(started) && started.refused === 'conversation-not-found' ? this.missing(request, conversation) : started;
+	}
+
+	/** A request for a conversation there is none of: a message that may create it does; the rest are refused. */
+	private missing(request: StartRequest, conversation: string): Promise<StartOutcome> | RunRefusal {
+		if (request.kind === 'message' && request.createIfMissing) return this.startConversation(request.message, request.model, conversation, request.runId);
+		return { refused: 'conversation-not-found' };
 	}
 
 	/** A first message: the conversation and its run in one commit, both rolled back at the cap (there is no run to queue behind). */

@@ -43,6 +43,7 @@ export function sqliteAppStorage(db: Database.Database, saver: DeltaSqliteSaver,
 	const sessions = new SessionStore(db);
 	// Synchronous, so nothing slips between the count and the claim in this process.
 	const claim = (conversationId: string, runId: string, now: string, trigger: RunTrigger, input: string | null, model?: string): Claim => {
+		if (!conversations.exists(conversationId)) return 'missing';
 		if (runs.countRunning() >= limits.maxConcurrentRuns) return runs.hasRunning(conversationId) ? 'busy' : 'full';
 		return runs.claim(conversationId, runId, now, trigger, input, model) ? 'claimed' : 'busy';
 	};

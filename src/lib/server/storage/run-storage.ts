@@ -2,11 +2,11 @@ import type { RunRecord, RunTrigger } from '../../protocol';
 import type { RunOutcome } from './run-records';
 
 /**
- * How a claim came out: the new run holds the conversation; another run does; or
- * maxConcurrentRuns runs are running already (and the conversation is not busy itself, so
- * enqueue and interrupt answer as they would below the cap).
+ * How a claim came out: the new run holds the conversation; another run does; maxConcurrentRuns
+ * runs are running already (and the conversation is not busy itself, so enqueue and interrupt
+ * answer as they would below the cap); or there is no such conversation. Only 'claimed' writes.
  */
-export type Claim = 'claimed' | 'busy' | 'full';
+export type Claim = 'claimed' | 'busy' | 'full' | 'missing';
 
 /**
  * The run ledger. A run is claimed by inserting its `running` row; the engine's unique index on a

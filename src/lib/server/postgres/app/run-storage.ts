@@ -27,8 +27,9 @@ export interface ClaimRules {
 
 /**
  * In the caller's transaction, which began with LOCK_CLAIMS (claim-lock.ts): inserts a `running` run, owned by this instance under a new lease, unless maxConcurrentRuns runs are running
- * ('full', unless the conversation is busy itself) or one holds the conversation ('busy': the
- * partial unique index decides). A run that sends a message (a message, an edit) moves the
+ * ('full', unless the conversation is busy itself), one holds the conversation ('busy': the
+ * partial unique index decides) or there is no such conversation ('missing': so a start need not
+ * ask first, a round trip fewer). A run that sends a message (a message, an edit) moves the
  * conversation to the top of the list in the same statement; one that starts a branch makes it
  * the active branch. Shared by the operations that claim.
  */
@@ -49,12 +50,15 @@ type RunClaim = {
 	model?: string;
 };
 
-const CLAIM = `WITH counted AS (
+const CLAIM = `WITH found AS (
+			SELECT EXISTS (SELECT 1 FROM conversations WHERE id = $2) AS found
+		), counted AS (
 			SELECT count(*) AS running, coalesce(bool_or(conversation_id = $2), false) AS busy FROM runs WHERE status = 'running'
 		), claimed AS (
 			INSERT INTO runs (id, conversation_id, status, trigger, input, started_at, owner, lease_until)
 			-- The lease from now, not from the transaction's start: a claim may wait long on the claim lock.
-			SELECT $1, $2, 'running', $3, $4, $5, $8, clock_timestamp() + $9 * interval '1 millisecond' FROM counted WHERE counted.running < $6
+			SELECT $1, $2, 'running', $3, $4, $5, $8, clock_timestamp() + $9 * interval '1 millisecond'
+			FROM counted, found WHERE found.found AND counted.running < $6
 			ON CONFLICT (conversation_id) WHERE status = 'running' DO NOTHING
 			RETURNING conversation_id
 		), touched AS (
@@ -65,10 +69,11 @@ const CLAIM = `WITH counted AS (
 			    title = CASE WHEN $10::text IS NOT NULL AND c.message_count = 0 AND c.title = '${UNTITLED}' THEN $10 ELSE c.title END
 			FROM claimed WHERE c.id = claimed.conversation_id
 		)
-		SELECT CASE WHEN EXISTS (SELECT 1 FROM claimed) THEN 'claimed'
+		SELECT CASE WHEN NOT found.found THEN 'missing'
+		            WHEN EXISTS (SELECT 1 FROM claimed) THEN 'claimed'
 		            WHEN counted.running >= $6 AND NOT counted.busy THEN 'full'
 		            ELSE 'busy' END AS claim
-		FROM counted`;
+		FROM counted, found`;
 
 const claimValues = (run: RunClaim, rules: ClaimRules) => [
 	run.runId,
