@@ -162,7 +162,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 		// planning was a step's largest share of CPU between its put's two round trips). Begun after
 		// this turn of the event loop, so the transaction's first statements leave first.
 		const guessed = last && parentId === last.checkpointId ? afterThisTurn(() => this.guess(input, last)) : undefined;
-		const placed = await inTransaction(
+		const stored = await inTransaction(
 			this.pool,
 			async (client, opened) => {
 			const locked = await putSql.lockThread(client, opened, { threadId, ns, parentId, fence });
@@ -212,12 +212,12 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 			const lengths = new Map(locked.logLengths);
 			for (const id of newLogs) lengths.set(id, 0);
 			for (const log of logLengths) lengths.set(log.logId, log.length);
-			return { placed, stored: { checkpointId: plan.id, row, logLengths: lengths } };
+			return { placed, last: { checkpointId: plan.id, row, logLengths: lengths } };
 			},
 			{ opening: putSql.lockOpening(threadId, ns, parentId, fence), commitsItself: true }
 		);
-		this.planner.remember(placed.placed);
-		this.remember(key, placed.stored);
+		this.planner.remember(stored.placed);
+		this.remember(key, stored.last);
 		this.storedThreads.add(key);
 		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
 	}
