@@ -20,13 +20,14 @@ import {
 } from '@langchain/langgraph-checkpoint';
 import { pack } from '../../checkpoint/blob.js';
 import { ItemCache } from '../../checkpoint/item-cache.js';
-import { PutPlanner, type PutInput, type PutPlan, type SkeletonRow } from '../../checkpoint/put-plan.js';
+import { PutPlanner } from '../../checkpoint/put-plan.js';
 import { writeLinks, type ParentWrite } from '../../checkpoint/write-links.js';
 import { encodeTogether } from '../../checkpoint/row-encoding.js';
 import { DEFAULT_MAX_SEGMENTS } from '../../checkpoint/segments.js';
 import { inTransaction } from '../transaction.js';
 import { TupleReader } from './reader.js';
-import { putSql, type LockedThread, type PutRider } from './put-statements.js';
+import { putSql, type PutRider } from './put-statements.js';
+import { EarlyPlans, isKeyOfThread, threadKeyOf } from './early-plans.js';
 import { checkpointSql, type RunFence } from './store.js';
 import { putTarget, writesTarget } from '../../checkpoint/saver-config.js';
 import { HandedOver, type HandsOverLatest } from '../../checkpoint/handed-over.js';
@@ -83,8 +84,8 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 	 */
 	private readonly storedThreads = new Set<string>();
 	private readonly handed = new HandedOver();
-	/** Each thread's last put by this saver, as it stored it (LastPut): what its next put plans from while its lock is on the way. */
-	private readonly lastPuts = new Map<string, LastPut>();
+	/** Each thread's last put by this saver: what its next put plans from while its lock is on the way. */
+	private readonly early: EarlyPlans;
 
 	constructor(
 		private readonly pool: pg.Pool,
@@ -97,6 +98,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 		this.cache = new ItemCache(cacheItems);
 		this.reader = new TupleReader(pool, this.cache, this.serde, () => this.getNextVersion(undefined));
 		this.planner = new PutPlanner(this.serde, this.cache, maxSegments);
+		this.early = new EarlyPlans(this.planner);
 		this.onPut = options.onPut;
 		this.fence = options.fence;
 	}
@@ -156,30 +158,21 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 		// LangGraph's unversioned `__pregel_tasks: []`, or an input checkpoint's empty `messages`.
 		const channels = Object.keys(copy.channel_values).filter((channel) => copy.channel_versions[channel] !== undefined);
 		const input = { checkpoint: copy, metadata, newVersions, channels };
-		const last = this.lastPuts.get(key);
-		this.lastPuts.delete(key);
-		// Planned from this saver's last put while the lock and read are on the way (issue 26: the
-		// planning was a step's largest share of CPU between its put's two round trips). Begun after
-		// this turn of the event loop, so the transaction's first statements leave first.
-		const guessed = last && parentId === last.checkpointId ? afterThisTurn(() => this.guess(input, last)) : undefined;
+		const early = this.early.begin(key, parentId, input);
 		const stored = await inTransaction(
 			this.pool,
 			async (client, opened) => {
 			const locked = await putSql.lockThread(client, opened, { threadId, ns, parentId, fence });
-			const guess = await guessed;
-			// Used only if the locked read shows the thread as the guess took it: the parent stored as
-			// the last put stored it, and every log the guess asked about as long as it thought.
 			const plan =
-				guess && stillHolds(guess, last!, locked)
-					? guess.plan
-					: await this.planner.plan(
-							{ ...input, parent: locked.parent && (await this.planner.parent(parentId!, locked.parent)) },
-							{
-								logLength: (logId) => locked.logLengths.get(logId),
-								items: (ranges) => checkpointSql.items(client, ranges),
-								threadRows: () => putSql.threadRows(client, locked.threadKey)
-							}
-						);
+				(await this.early.usable(early, locked)) ??
+				(await this.planner.plan(
+					{ ...input, parent: locked.parent && (await this.planner.parent(parentId!, locked.parent)) },
+					{
+						logLength: (logId) => locked.logLengths.get(logId),
+						items: (ranges) => checkpointSql.items(client, ranges),
+						threadRows: () => putSql.threadRows(client, locked.threadKey)
+					}
+				));
 			if (plan.type !== 'json') throw new Error(`DeltaPostgresSaver keeps metadata as jsonb and needs a JSON serde, got "${plan.type}"`);
 			const newLogs = await putSql.createLogs(client, locked.threadKey, plan.logs.filter((log) => log.newLog).length);
 			const { placed, map } = this.planner.place(plan, newLogs);
@@ -217,43 +210,9 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 			{ opening: putSql.lockOpening(threadId, ns, parentId, fence), commitsItself: true }
 		);
 		this.planner.remember(stored.placed);
-		this.remember(key, stored.last);
+		this.early.remember(key, stored.last);
 		this.storedThreads.add(key);
 		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
-	}
-
-	/**
-	 * The put's plan from the last put's stored parent and log lengths, or undefined where planning
-	 * would read the database (items the cache lacks, a version scan) or fails: the put plans from
-	 * its read under the lock then, and meets any failure there.
-	 */
-	private async guess(input: Omit<PutInput, 'parent'>, last: LastPut): Promise<Guess | undefined> {
-		const asked = new Map<number, number | undefined>();
-		const unread = () => Promise.reject(new Error('a guess does not read'));
-		try {
-			const parent = await this.planner.parent(last.checkpointId, last.row);
-			const plan = await this.planner.plan(
-				{ ...input, parent },
-				{
-					logLength: (logId) => {
-						const length = last.logLengths.get(logId);
-						asked.set(logId, length);
-						return length;
-					},
-					items: unread,
-					threadRows: unread
-				}
-			);
-			return { plan, asked };
-		} catch {
-			return undefined;
-		}
-	}
-
-	private remember(key: string, stored: LastPut): void {
-		this.lastPuts.set(key, stored);
-		// Oldest first (a Map keeps insertion order): a thread put again is set again above, after its delete in put().
-		if (this.lastPuts.size > LAST_PUTS_KEPT) this.lastPuts.delete(this.lastPuts.keys().next().value!);
 	}
 
 	async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
@@ -294,8 +253,8 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 	 */
 	async deleteThread(threadId: string): Promise<void> {
 		this.handed.drop(threadId);
-		for (const key of this.storedThreads) if ((JSON.parse(key) as [string, string])[0] === threadId) this.storedThreads.delete(key);
-		for (const key of this.lastPuts.keys()) if ((JSON.parse(key) as [string, string])[0] === threadId) this.lastPuts.delete(key);
+		for (const key of this.storedThreads) if (isKeyOfThread(key, threadId)) this.storedThreads.delete(key);
+		this.early.forgetThread(threadId);
 		this.cache.forget(await checkpointSql.deleteThread(this.pool, threadId));
 	}
 }
@@ -314,29 +273,6 @@ function withLanded(read: readonly ParentWrite[], landedWrites: readonly ParentW
 	const seen = new Set(read.map((w) => `${w.task_id}\u0000${w.idx}`));
 	return [...read, ...landedWrites.filter((w) => !seen.has(`${w.task_id}\u0000${w.idx}`))];
 }
-
-/** A thread's last put by this saver: its checkpoint's row as stored, and every log's length after it. */
-type LastPut = { checkpointId: string; row: SkeletonRow & { channels: Uint8Array }; logLengths: ReadonlyMap<number, number> };
-
-/** A put planned before its lock, and the log lengths the plan was given. */
-type Guess = { plan: PutPlan; asked: ReadonlyMap<number, number | undefined> };
-
-/** Threads whose last put is kept for the next: a few per running run are all that is asked of it. */
-const LAST_PUTS_KEPT = 1_000;
-
-/** Whether the thread, read under the put's lock, is as `guess` took it from `last`. */
-function stillHolds(guess: Guess, last: LastPut, locked: LockedThread): boolean {
-	const stored = locked.parent;
-	if (!stored || stored.type !== last.row.type || stored.encoding !== last.row.encoding) return false;
-	if (!Buffer.from(stored.checkpoint).equals(last.row.checkpoint) || !Buffer.from(stored.channels).equals(last.row.channels)) return false;
-	for (const [logId, length] of guess.asked) if (locked.logLengths.get(logId) !== length) return false;
-	return true;
-}
-
-/** `work` run once the event loop has carried out what this turn of it queued (a connection's first statements). */
-const afterThisTurn = <T>(work: () => Promise<T>): Promise<T> => new Promise<void>((resolve) => setImmediate(resolve)).then(work);
-
-const threadKeyOf = (threadId: string, ns: string) => JSON.stringify([threadId, ns]);
 
 /** Rows of list() decoded per item query. */
 const LIST_PAGE = 100;
