@@ -6,19 +6,17 @@ import pg from 'pg';
 import { emptyCheckpoint, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { advanceBranchHead } from '../../src/lib/server/postgres/app/branch-storage.js';
-import { DeltaPostgresSaver, migratePostgres, postgresAppStorage } from '../../src/lib/server/postgres/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { DeltaPostgresSaver, postgresAppStorage } from '../../src/lib/server/postgres/index.js';
+import { migratedTestDatabase, type MigratedDatabase } from '../support/postgres.js';
 
-let database: TestDatabase;
+let opened: MigratedDatabase;
 let pool: pg.Pool;
 beforeAll(async () => {
-	database = await createTestDatabase(inject('postgresUrl'), 'onput');
-	pool = new pg.Pool({ connectionString: database.url, max: 4, pipeline: true });
-	await migratePostgres(pool);
+	opened = await migratedTestDatabase(inject('postgresUrl'), 'onput');
+	pool = opened.pool;
 });
 afterAll(async () => {
-	await pool.end();
-	await database.drop();
+	await opened.close();
 });
 
 const metadata = { source: 'loop' as const, step: 0, parents: {} };

@@ -6,19 +6,17 @@ import pg from 'pg';
 import { HumanMessage } from '@langchain/core/messages';
 import { emptyCheckpoint, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DeltaPostgresSaver, migratePostgres } from '../../src/lib/server/postgres/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { DeltaPostgresSaver } from '../../src/lib/server/postgres/index.js';
+import { migratedTestDatabase, type MigratedDatabase } from '../support/postgres.js';
 
-let database: TestDatabase;
+let opened: MigratedDatabase;
 let pool: pg.Pool;
 beforeAll(async () => {
-	database = await createTestDatabase(inject('postgresUrl'), 'ahead');
-	pool = new pg.Pool({ connectionString: database.url, max: 4, pipeline: true });
-	await migratePostgres(pool);
+	opened = await migratedTestDatabase(inject('postgresUrl'), 'ahead');
+	pool = opened.pool;
 });
 afterAll(async () => {
-	await pool.end();
-	await database.drop();
+	await opened.close();
 });
 
 // One object per message, as LangGraph hands the same messages from step to step: the saver's

@@ -7,28 +7,26 @@ import { HumanMessage } from '@langchain/core/messages';
 import { emptyCheckpoint, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { LINK } from '../../src/lib/server/checkpoint/link-encoding.js';
-import { DeltaPostgresSaver, migratePostgres } from '../../src/lib/server/postgres/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { DeltaPostgresSaver } from '../../src/lib/server/postgres/index.js';
+import { migratedTestDatabase, type MigratedDatabase } from '../support/postgres.js';
 
-let database: TestDatabase;
+let opened: MigratedDatabase;
 let pool: pg.Pool;
 let admin: pg.Client;
 /** Reads pg_stat_activity outside the admin's transaction, which would see one snapshot of it throughout. */
 let watcher: pg.Client;
 beforeAll(async () => {
-	database = await createTestDatabase(inject('postgresUrl'), 'inflight');
-	pool = new pg.Pool({ connectionString: database.url, max: 4, pipeline: true, application_name: 'saver' });
-	await migratePostgres(pool);
-	admin = new pg.Client({ connectionString: database.url });
+	opened = await migratedTestDatabase(inject('postgresUrl'), 'inflight', { application_name: 'saver' });
+	pool = opened.pool;
+	admin = new pg.Client({ connectionString: opened.database.url });
 	await admin.connect();
-	watcher = new pg.Client({ connectionString: database.url });
+	watcher = new pg.Client({ connectionString: opened.database.url });
 	await watcher.connect();
 });
 afterAll(async () => {
 	await admin.end();
 	await watcher.end();
-	await pool.end();
-	await database.drop();
+	await opened.close();
 });
 
 const message = (id: string) => new HumanMessage({ id, content: `message ${id}, long enough to be worth a link` });

@@ -5,15 +5,15 @@ import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { DeltaPostgresSaver, migratePostgres, postgresAppStorage } from '../../src/lib/server/postgres/index.js';
+import { DeltaPostgresSaver, postgresAppStorage } from '../../src/lib/server/postgres/index.js';
 import { heldRun, RunFencedError } from '../../src/lib/server/postgres/app/run-fence.js';
 import { postgresRunLeases } from '../../src/lib/server/postgres/app/run-leases.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { migratedTestDatabase, type MigratedDatabase } from '../support/postgres.js';
 
 const T = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
 const LIMITS = { maxConcurrentRuns: 10, maxQueuedMessages: 10 };
 
-let database: TestDatabase;
+let opened: MigratedDatabase;
 let pool: pg.Pool;
 const instance = (instanceId: string) => {
 	const owner = instanceId;
@@ -28,13 +28,11 @@ const instance = (instanceId: string) => {
 const expire = (runId: string) => pool.query(`UPDATE runs SET lease_until = now() - interval '1 second' WHERE id = $1`, [runId]);
 
 beforeAll(async () => {
-	database = await createTestDatabase(inject('postgresUrl'), 'leases');
-	pool = new pg.Pool({ connectionString: database.url, max: 6, pipeline: true });
-	await migratePostgres(pool);
+	opened = await migratedTestDatabase(inject('postgresUrl'), 'leases', { max: 6 });
+	pool = opened.pool;
 });
 afterAll(async () => {
-	await pool.end();
-	await database.drop();
+	await opened.close();
 });
 beforeEach(() => pool.query('TRUNCATE conversations, lg_threads CASCADE'));
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { migratePostgres } from '../../src/lib/server/postgres/index.js';
 import { freePort, tempDir } from './service.js';
 
 export const POSTGRES_BIN = '/usr/lib/postgresql/15/bin';
@@ -148,6 +149,31 @@ export async function createTestDatabase(adminUrl: string, prefix = 'test'): Pro
 				if ((error as { code?: string }).code !== OBJECT_IN_USE) throw error;
 				await admin(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
 			}
+		}
+	};
+}
+
+export interface MigratedDatabase {
+	database: TestDatabase;
+	pool: pg.Pool;
+	/** Ends the pool and drops the database. */
+	close(): Promise<void>;
+}
+
+/**
+ * A fresh database with Sophos's schema, and a pool on it that pipelines as the service's does
+ * (postgres/engine.ts); `pool` adds to or overrides its settings.
+ */
+export async function migratedTestDatabase(adminUrl: string, prefix: string, pool: pg.PoolConfig = {}): Promise<MigratedDatabase> {
+	const database = await createTestDatabase(adminUrl, prefix);
+	const opened = new pg.Pool({ connectionString: database.url, max: 4, pipeline: true, ...pool });
+	await migratePostgres(opened);
+	return {
+		database,
+		pool: opened,
+		async close() {
+			await opened.end();
+			await database.drop();
 		}
 	};
 }

@@ -76,6 +76,9 @@ async function messageInput(run: ActiveRun, { input, latest }: TakenIn, opening:
 	return { value: { messages: [new HumanMessage({ content: input.message, id: input.id })] }, moved: open.length > 0 };
 }
 
+/** What the run's graph is streamed with, and whether closing open calls moved the head first. */
+type GraphInput = Awaited<ReturnType<typeof graphInput>>;
+
 async function graphInput(run: ActiveRun, input: RunInput, opening: RunOpening, parts: ExecutorParts, message: TakenIn | undefined) {
 	if (input.kind === 'decided') return { value: new Command<{ decided: true }, Record<string, never>, 'tools'>({ resume: { decided: true } }), moved: false };
 	if (input.kind === 'regenerate') {
@@ -127,7 +130,7 @@ async function streamRun(
 /** The run's graph streamed from `at`, its steps published as they come (streamRun). */
 async function streamSteps(
 	run: ActiveRun,
-	value: Awaited<ReturnType<typeof graphInput>>['value'],
+	value: GraphInput['value'],
 	at: ThreadConfig,
 	opening: RunOpening,
 	parts: ExecutorParts,

@@ -109,13 +109,15 @@ export class RunService {
 		if (this.launcher.closing) return SHUTTING_DOWN;
 		if (request.kind === 'message' && request.conversation === null) return this.startConversation(request.message, request.model, randomUUID(), request.runId);
 		const conversation = request.conversation!;
+		const exists = () => this.parts.storage.conversations.exists(conversation);
+		// Decisions and a branch's start read the thread before they claim, so they ask first; a run
+		// on the head learns from its claim whether the conversation exists (issue 26: a round trip
+		// fewer on PostgreSQL).
+		if (request.kind === 'decide') return (await exists()) ? this.decide(conversation, request.decisions) : this.missing(request, conversation);
 		const claiming = { ...request, conversation } as ClaimRequest;
-		const plan = request.kind === 'decide' ? null : planRun(claiming);
-		// A run on the head learns from its claim whether the conversation exists (issue 26: a round
-		// trip fewer on PostgreSQL); decisions and a branch's start read the thread first, so ask first.
-		if ((!plan || plan.fork) && !(await this.parts.storage.conversations.exists(conversation))) return this.missing(request, conversation);
-		if (request.kind === 'decide') return this.decide(conversation, request.decisions);
-		const started = await this.claimOrQueue(plan!, claiming);
+		const plan = planRun(claiming);
+		if (plan.fork && !(await exists())) return this.missing(request, conversation);
+		const started = await this.claimOrQueue(plan, claiming);
 		return isRefusal(started) && started.refused === 'conversation-not-found' ? this.missing(request, conversation) : started;
 	}
 
