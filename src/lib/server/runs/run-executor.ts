@@ -120,10 +120,18 @@ async function streamRun(
 	// The graph starting at the latest checkpoint the run read opening takes that read (issue 26).
 	const latest = message && !graphIn.moved && at.configurable.checkpoint_id === undefined ? await message.latest.catch(() => undefined) : undefined;
 	const withdraw = latest?.handOver();
+	let ended = false;
 	try {
-		return await streamSteps(run, graphIn.value, at, opening, parts, partial);
+		const messages = await streamSteps(run, graphIn.value, at, opening, parts, partial);
+		ended = true;
+		// The steps were acknowledged as they were sent (checkpoint/acknowledged-writes.ts): stored
+		// before the run's outcome is, and a failure to store them is the run's.
+		await parts.threads.committed(run.conversationId);
+		return messages;
 	} finally {
 		withdraw?.();
+		// A run that failed has its failure; what it had sent is waited for, not reported again.
+		if (!ended) await parts.threads.committed(run.conversationId).catch(() => undefined);
 	}
 }
 
@@ -145,21 +153,27 @@ async function streamSteps(
 		control: run.control
 	})) as unknown as AsyncIterable<['custom', StepWrite] | ['values', { messages?: BaseMessage[] }]>;
 	const steps = new AgentEvents();
-	const publish = (event: AgentEvent) => {
-		if (event.type === 'trace' && event.note.event === 'enter') partial.text = '';
-		if (event.type === 'token') {
-			partial.text += event.text;
-			parts.crash('mid-model-stream');
+	const publish = async (events: AgentEvent[]) => {
+		for (const event of events) {
+			// A step's end is announced once the step is stored, so whoever reads the thread then (the
+			// Agent Server stream's update, on any instance) finds it (checkpoint/acknowledged-writes.ts).
+			// The graph goes on meanwhile; only what is published after it waits.
+			if (event.type === 'trace' && event.note.event === 'leave') await parts.threads.settled(run.conversationId);
+			if (event.type === 'trace' && event.note.event === 'enter') partial.text = '';
+			if (event.type === 'token') {
+				partial.text += event.text;
+				parts.crash('mid-model-stream');
+			}
+			run.log.publish(toRunEvent(event));
 		}
-		run.log.publish(toRunEvent(event));
 	};
 	let messages: BaseMessage[] | undefined;
 	for await (const [mode, chunk] of stream) {
 		// A step that pauses (interrupt()) adds a chunk of its interrupts alone: the thread is as the step before left it.
 		if (mode === 'values') messages = chunk.messages ?? messages;
-		else steps.of(chunk).forEach(publish);
+		else await publish(steps.of(chunk));
 	}
-	steps.end().forEach(publish);
+	await publish(steps.end());
 	return messages;
 }
 

@@ -20,7 +20,7 @@ import {
 } from '@langchain/langgraph-checkpoint';
 import { pack } from '../../checkpoint/blob.js';
 import { ItemCache } from '../../checkpoint/item-cache.js';
-import { PutPlanner } from '../../checkpoint/put-plan.js';
+import { PutPlanner, type PutInput } from '../../checkpoint/put-plan.js';
 import { writeLinks, type ParentWrite } from '../../checkpoint/write-links.js';
 import { encodeTogether } from '../../checkpoint/row-encoding.js';
 import { DEFAULT_MAX_SEGMENTS } from '../../checkpoint/segments.js';
@@ -31,6 +31,7 @@ import { EarlyPlans, isKeyOfThread, threadKeyOf } from './early-plans.js';
 import { checkpointSql, type RunFence } from './store.js';
 import { putTarget, writesTarget } from '../../checkpoint/saver-config.js';
 import { HandedOver, type HandsOverLatest } from '../../checkpoint/handed-over.js';
+import { AcknowledgedWrites, type AcknowledgesWrites } from '../../checkpoint/acknowledged-writes.js';
 
 export interface DeltaPostgresSaverOptions {
 	serde?: SerializerProtocol;
@@ -63,7 +64,7 @@ export interface DeltaPostgresSaverOptions {
  * database: puts to one thread take its row lock, so they run one at a time, and log items are
  * never rewritten, so each process's item cache stays valid.
  */
-export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOverLatest {
+export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOverLatest, AcknowledgesWrites {
 	private readonly cache: ItemCache;
 	private readonly reader: TupleReader;
 	private readonly planner: PutPlanner;
@@ -84,6 +85,10 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 	 */
 	private readonly storedThreads = new Set<string>();
 	private readonly handed = new HandedOver();
+	/** A run's puts and writes, acknowledged as sent (checkpoint/acknowledged-writes.ts). */
+	private readonly acknowledged = new AcknowledgedWrites();
+	/** Each thread's last put by this saver, until it commits: a put on top of it must not outlive its failure. */
+	private readonly putsUnderWay = new Map<string, { checkpointId: string; stored: Promise<unknown> }>();
 	/** Each thread's last put by this saver: what its next put plans from while its lock is on the way. */
 	private readonly early: EarlyPlans;
 
@@ -105,6 +110,14 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 
 	handOver(threadId: string, tuple: CheckpointTuple | undefined): () => void {
 		return this.handed.handOver(threadId, tuple);
+	}
+
+	committed(threadId: string): Promise<void> {
+		return this.acknowledged.committed(threadId);
+	}
+
+	settled(threadId: string): Promise<void> {
+		return this.acknowledged.settled(threadId);
 	}
 
 	async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -147,17 +160,40 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 		const parentId = target.parentId || undefined;
 		const copy = copyCheckpoint(checkpoint);
 		const key = threadKeyOf(threadId, ns);
-		// Each has asked the pool for its connection already (it is registered as it sends), so
-		// waiting for one while holding a connection cannot starve it.
-		const inFlight = [...(this.writesInFlight.get(key) ?? [])];
-		const overlapped = this.storedThreads.has(key);
-		if (!overlapped) await Promise.allSettled(inFlight.map((w) => w.written));
-
 		const fence = this.fence?.(config);
 		// Only versioned channels, as the stock PostgresSaver (values keyed by version) reads back:
 		// LangGraph's unversioned `__pregel_tasks: []`, or an input checkpoint's empty `messages`.
 		const channels = Object.keys(copy.channel_values).filter((channel) => copy.channel_versions[channel] !== undefined);
 		const input = { checkpoint: copy, metadata, newVersions, channels };
+		// A put on top of this saver's last put to the thread, still under way (acknowledged to a
+		// run), begins once that one has committed, and fails with it: the parent it plans from is not
+		// there if it rolled back. Begun earlier, it could take the thread's lock first and wait for
+		// its parent while its parent waits for the lock.
+		const underWay = this.putsUnderWay.get(key);
+		const onTopOf = underWay && underWay.checkpointId === parentId ? underWay.stored : undefined;
+		const storing = (onTopOf ?? Promise.resolve()).then(() => this.store(key, target, parentId, input, fence));
+		const mine = { checkpointId: checkpoint.id, stored: storing };
+		this.putsUnderWay.set(key, mine);
+		const done = storing.finally(() => {
+			if (this.putsUnderWay.get(key) === mine) this.putsUnderWay.delete(key);
+		});
+		await this.acknowledge(threadId, fence, done);
+		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
+	}
+
+	/** A put's transaction: the thread locked and read, the put planned (early if it can be) and written. */
+	private async store(
+		key: string,
+		{ threadId, ns }: { threadId: string; ns: string },
+		parentId: string | undefined,
+		input: Omit<PutInput, 'parent'>,
+		fence: RunFence | undefined
+	): Promise<void> {
+		// Each has asked the pool for its connection already (it is registered as it sends), so
+		// waiting for one while holding a connection cannot starve it.
+		const inFlight = [...(this.writesInFlight.get(key) ?? [])];
+		const overlapped = this.storedThreads.has(key);
+		if (!overlapped) await Promise.allSettled(inFlight.map((w) => w.written));
 		const early = this.early.begin(key, parentId, input);
 		const stored = await inTransaction(
 			this.pool,
@@ -212,7 +248,12 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 		this.planner.remember(stored.placed);
 		this.early.remember(key, stored.last);
 		this.storedThreads.add(key);
-		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
+	}
+
+	/** A run's write (one with a fence) is acknowledged as sent, anything else once it commits (acknowledged-writes.ts). */
+	private async acknowledge(threadId: string, fence: RunFence | undefined, write: Promise<void>): Promise<void> {
+		if (fence) this.acknowledged.track(threadId, write);
+		else await write;
 	}
 
 	async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
@@ -230,21 +271,24 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 		const inFlight = this.writesInFlight.get(key) ?? new Set();
 		this.writesInFlight.set(key, inFlight);
 		const thread = { threadId, ns, checkpointId, taskId, taskPath: taskPath ?? '' };
+		const fence = this.fence?.(config);
 		const entry: WritesInFlight = {
 			checkpointId,
-			written: checkpointSql.insertWrites(this.pool, thread, rows, replace, this.fence?.(config)).then((idxs) => {
+			written: checkpointSql.insertWrites(this.pool, thread, rows, replace, fence).then((idxs) => {
 				const stored = new Set(idxs);
 				return rows.filter((row) => stored.has(row.idx)).map((row) => ({ ...row, task_id: taskId }));
 			})
 		};
 		inFlight.add(entry);
-		try {
-			await entry.written;
-			this.storedThreads.add(key);
-		} finally {
-			inFlight.delete(entry);
-			if (inFlight.size === 0) this.writesInFlight.delete(key);
-		}
+		const done = entry.written
+			.then(() => {
+				this.storedThreads.add(key);
+			})
+			.finally(() => {
+				inFlight.delete(entry);
+				if (inFlight.size === 0) this.writesInFlight.delete(key);
+			});
+		await this.acknowledge(threadId, fence, done);
 	}
 
 	/**
@@ -252,6 +296,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 	 * (this process's or another's) can only hold entries nobody asks for again.
 	 */
 	async deleteThread(threadId: string): Promise<void> {
+		await this.acknowledged.settled(threadId);
 		this.handed.drop(threadId);
 		for (const key of this.storedThreads) if (isKeyOfThread(key, threadId)) this.storedThreads.delete(key);
 		this.early.forgetThread(threadId);
