@@ -153,27 +153,31 @@ async function streamSteps(
 		control: run.control
 	})) as unknown as AsyncIterable<['custom', StepWrite] | ['values', { messages?: BaseMessage[] }]>;
 	const steps = new AgentEvents();
-	const publish = async (events: AgentEvent[]) => {
-		for (const event of events) {
-			// A step's end is announced once the step is stored, so whoever reads the thread then (the
-			// Agent Server stream's update, on any instance) finds it (checkpoint/acknowledged-writes.ts).
-			// The graph goes on meanwhile; only what is published after it waits.
-			if (event.type === 'trace' && event.note.event === 'leave') await parts.threads.settled(run.conversationId);
-			if (event.type === 'trace' && event.note.event === 'enter') partial.text = '';
-			if (event.type === 'token') {
-				partial.text += event.text;
-				parts.crash('mid-model-stream');
-			}
-			run.log.publish(toRunEvent(event));
+	const publish = (event: AgentEvent) => {
+		if (event.type === 'trace' && event.note.event === 'enter') partial.text = '';
+		if (event.type === 'token') {
+			partial.text += event.text;
+			parts.crash('mid-model-stream');
 		}
+		run.log.publish(toRunEvent(event));
 	};
+	// A step's end is announced once the step is stored, so whoever reads the thread then (the Agent
+	// Server stream's update, on any instance) finds it (checkpoint/acknowledged-writes.ts). The graph
+	// goes on meanwhile; only what is published from there waits.
+	const endsStep = (events: AgentEvent[]) => events.some((e) => e.type === 'trace' && e.note.event === 'leave');
 	let messages: BaseMessage[] | undefined;
 	for await (const [mode, chunk] of stream) {
 		// A step that pauses (interrupt()) adds a chunk of its interrupts alone: the thread is as the step before left it.
-		if (mode === 'values') messages = chunk.messages ?? messages;
-		else await publish(steps.of(chunk));
+		if (mode === 'values') {
+			messages = chunk.messages ?? messages;
+			continue;
+		}
+		const events = steps.of(chunk);
+		if (endsStep(events)) await parts.threads.settled(run.conversationId);
+		events.forEach(publish);
 	}
-	await publish(steps.end());
+	await parts.threads.settled(run.conversationId);
+	steps.end().forEach(publish);
 	return messages;
 }
 
