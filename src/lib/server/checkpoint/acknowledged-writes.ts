@@ -26,6 +26,12 @@ type Thread = { pending: Set<Promise<void>>; failure?: { error: unknown } };
 export class AcknowledgedWrites implements AcknowledgesWrites {
 	private readonly threads = new Map<string, Thread>();
 
+	/** Resolves at once, `write` tracked, when `early`; else once `write` has settled, as it does. */
+	async acknowledge(threadId: string, early: boolean, write: Promise<unknown>): Promise<void> {
+		if (early) this.track(threadId, write);
+		else await write;
+	}
+
 	/** Tracks `write`, acknowledged to its caller before it settles. */
 	track(threadId: string, write: Promise<unknown>): void {
 		let thread = this.threads.get(threadId);

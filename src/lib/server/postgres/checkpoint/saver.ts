@@ -21,7 +21,7 @@ import {
 import { pack } from '../../checkpoint/blob.js';
 import { ItemCache } from '../../checkpoint/item-cache.js';
 import { PutPlanner, type PutInput } from '../../checkpoint/put-plan.js';
-import { writeLinks, type ParentWrite } from '../../checkpoint/write-links.js';
+import { writeLinks } from '../../checkpoint/write-links.js';
 import { encodeTogether } from '../../checkpoint/row-encoding.js';
 import { DEFAULT_MAX_SEGMENTS } from '../../checkpoint/segments.js';
 import { inTransaction } from '../transaction.js';
@@ -32,6 +32,7 @@ import { checkpointSql, type RunFence } from './store.js';
 import { putTarget, writesTarget } from '../../checkpoint/saver-config.js';
 import { HandedOver, type HandsOverLatest } from '../../checkpoint/handed-over.js';
 import { AcknowledgedWrites, type AcknowledgesWrites } from '../../checkpoint/acknowledged-writes.js';
+import { landed, PutsUnderWay, withLanded, type WritesInFlight } from './under-way.js';
 
 export interface DeltaPostgresSaverOptions {
 	serde?: SerializerProtocol;
@@ -87,8 +88,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 	private readonly handed = new HandedOver();
 	/** A run's puts and writes, acknowledged as sent (checkpoint/acknowledged-writes.ts). */
 	private readonly acknowledged = new AcknowledgedWrites();
-	/** Each thread's last put by this saver, until it commits: a put on top of it must not outlive its failure. */
-	private readonly putsUnderWay = new Map<string, { checkpointId: string; stored: Promise<unknown> }>();
+	private readonly putsUnderWay = new PutsUnderWay();
 	/** Each thread's last put by this saver: what its next put plans from while its lock is on the way. */
 	private readonly early: EarlyPlans;
 
@@ -165,19 +165,9 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 		// LangGraph's unversioned `__pregel_tasks: []`, or an input checkpoint's empty `messages`.
 		const channels = Object.keys(copy.channel_values).filter((channel) => copy.channel_versions[channel] !== undefined);
 		const input = { checkpoint: copy, metadata, newVersions, channels };
-		// A put on top of this saver's last put to the thread, still under way (acknowledged to a
-		// run), begins once that one has committed, and fails with it: the parent it plans from is not
-		// there if it rolled back. Begun earlier, it could take the thread's lock first and wait for
-		// its parent while its parent waits for the lock.
-		const underWay = this.putsUnderWay.get(key);
-		const onTopOf = underWay && underWay.checkpointId === parentId ? underWay.stored : undefined;
-		const storing = (onTopOf ?? Promise.resolve()).then(() => this.store(key, target, parentId, input, fence));
-		const mine = { checkpointId: checkpoint.id, stored: storing };
-		this.putsUnderWay.set(key, mine);
-		const done = storing.finally(() => {
-			if (this.putsUnderWay.get(key) === mine) this.putsUnderWay.delete(key);
-		});
-		await this.acknowledge(threadId, fence, done);
+		const stored = this.putsUnderWay.begin(key, checkpoint.id, parentId, () => this.store(key, target, parentId, input, fence));
+		// A run's put (one with a fence) is acknowledged as sent, anything else's once it commits.
+		await this.acknowledged.acknowledge(threadId, fence !== undefined, stored);
 		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
 	}
 
@@ -250,12 +240,6 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 		this.storedThreads.add(key);
 	}
 
-	/** A run's write (one with a fence) is acknowledged as sent, anything else once it commits (acknowledged-writes.ts). */
-	private async acknowledge(threadId: string, fence: RunFence | undefined, write: Promise<void>): Promise<void> {
-		if (fence) this.acknowledged.track(threadId, write);
-		else await write;
-	}
-
 	async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
 		const { threadId, ns, checkpointId } = writesTarget(config);
 		this.handed.drop(threadId);
@@ -288,7 +272,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 				inFlight.delete(entry);
 				if (inFlight.size === 0) this.writesInFlight.delete(key);
 			});
-		await this.acknowledge(threadId, fence, done);
+		await this.acknowledged.acknowledge(threadId, fence !== undefined, done);
 	}
 
 	/**
@@ -302,21 +286,6 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 		this.early.forgetThread(threadId);
 		this.cache.forget(await checkpointSql.deleteThread(this.pool, threadId));
 	}
-}
-
-/** A putWrites call sent: the writes it stored (a regular write already there is kept, not stored). */
-type WritesInFlight = { checkpointId: string; written: Promise<ParentWrite[]> };
-
-/** The writes to `parentId` of the calls in flight as a put began, once they have committed. */
-async function landed(inFlight: readonly WritesInFlight[], parentId: string): Promise<ParentWrite[]> {
-	const settled = await Promise.allSettled(inFlight.filter((w) => w.checkpointId === parentId).map((w) => w.written));
-	return settled.flatMap((s) => (s.status === 'fulfilled' ? s.value : []));
-}
-
-/** The parent's writes as the put read them, and those that committed after its read. */
-function withLanded(read: readonly ParentWrite[], landedWrites: readonly ParentWrite[]): ParentWrite[] {
-	const seen = new Set(read.map((w) => `${w.task_id}\u0000${w.idx}`));
-	return [...read, ...landedWrites.filter((w) => !seen.has(`${w.task_id}\u0000${w.idx}`))];
 }
 
 /** Rows of list() decoded per item query. */
