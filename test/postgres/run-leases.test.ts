@@ -71,11 +71,8 @@ describe('run leases', () => {
 			a.storage.approvals.request('c1', 'r1', [{ toolCallId: 'x', attempt: 0, tool: 'write', args: {}, reason: { kind: 'policy', message: 'asks' } }], T(2), T(9))
 		).rejects.toBeInstanceOf(RunFencedError);
 		const next = { configurable: { ...at.configurable, checkpoint_id: first.configurable!.checkpoint_id } };
-		// A run's put and writes are acknowledged as sent (checkpoint/acknowledged-writes.ts): the refusal
-		// reaches the run where it waits for them, before any call or outcome of its own.
-		await a.saver.put(next, { ...emptyCheckpoint(), id: uuid6(-1) }, { source: 'loop', step: 0, parents: {} }, {});
-		await a.saver.putWrites(next, [['messages', ['late']]], 'task-1');
-		await expect(a.saver.committed('c1')).rejects.toBeInstanceOf(RunFencedError);
+		await expect(a.saver.put(next, { ...emptyCheckpoint(), id: uuid6(-1) }, { source: 'loop', step: 0, parents: {} }, {})).rejects.toBeInstanceOf(RunFencedError);
+		await expect(a.saver.putWrites(next, [['messages', ['late']]], 'task-1')).rejects.toBeInstanceOf(RunFencedError);
 		expect(await a.storage.runs.finish('r1', { status: 'completed', messageCount: 9 }, T(3))).toBe(false);
 
 		// Nothing of it reached the database; the heir records the outcome.

@@ -158,7 +158,6 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				approvalTimeoutMs: settings.APPROVAL_TIMEOUT_MS,
 				maxCallsPerStep: settings.MAX_TOOL_CALLS_PER_STEP,
 				crash,
-				committed: (threadId) => checkpointer.committed(threadId),
 				now,
 				telemetry: observed,
 				elicitations

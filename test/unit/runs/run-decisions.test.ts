@@ -29,8 +29,6 @@ describe('shouldAutoResume', () => {
 	const base = { pending: ['agent'], openCalls: [], recentTriggers: ['message' as const], max: 3 };
 	it('resumes a pending model step', () => expect(shouldAutoResume(base)).toBe(true));
 	it('does not resume a finished thread', () => expect(shouldAutoResume({ ...base, pending: [] })).toBe(false));
-	it("resumes a run stopped before its input's step was stored (LangGraph's START pending)", () =>
-		expect(shouldAutoResume({ ...base, pending: ['__start__'] })).toBe(true));
 	it('resumes a tools step only if every open call is recorded or safe', () => {
 		const tools = { ...base, pending: ['tools'] };
 		expect(shouldAutoResume({ ...tools, openCalls: [{ recorded: true, safeToRepeat: false }, { recorded: false, safeToRepeat: true }] })).toBe(true);

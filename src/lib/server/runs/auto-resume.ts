@@ -1,4 +1,3 @@
-import { START } from '@langchain/langgraph';
 import type { RunTrigger } from '../../protocol';
 import type { Toolbox } from '../mcp/toolbox';
 import type { AppStorage } from '../storage/app-storage';
@@ -14,13 +13,7 @@ import { stepsToResume } from './thread-work';
 export type PendingCall = { recorded: boolean; safeToRepeat: boolean };
 
 /**
- * Steps that change nothing outside the thread: a model call, and the run's input taken into the
- * thread (LangGraph's START node, pending when a run stopped before its first step was stored).
- */
-const withoutEffect = (node: string) => node === 'agent' || node === START;
-
-/**
- * Pure. Only a pending step that is safe to repeat: a model call or the run's input (no side effects), or tool calls
+ * Pure. Only a pending step that is safe to repeat: a model call (no side effects), or tool calls
  * each of which either has a recorded outcome or may be repeated. `recentTriggers` are the thread's
  * runs, newest first: auto-resumes in a row beyond `max` mean the thread keeps dying, so it waits
  * for a person.
@@ -34,8 +27,8 @@ export function shouldAutoResume(input: {
 	if (input.pending.length === 0) return false;
 	const inARow = input.recentTriggers.findIndex((t) => t !== 'auto-resume');
 	if ((inARow === -1 ? input.recentTriggers.length : inARow) >= input.max) return false;
-	if (input.pending.every(withoutEffect)) return true;
-	return input.pending.every((n) => withoutEffect(n) || n === 'tools') && input.openCalls.every((c) => c.recorded || c.safeToRepeat);
+	if (input.pending.every((n) => n === 'agent')) return true;
+	return input.pending.every((n) => n === 'agent' || n === 'tools') && input.openCalls.every((c) => c.recorded || c.safeToRepeat);
 }
 
 export type AutoResumeParts = ThreadWorkSources & {

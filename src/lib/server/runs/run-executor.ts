@@ -120,18 +120,10 @@ async function streamRun(
 	// The graph starting at the latest checkpoint the run read opening takes that read (issue 26).
 	const latest = message && !graphIn.moved && at.configurable.checkpoint_id === undefined ? await message.latest.catch(() => undefined) : undefined;
 	const withdraw = latest?.handOver();
-	let ended = false;
 	try {
-		const messages = await streamSteps(run, graphIn.value, at, opening, parts, partial);
-		ended = true;
-		// The steps were acknowledged as they were sent (checkpoint/acknowledged-writes.ts): stored
-		// before the run's outcome is, and a failure to store them is the run's.
-		await parts.threads.committed(run.conversationId);
-		return messages;
+		return await streamSteps(run, graphIn.value, at, opening, parts, partial);
 	} finally {
 		withdraw?.();
-		// A run that failed has its failure; what it had sent is waited for, not reported again.
-		if (!ended) await parts.threads.committed(run.conversationId).catch(() => undefined);
 	}
 }
 
@@ -161,22 +153,12 @@ async function streamSteps(
 		}
 		run.log.publish(toRunEvent(event));
 	};
-	// A step's end is announced once the step is stored, so whoever reads the thread then (the Agent
-	// Server stream's update, on any instance) finds it (checkpoint/acknowledged-writes.ts). The graph
-	// goes on meanwhile; only what is published from there waits.
-	const endsStep = (events: AgentEvent[]) => events.some((e) => e.type === 'trace' && e.note.event === 'leave');
 	let messages: BaseMessage[] | undefined;
 	for await (const [mode, chunk] of stream) {
 		// A step that pauses (interrupt()) adds a chunk of its interrupts alone: the thread is as the step before left it.
-		if (mode === 'values') {
-			messages = chunk.messages ?? messages;
-			continue;
-		}
-		const events = steps.of(chunk);
-		if (endsStep(events)) await parts.threads.settled(run.conversationId);
-		events.forEach(publish);
+		if (mode === 'values') messages = chunk.messages ?? messages;
+		else steps.of(chunk).forEach(publish);
 	}
-	await parts.threads.settled(run.conversationId);
 	steps.end().forEach(publish);
 	return messages;
 }

@@ -1,7 +1,6 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import type { HandsOverLatest } from '../checkpoint/handed-over';
-import type { AcknowledgesWrites } from '../checkpoint/acknowledged-writes';
 import type { AgentGraph } from '../agent/agent-graph';
 import type { MessageDto } from '../../protocol';
 import { isShownMessage, toMessageDto, toMessageDtos } from '../agent/messages';
@@ -50,7 +49,7 @@ export const shownCount = (messages: readonly BaseMessage[]) => messages.filter(
 export class ThreadReader {
 	constructor(
 		private readonly graph: AgentGraph,
-		private readonly checkpointer: BaseCheckpointSaver & HandsOverLatest & AcknowledgesWrites,
+		private readonly checkpointer: BaseCheckpointSaver & HandsOverLatest,
 		private readonly heads: BranchHeads
 	) {}
 
@@ -87,19 +86,6 @@ export class ThreadReader {
 	async latest(threadId: string): Promise<LatestRead> {
 		const tuple = await this.checkpointer.getTuple(configAt(threadId, undefined));
 		return { messages: messagesOf(tuple), handOver: () => this.checkpointer.handOver(threadId, tuple) };
-	}
-
-	/** Resolves when the run's writes to the thread have committed (checkpoint/acknowledged-writes.ts). */
-	committed(threadId: string): Promise<void> {
-		return this.checkpointer.committed(threadId);
-	}
-
-	/**
-	 * Resolves when the writes acknowledged to the thread so far have settled, reporting nothing: a
-	 * read after it sees them. Reads do not wait by themselves; a run announces a step's end after it.
-	 */
-	settled(threadId: string): Promise<void> {
-		return this.checkpointer.settled(threadId);
 	}
 
 	/** How many messages the API shows for the thread (`state(…).messages.length`), more cheaply. */

@@ -4,7 +4,6 @@
 
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type { HandsOverLatest } from '../checkpoint/handed-over';
-import type { AcknowledgesWrites } from '../checkpoint/acknowledged-writes';
 import type { ElicitationAnswer, ElicitationAnswerOutcome, PendingElicitation, RunEvent } from '../../protocol';
 import type { EventLog } from '../stream/event-log';
 import type { LiveResponseOptions } from '../stream/sse-response';
@@ -71,7 +70,7 @@ export interface StorageEngine {
 	readonly where: string;
 	storage: AppStorage;
 	/** Where runs write their checkpoints; a put moves the active branch's head in its own transaction. */
-	checkpointer: BaseCheckpointSaver & HandsOverLatest & AcknowledgesWrites;
+	checkpointer: BaseCheckpointSaver & HandsOverLatest;
 	history: CheckpointHistory;
 	/** Where several instances share the database: who owns which run (PostgreSQL). Null: one process owns every run. */
 	leases: RunLeases | null;

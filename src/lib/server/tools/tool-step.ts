@@ -31,8 +31,6 @@ export type ToolStepParts = {
 	/** MAX_TOOL_CALLS_PER_STEP: calls past it are answered as errors the model sees, never run. */
 	maxCallsPerStep: number;
 	crash: CrashInjector;
-	/** Resolves when the run's writes to the thread have committed (checkpoint/acknowledged-writes.ts). */
-	committed: (threadId: string) => Promise<void>;
 	now: () => string;
 	telemetry?: Telemetry;
 	/** Where a server's questions during a call go to the person (MCP elicitation). */
@@ -95,8 +93,6 @@ export async function runToolStep(messages: BaseMessage[], config: RunnableConfi
 		plans.push(reused ? undefined : await plan(call, entry, at, context, parts));
 		resolved.push(call);
 	}
-	// Read until here; what follows records or calls, on top of the step that asked for the calls, stored first.
-	await parts.committed(at.threadId);
 	const asks = resolved.flatMap((call, i) => {
 		const p = plans[i];
 		return p?.kind === 'ask' ? [{ toolCallId: call.key, attempt: p.attempt, tool: call.name, args: call.args, reason: p.reason }] : [];

@@ -20,8 +20,8 @@ import {
 } from '@langchain/langgraph-checkpoint';
 import { pack } from '../../checkpoint/blob.js';
 import { ItemCache } from '../../checkpoint/item-cache.js';
-import { PutPlanner, type PutInput } from '../../checkpoint/put-plan.js';
-import { writeLinks } from '../../checkpoint/write-links.js';
+import { PutPlanner } from '../../checkpoint/put-plan.js';
+import { writeLinks, type ParentWrite } from '../../checkpoint/write-links.js';
 import { encodeTogether } from '../../checkpoint/row-encoding.js';
 import { DEFAULT_MAX_SEGMENTS } from '../../checkpoint/segments.js';
 import { inTransaction } from '../transaction.js';
@@ -31,8 +31,6 @@ import { EarlyPlans, isKeyOfThread, threadKeyOf } from './early-plans.js';
 import { checkpointSql, type RunFence } from './store.js';
 import { putTarget, writesTarget } from '../../checkpoint/saver-config.js';
 import { HandedOver, type HandsOverLatest } from '../../checkpoint/handed-over.js';
-import { AcknowledgedWrites, type AcknowledgesWrites } from '../../checkpoint/acknowledged-writes.js';
-import { landed, PutsUnderWay, withLanded, type WritesInFlight } from './under-way.js';
 
 export interface DeltaPostgresSaverOptions {
 	serde?: SerializerProtocol;
@@ -65,7 +63,7 @@ export interface DeltaPostgresSaverOptions {
  * database: puts to one thread take its row lock, so they run one at a time, and log items are
  * never rewritten, so each process's item cache stays valid.
  */
-export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOverLatest, AcknowledgesWrites {
+export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOverLatest {
 	private readonly cache: ItemCache;
 	private readonly reader: TupleReader;
 	private readonly planner: PutPlanner;
@@ -86,9 +84,6 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 	 */
 	private readonly storedThreads = new Set<string>();
 	private readonly handed = new HandedOver();
-	/** A run's puts and writes, acknowledged as sent (checkpoint/acknowledged-writes.ts). */
-	private readonly acknowledged = new AcknowledgedWrites();
-	private readonly putsUnderWay = new PutsUnderWay();
 	/** Each thread's last put by this saver: what its next put plans from while its lock is on the way. */
 	private readonly early: EarlyPlans;
 
@@ -110,14 +105,6 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 
 	handOver(threadId: string, tuple: CheckpointTuple | undefined): () => void {
 		return this.handed.handOver(threadId, tuple);
-	}
-
-	committed(threadId: string): Promise<void> {
-		return this.acknowledged.committed(threadId);
-	}
-
-	settled(threadId: string): Promise<void> {
-		return this.acknowledged.settled(threadId);
 	}
 
 	async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -160,30 +147,17 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 		const parentId = target.parentId || undefined;
 		const copy = copyCheckpoint(checkpoint);
 		const key = threadKeyOf(threadId, ns);
-		const fence = this.fence?.(config);
-		// Only versioned channels, as the stock PostgresSaver (values keyed by version) reads back:
-		// LangGraph's unversioned `__pregel_tasks: []`, or an input checkpoint's empty `messages`.
-		const channels = Object.keys(copy.channel_values).filter((channel) => copy.channel_versions[channel] !== undefined);
-		const input = { checkpoint: copy, metadata, newVersions, channels };
-		const stored = this.putsUnderWay.begin(key, checkpoint.id, parentId, () => this.store(key, target, parentId, input, fence));
-		// A run's put (one with a fence) is acknowledged as sent, anything else's once it commits.
-		await this.acknowledged.acknowledge(threadId, fence !== undefined, stored);
-		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
-	}
-
-	/** A put's transaction: the thread locked and read, the put planned (early if it can be) and written. */
-	private async store(
-		key: string,
-		{ threadId, ns }: { threadId: string; ns: string },
-		parentId: string | undefined,
-		input: Omit<PutInput, 'parent'>,
-		fence: RunFence | undefined
-	): Promise<void> {
 		// Each has asked the pool for its connection already (it is registered as it sends), so
 		// waiting for one while holding a connection cannot starve it.
 		const inFlight = [...(this.writesInFlight.get(key) ?? [])];
 		const overlapped = this.storedThreads.has(key);
 		if (!overlapped) await Promise.allSettled(inFlight.map((w) => w.written));
+
+		const fence = this.fence?.(config);
+		// Only versioned channels, as the stock PostgresSaver (values keyed by version) reads back:
+		// LangGraph's unversioned `__pregel_tasks: []`, or an input checkpoint's empty `messages`.
+		const channels = Object.keys(copy.channel_values).filter((channel) => copy.channel_versions[channel] !== undefined);
+		const input = { checkpoint: copy, metadata, newVersions, channels };
 		const early = this.early.begin(key, parentId, input);
 		const stored = await inTransaction(
 			this.pool,
@@ -238,6 +212,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 		this.planner.remember(stored.placed);
 		this.early.remember(key, stored.last);
 		this.storedThreads.add(key);
+		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
 	}
 
 	async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
@@ -255,24 +230,21 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 		const inFlight = this.writesInFlight.get(key) ?? new Set();
 		this.writesInFlight.set(key, inFlight);
 		const thread = { threadId, ns, checkpointId, taskId, taskPath: taskPath ?? '' };
-		const fence = this.fence?.(config);
 		const entry: WritesInFlight = {
 			checkpointId,
-			written: checkpointSql.insertWrites(this.pool, thread, rows, replace, fence).then((idxs) => {
+			written: checkpointSql.insertWrites(this.pool, thread, rows, replace, this.fence?.(config)).then((idxs) => {
 				const stored = new Set(idxs);
 				return rows.filter((row) => stored.has(row.idx)).map((row) => ({ ...row, task_id: taskId }));
 			})
 		};
 		inFlight.add(entry);
-		const done = entry.written
-			.then(() => {
-				this.storedThreads.add(key);
-			})
-			.finally(() => {
-				inFlight.delete(entry);
-				if (inFlight.size === 0) this.writesInFlight.delete(key);
-			});
-		await this.acknowledged.acknowledge(threadId, fence !== undefined, done);
+		try {
+			await entry.written;
+			this.storedThreads.add(key);
+		} finally {
+			inFlight.delete(entry);
+			if (inFlight.size === 0) this.writesInFlight.delete(key);
+		}
 	}
 
 	/**
@@ -280,12 +252,26 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 	 * (this process's or another's) can only hold entries nobody asks for again.
 	 */
 	async deleteThread(threadId: string): Promise<void> {
-		await this.acknowledged.settled(threadId);
 		this.handed.drop(threadId);
 		for (const key of this.storedThreads) if (isKeyOfThread(key, threadId)) this.storedThreads.delete(key);
 		this.early.forgetThread(threadId);
 		this.cache.forget(await checkpointSql.deleteThread(this.pool, threadId));
 	}
+}
+
+/** A putWrites call sent: the writes it stored (a regular write already there is kept, not stored). */
+type WritesInFlight = { checkpointId: string; written: Promise<ParentWrite[]> };
+
+/** The writes to `parentId` of the calls in flight as a put began, once they have committed. */
+async function landed(inFlight: readonly WritesInFlight[], parentId: string): Promise<ParentWrite[]> {
+	const settled = await Promise.allSettled(inFlight.filter((w) => w.checkpointId === parentId).map((w) => w.written));
+	return settled.flatMap((s) => (s.status === 'fulfilled' ? s.value : []));
+}
+
+/** The parent's writes as the put read them, and those that committed after its read. */
+function withLanded(read: readonly ParentWrite[], landedWrites: readonly ParentWrite[]): ParentWrite[] {
+	const seen = new Set(read.map((w) => `${w.task_id}\u0000${w.idx}`));
+	return [...read, ...landedWrites.filter((w) => !seen.has(`${w.task_id}\u0000${w.idx}`))];
 }
 
 /** Rows of list() decoded per item query. */

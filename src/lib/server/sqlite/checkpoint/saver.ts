@@ -31,7 +31,6 @@ import { CheckpointStore, type CheckpointRow, type WriteRow } from './store.js';
 import { writeBytes } from './write-links.js';
 import { putTarget, writesTarget } from '../../checkpoint/saver-config.js';
 import { HandedOver, type HandsOverLatest } from '../../checkpoint/handed-over.js';
-import type { AcknowledgesWrites } from '../../checkpoint/acknowledged-writes.js';
 
 export interface DeltaSqliteSaverOptions {
 	serde?: SerializerProtocol;
@@ -51,7 +50,7 @@ export interface DeltaSqliteSaverOptions {
 
 type Skeleton = Omit<Checkpoint, 'id' | 'channel_values'>;
 
-export class DeltaSqliteSaver extends BaseCheckpointSaver implements HandsOverLatest, AcknowledgesWrites {
+export class DeltaSqliteSaver extends BaseCheckpointSaver implements HandsOverLatest {
 	private readonly store: CheckpointStore;
 	private readonly cache: ItemCache;
 	private readonly reader: ChannelReader;
@@ -93,11 +92,6 @@ export class DeltaSqliteSaver extends BaseCheckpointSaver implements HandsOverLa
 		// Like the stock saver: the caller's config is returned as given when it names the checkpoint.
 		return this.toTuple(row, checkpointId ? config : undefined);
 	}
-
-	/** A put or pending write here has committed when it returns: nothing is acknowledged before. */
-	async committed(): Promise<void> {}
-
-	async settled(): Promise<void> {}
 
 	async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
 		const ns = config.configurable?.checkpoint_ns as string | null | undefined;
