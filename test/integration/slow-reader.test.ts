@@ -62,6 +62,9 @@ describe('slow SSE readers', () => {
 		const lastId = Number(seen.at(-1)!.id);
 
 		const again = await fetch(url, { headers: { 'Last-Event-ID': String(lastId) } });
+		// Read at once, as a client does: left unread, the replay of what it missed can pass the backlog
+		// bound too, and on a loaded machine did, cutting this reader off as well.
+		const reading = readEvents(again);
 		// The dropped reader is counted, and it no longer follows: the one back with Last-Event-ID does.
 		const figures = async () => {
 			const text = await (await service.fetch('/api/metrics')).text();
@@ -69,7 +72,7 @@ describe('slow SSE readers', () => {
 		};
 		expect(await figures()).toEqual({ sophos_sse_streams: 1, sophos_sse_readers_dropped_total: 1 });
 		ollama.release('tail');
-		const rest = await readEvents(again);
+		const rest = await reading;
 		expect(Number(rest[0]!.id)).toBeGreaterThan(lastId);
 		expect(tokensOf(seen) + tokensOf(rest)).toBe(FIRST + ANSWER);
 		expect(rest.at(-1)).toMatchObject({ event: 'end', data: { conversation, run, status: 'completed' } });
