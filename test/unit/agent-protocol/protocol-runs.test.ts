@@ -94,6 +94,30 @@ describe('protocol runs over Sophos runs', () => {
 		expect(translator.isEnded).toBe(true);
 	});
 
+	it("sends each step's update though a read showed its messages first: the thread read as the client began, or a step's end read that found the next step stored", async () => {
+		const human = { type: 'human', id: 'h', content: 'q', additional_kwargs: {}, response_metadata: {} } as const;
+		const answer = { type: 'ai', id: 'a1', content: '', additional_kwargs: {}, response_metadata: {}, tool_calls: [{ id: 'c1', name: 'peek', args: {} }], invalid_tool_calls: [] } as const;
+		const older = { type: 'tool', id: 'old', content: 'before', tool_call_id: 'c0', name: 'peek', status: 'success', additional_kwargs: {}, response_metadata: {} } as const;
+		const result = { type: 'tool', id: 't1', content: 'all quiet', tool_call_id: 'c1', name: 'peek', status: 'success', additional_kwargs: {}, response_metadata: {} } as const;
+		// Every read finds both steps of the run stored already, and an older call's result.
+		const values = { messages: [human, older, answer, result] } as unknown as ThreadValues;
+		const translator = new RunStreamTranslator({ threadId: 't', runId: 'r', attempt: 1, modes: ['updates'], after: 0, values: async () => values });
+		translator.knowFrom(values);
+		const updates = async (event: Parameters<typeof translator.translate>[0], id: number) =>
+			(await translator.translate(event, id))
+				.trim()
+				.split('\n\n')
+				.filter((f) => f.includes('event: updates'))
+				.map((f) => JSON.parse(f.split('data: ')[1]!) as Record<string, { messages: { id: string }[] }>);
+		const trace = (node: string, event: string, data?: Record<string, unknown>) => ({ event: 'trace', data: { step: 1, name: 'peek', node, event, ...(data ? { data } : {}) } }) as const;
+		await translator.translate(trace('agent', 'enter', { messageId: 'a1' }) as never, 1);
+		await translator.translate(trace('tools', 'call', { name: 'peek', arguments: {}, tool_call_id: 'c1' }) as never, 2);
+		expect(await updates(trace('agent', 'leave') as never, 3)).toEqual([{ agent: { messages: [expect.objectContaining({ id: 'a1' })] } }]);
+		await translator.translate(trace('tools', 'enter') as never, 4);
+		// The tools step's update holds its own call's result, not the older one the client had.
+		expect(await updates(trace('tools', 'leave') as never, 5)).toEqual([{ tools: { messages: [expect.objectContaining({ id: 't1' })] } }]);
+	});
+
 	it('drops a replayed stretch of merged text that began before Last-Event-ID, rather than repeat it', async () => {
 		const translator = new RunStreamTranslator({ threadId: 't', runId: 'r', attempt: 1, modes: ['messages-tuple'], after: 5, values: async () => ({ messages: [] }) });
 		await translator.translate({ event: 'trace', data: { step: 1, name: 'm', node: 'agent', event: 'enter', data: { messageId: 'a1' } } }, 1);

@@ -56,6 +56,8 @@ export class RunStreamTranslator {
 	private step: { node: string; messageId: string | null } | null = null;
 	/** Ids of the messages the client has been shown in `values` or `updates`. */
 	private shown = new Set<string>();
+	/** The ids of the calls the latest agent step made: its tools step's results, whatever a read showed before the step ended. */
+	private readonly calls = new Set<string>();
 	private previousId = 0;
 	private ended = false;
 
@@ -91,7 +93,11 @@ export class RunStreamTranslator {
 
 	/** Keeps the state a later event needs without sending anything. */
 	private note(event: RunEvent): void {
-		if (event.event === 'trace' && event.data.event === 'enter') {
+		if (event.event !== 'trace') return;
+		if (event.data.event === 'enter' && event.data.node === 'agent') this.calls.clear();
+		const callId = event.data.data?.tool_call_id;
+		if (event.data.event === 'call' && typeof callId === 'string') this.calls.add(callId);
+		if (event.data.event === 'enter') {
 			const messageId = event.data.data?.messageId;
 			this.answer = typeof messageId === 'string' ? { id: messageId, step: event.data.step, node: event.data.node } : null;
 			this.step = { node: event.data.node, messageId: typeof messageId === 'string' ? messageId : null };
@@ -145,7 +151,10 @@ export class RunStreamTranslator {
 		if (!step || (!this.wants('values') && !this.wants('updates'))) return [];
 		const values = await this.context.values();
 		const own = (m: MessageDict) => (step.messageId !== null ? m.id === step.messageId : m.type === 'tool');
-		const added = values.messages.filter((m) => !this.shown.has(m.id) && own(m));
+		// A read may have shown the step's own messages before the step ended (one made as the client
+		// began to follow, or a step's end read that found the next step stored too): still its update.
+		const ofStep = (m: MessageDict) => (step.messageId !== null ? m.id === step.messageId : m.type === 'tool' && this.calls.has(m.tool_call_id));
+		const added = values.messages.filter((m) => own(m) && (!this.shown.has(m.id) || ofStep(m)));
 		for (const m of added) this.shown.add(m.id);
 		const frames: Frame[] = [];
 		if (this.wants('updates') && added.length) frames.push({ event: 'updates', data: { [step.node]: { messages: added } } });
