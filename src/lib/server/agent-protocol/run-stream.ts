@@ -150,11 +150,13 @@ export class RunStreamTranslator {
 		this.step = null;
 		if (!step || (!this.wants('values') && !this.wants('updates'))) return [];
 		const values = await this.context.values();
-		const own = (m: MessageDict) => (step.messageId !== null ? m.id === step.messageId : m.type === 'tool');
-		// A read may have shown the step's own messages before the step ended (one made as the client
-		// began to follow, or a step's end read that found the next step stored too): still its update.
-		const ofStep = (m: MessageDict) => (step.messageId !== null ? m.id === step.messageId : m.type === 'tool' && this.calls.has(m.tool_call_id));
-		const added = values.messages.filter((m) => own(m) && (!this.shown.has(m.id) || ofStep(m)));
+		// An agent step's answer, a tools step's results of the calls its agent step made: its update even
+		// if a read showed them first (the one as the client began to follow, or a step's end read that
+		// found the next step stored too). A tools step whose calls this stream was not told of (a
+		// decided run's) adds the results not shown yet.
+		const ofStep = (m: MessageDict) =>
+			step.messageId !== null ? m.id === step.messageId : m.type === 'tool' && (this.calls.has(m.tool_call_id) || !this.shown.has(m.id));
+		const added = values.messages.filter(ofStep);
 		for (const m of added) this.shown.add(m.id);
 		const frames: Frame[] = [];
 		if (this.wants('updates') && added.length) frames.push({ event: 'updates', data: { [step.node]: { messages: added } } });
