@@ -146,7 +146,9 @@ describe('checkpoint history on PostgreSQL shared by instances', () => {
 			}
 		});
 		try {
-			const graph = buildAgentGraph(db.saver);
+			// The turns through another saver: this one has no put of the thread to plan ahead from, so
+			// its put takes the lock first and plans under it (a put planned ahead is one statement).
+			const graph = buildAgentGraph(db.uncached);
 			for (let turn = 0; turn < 2; turn += 1) await graph.invoke(humanTurn(turn), thread('putting'));
 			const latest = (await db.saver.getTuple(thread('putting')))!;
 			const messages = latest.checkpoint.channel_values.messages as BaseMessage[];

@@ -24,7 +24,7 @@ export async function startBranchAt(q: Queryable, conversationId: string, checkp
  */
 export function advanceBranchHead(conversationId: string, parentId: string, checkpointId: string): PutRider {
 	return {
-		sql: ([head, conversation, parent]) => `UPDATE conversation_branches SET head = ${head} WHERE conversation_id = ${conversation} AND head = ${parent}`,
+		sql: ([head, conversation, parent], when) => `UPDATE conversation_branches SET head = ${head} WHERE conversation_id = ${conversation} AND head = ${parent} AND ${when}`,
 		params: [checkpointId, conversationId, parentId]
 	};
 }

@@ -1,15 +1,16 @@
-// A put planned from the saver's last put of its thread while the put's lock and read are on the
-// way (issue 26: planning was most of the CPU between a put's two round trips), used only if the
-// read under the lock shows the thread as that put left it; otherwise the put plans from its read.
+// A put planned from the saver's last put of its thread (issue 26), used only if the thread is
+// still as that put left it: checked by the read under the put's lock while the plan is made, or,
+// for a put sent whole in one flight, by its guarded write (put-statements.ts PutGuard); otherwise
+// the put plans from its read.
 
 import type { PutInput, PutPlan, PutPlanner, SkeletonRow } from '../../checkpoint/put-plan.js';
 import type { LockedThread } from './put-statements.js';
 
 /** A thread's last put by this saver: its checkpoint's row as stored, and every log's length after it. */
-export type LastPut = { checkpointId: string; row: SkeletonRow & { channels: Uint8Array }; logLengths: ReadonlyMap<number, number> };
+export type LastPut = { threadKey: number; checkpointId: string; row: SkeletonRow & { channels: Uint8Array }; logLengths: ReadonlyMap<number, number> };
 
 /** A put planned before its lock, and the log lengths the plan was given. */
-type Guess = { plan: PutPlan; asked: ReadonlyMap<number, number | undefined> };
+export type Guess = { plan: PutPlan; asked: ReadonlyMap<number, number | undefined> };
 
 /** A put being planned early: from which last put, and the plan (none where planning would read). */
 export type EarlyPlan = { last: LastPut; guessed: Promise<Guess | undefined> };
@@ -25,14 +26,15 @@ export class EarlyPlans {
 
 	/**
 	 * Begins planning the put to `key` whose parent is `parentId`, if it goes on from the thread's
-	 * last put. That put is taken, so one that fails leaves none behind. Planning begins after this
-	 * turn of the event loop, so the transaction's first statements leave first.
+	 * last put. That put is taken, so one that fails leaves none behind. Unless `now` (the put waits
+	 * for its plan before it sends anything), planning begins after this turn of the event loop, so
+	 * the transaction's first statements leave first.
 	 */
-	begin(key: string, parentId: string | undefined, input: Omit<PutInput, 'parent'>): EarlyPlan | undefined {
+	begin(key: string, parentId: string | undefined, input: Omit<PutInput, 'parent'>, now: boolean): EarlyPlan | undefined {
 		const last = this.lastPuts.get(key);
 		this.lastPuts.delete(key);
 		if (!last || parentId !== last.checkpointId) return undefined;
-		return { last, guessed: afterThisTurn(() => this.guess(input, last)) };
+		return { last, guessed: now ? this.guess(input, last) : afterThisTurn(() => this.guess(input, last)) };
 	}
 
 	/** The early plan, if the thread as read under the put's lock is as the plan took it. */

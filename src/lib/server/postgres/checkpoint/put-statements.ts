@@ -1,10 +1,12 @@
 // The statements of one put's transaction: lock the thread, read what the put builds on, then
-// write everything in one statement. Fewer round trips is most of a put's cost on PostgreSQL.
+// write everything in one statement; or, for a put planned ahead, the lock and a write guarded by
+// what the plan took the thread to be, in one flight. Fewer round trips is most of a put's cost on
+// PostgreSQL.
 
 import type pg from 'pg';
 import { heldRun, RunFencedError } from '../app/run-fence.js';
 import { named } from '../named-statement.js';
-import { andCommit } from '../transaction.js';
+import { andCommit, transactInOneTrip } from '../transaction.js';
 import { RACE_ATTEMPTS, type CheckpointRow, type ItemRow, type Queryable, type RunFence, type WriteRow } from './store.js';
 
 export interface ParentRow extends Pick<CheckpointRow, 'type' | 'checkpoint' | 'channels' | 'encoding'> {
@@ -42,15 +44,40 @@ export interface CheckpointWrite {
 	logLengths: readonly { logId: number; length: number }[];
 	/** Pending writes of the parent stored as links from now on (write-links.ts). */
 	relinks: readonly Relink[];
+	/** Pending writes of the parent that commit with the put (step-writes.ts), as stored: a link where the put's items hold one. */
+	writes: readonly StepWrite[];
 	rider?: PutRider;
+}
+
+export interface StepWrite extends Relink {
+	channel: string;
+	type: string;
+	taskPath: string;
+}
+
+/**
+ * What a put planned ahead (early-plans.ts) took the thread to be: its write statement stores
+ * nothing unless the thread still is so, its parent stored alike and each log it asked about as
+ * long, and the run still held. Checked in the write statement itself, sent with the lock in one
+ * flight; a statement after the lock sees every commit made before the lock was had.
+ */
+export interface PutGuard {
+	threadId: string;
+	ns: string;
+	fence?: RunFence;
+	parent: { type: string; checkpoint: Uint8Array; channels: Uint8Array; encoding: number };
+	/** Each log the plan asked about, and its length then (undefined: there was no such log). */
+	logLengths: ReadonlyMap<number, number | undefined>;
 }
 
 /**
  * A data-modifying statement (INSERT, UPDATE, DELETE) that commits with a put, run as a CTE of the
- * put's write statement: `sql` is given the placeholders of `params`, in order.
+ * put's write statement: `sql` is given the placeholders of `params`, in order, and a condition
+ * the statement must add to its WHERE clause (false where a put planned ahead finds the thread
+ * changed, PutGuard, and stores nothing).
  */
 export interface PutRider {
-	sql: (placeholders: string[]) => string;
+	sql: (placeholders: string[], when: string) => string;
 	params: unknown[];
 }
 
@@ -128,9 +155,6 @@ function toLocked(raw: RawLock): LockedThread {
 	return { threadKey: raw.thread_key, parent, logLengths: new Map(logIds.map((id, i) => [id, raw.lengths![i]!])) };
 }
 
-/** Parameters of writeCheckpoint's statement before a rider's. */
-const WRITE_PARAMS = 19;
-
 export const putSql = {
 	/**
 	 * Locks the thread's row until the transaction ends (creating it if new), so puts to one thread
@@ -188,56 +212,85 @@ export const putSql = {
 	},
 
 	/**
-	 * One statement: new items, the logs' lengths, the parent's writes that become links, and the
-	 * checkpoint row. Putting the same checkpoint id again overwrites it, as the stock savers do.
-	 * It ends the put's transaction: COMMIT goes with it (issue 26), one round trip on the pool; on
-	 * an error the COMMIT rolls back and so does the caller.
+	 * The put's write and the COMMIT that ends its transaction, sent together (issue 26): one round
+	 * trip on the pool; on an error the COMMIT rolls back and so does the caller.
 	 */
 	async writeAndCommit(client: pg.PoolClient, write: CheckpointWrite): Promise<void> {
-		const items = (key: keyof ItemRow) => write.items.map((item) => item[key]);
-		const relinks = (key: keyof Relink) => write.relinks.map((relink) => relink[key]);
-		const { rider } = write;
-		const riding = rider ? `, rider AS (${rider.sql(rider.params.map((_, i) => `$${WRITE_PARAMS + 1 + i}`))})` : '';
-		const text = `WITH added AS (
-				INSERT INTO lg_log_items (log_id, seq, type, value, encoding)
-				SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::bytea[], $5::smallint[])
-			),
-			grown AS (
-				UPDATE lg_logs l SET length = g.length
-				FROM unnest($6::int[], $7::int[]) AS g(log_id, length) WHERE l.log_id = g.log_id
-			),
-			linked AS (
-				UPDATE lg_writes w SET value = r.value, encoding = r.encoding
-				FROM unnest($8::text[], $9::int[], $10::bytea[], $11::smallint[]) AS r(task_id, idx, value, encoding)
-				WHERE w.thread_key = $12 AND w.checkpoint_id = $13 AND w.task_id = r.task_id AND w.idx = r.idx
-			)${riding}
-			INSERT INTO lg_checkpoints (thread_key, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, channels, encoding)
-			VALUES ($12, $14, $13, $15, $16, $17::jsonb, $18, $19)
-			ON CONFLICT (thread_key, checkpoint_id) DO UPDATE SET parent_checkpoint_id = EXCLUDED.parent_checkpoint_id,
-			  type = EXCLUDED.type, checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata,
-			  channels = EXCLUDED.channels, encoding = EXCLUDED.encoding`;
-		const values = [
-			items('log_id'),
-			items('seq'),
-			items('type'),
-			items('value'),
-			items('encoding'),
-			write.logLengths.map((log) => log.logId),
-			write.logLengths.map((log) => log.length),
-			relinks('taskId'),
-			relinks('idx'),
-			relinks('value'),
-			relinks('encoding'),
-			write.threadKey,
-			write.parentId,
-			write.checkpointId,
-			write.type,
-			write.checkpoint,
-			write.metadata,
-			write.channels,
-			write.encoding,
-			...(rider?.params ?? [])
-		];
-		await andCommit(client, named('sophos_put_write', text, values));
+		await andCommit(client, writeStatement(write));
+	},
+
+	/**
+	 * A put planned ahead, whole in one flight (issue 26): BEGIN, the thread's lock (and its run's
+	 * fence), the write guarded by what the plan took the thread to be, COMMIT. True if the guard
+	 * held and the checkpoint is stored; false if nothing was; RunFencedError if the run is not held.
+	 */
+	async writeAtOnce(pool: pg.Pool, write: CheckpointWrite, guard: PutGuard): Promise<boolean> {
+		const [locked, written] = await transactInOneTrip(pool, [lockThread(guard.threadId, guard.ns, guard.fence), writeStatement(write, guard)]);
+		if (!(locked!.rows[0] as LockRow).held) throw new RunFencedError(guard.fence!.runId);
+		return written!.rowCount === 1;
 	}
 };
+
+/**
+ * One statement: new items, the logs' lengths, the parent's writes that become links, the step's
+ * writes that commit with the put, the rider, and the checkpoint row. Putting the same checkpoint
+ * id again overwrites it, as the stock savers do. With a guard, each part writes only if it holds.
+ */
+function writeStatement(write: CheckpointWrite, guard?: PutGuard): pg.QueryConfig {
+	const values: unknown[] = [];
+	const $ = (value: unknown) => {
+		values.push(value);
+		return `$${values.length}`;
+	};
+	const items = (key: keyof ItemRow) => write.items.map((item) => item[key]);
+	const relinks = (key: keyof Relink) => write.relinks.map((relink) => relink[key]);
+	const writes = <K extends keyof StepWrite>(key: K) => write.writes.map((w) => w[key]);
+	const [thread, parent, id] = [`${$(write.threadKey)}::int`, `${$(write.parentId)}::text`, `${$(write.checkpointId)}::text`];
+	let guarding = '';
+	let when = 'true';
+	if (guard) {
+		const logIds = [...guard.logLengths.keys()];
+		guarding = `guard AS (SELECT ${guard.fence ? `EXISTS (${heldRun($(guard.fence.runId), $(guard.fence.owner))})` : 'true'}
+				AND EXISTS (SELECT 1 FROM lg_threads WHERE thread_key = ${thread} AND thread_id = ${$(guard.threadId)}::text AND checkpoint_ns = ${$(guard.ns)}::text)
+				AND EXISTS (SELECT 1 FROM lg_checkpoints p WHERE p.thread_key = ${thread} AND p.checkpoint_id = ${parent}
+					AND p.type = ${$(guard.parent.type)}::text AND p.encoding = ${$(guard.parent.encoding)}::smallint
+					AND p.checkpoint = ${$(guard.parent.checkpoint)}::bytea AND p.channels = ${$(guard.parent.channels)}::bytea)
+				AND NOT EXISTS (SELECT 1 FROM unnest(${$(logIds)}::int[], ${$(logIds.map((log) => guard.logLengths.get(log) ?? null))}::int[]) AS g(log_id, length)
+					LEFT JOIN lg_logs l ON l.log_id = g.log_id AND l.thread_key = ${thread} WHERE l.length IS DISTINCT FROM g.length) AS holds),
+			`;
+		when = '(SELECT holds FROM guard)';
+	}
+	const { rider } = write;
+	const riding = rider ? `, rider AS (${rider.sql(rider.params.map($), when)})` : '';
+	const text = `WITH ${guarding}added AS (
+			INSERT INTO lg_log_items (log_id, seq, type, value, encoding)
+			SELECT * FROM unnest(${$(items('log_id'))}::int[], ${$(items('seq'))}::int[], ${$(items('type'))}::text[], ${$(items('value'))}::bytea[], ${$(items('encoding'))}::smallint[])
+			WHERE ${when}
+		),
+		grown AS (
+			UPDATE lg_logs l SET length = g.length
+			FROM unnest(${$(write.logLengths.map((log) => log.logId))}::int[], ${$(write.logLengths.map((log) => log.length))}::int[]) AS g(log_id, length)
+			WHERE l.log_id = g.log_id AND ${when}
+		),
+		linked AS (
+			UPDATE lg_writes w SET value = r.value, encoding = r.encoding
+			FROM unnest(${$(relinks('taskId'))}::text[], ${$(relinks('idx'))}::int[], ${$(relinks('value'))}::bytea[], ${$(relinks('encoding'))}::smallint[]) AS r(task_id, idx, value, encoding)
+			WHERE w.thread_key = ${thread} AND w.checkpoint_id = ${parent} AND w.task_id = r.task_id AND w.idx = r.idx AND ${when}
+		),
+		step_writes AS (
+			INSERT INTO lg_writes (thread_key, checkpoint_id, task_id, idx, channel, type, value, encoding, task_path)
+			SELECT ${thread}, ${parent}, w.* FROM unnest(${$(writes('taskId'))}::text[], ${$(writes('idx'))}::int[], ${$(writes('channel'))}::text[],
+				${$(writes('type'))}::text[], ${$(writes('value'))}::bytea[], ${$(writes('encoding'))}::smallint[], ${$(writes('taskPath'))}::text[])
+				AS w(task_id, idx, channel, type, value, encoding, task_path)
+			WHERE ${when}
+			ON CONFLICT (thread_key, checkpoint_id, task_id, idx) DO NOTHING
+		)${riding}
+		INSERT INTO lg_checkpoints (thread_key, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, channels, encoding)
+		SELECT ${thread}, ${id}, ${parent}, ${$(write.type)}::text, ${$(write.checkpoint)}::bytea, ${$(write.metadata)}::jsonb, ${$(write.channels)}::bytea, ${$(write.encoding)}::smallint
+		WHERE ${when}
+		ON CONFLICT (thread_key, checkpoint_id) DO UPDATE SET parent_checkpoint_id = EXCLUDED.parent_checkpoint_id,
+		  type = EXCLUDED.type, checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata,
+		  channels = EXCLUDED.channels, encoding = EXCLUDED.encoding
+		RETURNING 1`;
+	return named(guard ? 'sophos_put_write_guarded' : 'sophos_put_write', text, values);
+}

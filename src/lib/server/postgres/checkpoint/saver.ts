@@ -2,7 +2,8 @@
 // (checkpoint/): array channels (messages) are appended to item logs, other channels stored when
 // they change, and a step's pending message writes become links to the items that hold them, so
 // each message is stored once. Reads back what the stock PostgresSaver does. What a put stores is
-// planned by checkpoint/put-plan.ts, shared with the SQLite saver; this file has the transaction.
+// planned by checkpoint/put-plan.ts, shared with the SQLite saver; this file has the transaction:
+// a put planned ahead goes whole in one flight, the step's writes with it (issue 26).
 
 import type pg from 'pg';
 import type { RunnableConfig } from '@langchain/core/runnables';
@@ -20,15 +21,15 @@ import {
 } from '@langchain/langgraph-checkpoint';
 import { pack } from '../../checkpoint/blob.js';
 import { ItemCache } from '../../checkpoint/item-cache.js';
-import { PutPlanner } from '../../checkpoint/put-plan.js';
-import { writeLinks, type ParentWrite } from '../../checkpoint/write-links.js';
-import { encodeTogether } from '../../checkpoint/row-encoding.js';
+import { PutPlanner, type PlacedLog, type PutPlan } from '../../checkpoint/put-plan.js';
 import { DEFAULT_MAX_SEGMENTS } from '../../checkpoint/segments.js';
 import { inTransaction } from '../transaction.js';
 import { TupleReader } from './reader.js';
 import { putSql, type PutRider } from './put-statements.js';
-import { EarlyPlans, isKeyOfThread, threadKeyOf } from './early-plans.js';
-import { checkpointSql, type RunFence } from './store.js';
+import { checkpointWrite, type ParentWrites, type PutAt, type PutTarget, type RidingWrite } from './put-write.js';
+import { EarlyPlans, isKeyOfThread, threadKeyOf, type EarlyPlan, type LastPut } from './early-plans.js';
+import { HeldWrites, SentWrites, landed, ridingWrites, withLanded, type HeldCall, type WritesInFlight } from './step-writes.js';
+import { checkpointSql, type NewWrite, type RunFence } from './store.js';
 import { putTarget, writesTarget } from '../../checkpoint/saver-config.js';
 import { HandedOver, type HandsOverLatest } from '../../checkpoint/handed-over.js';
 
@@ -42,11 +43,10 @@ export interface DeltaPostgresSaverOptions {
 	/** Decoded items kept in memory across calls (checkpoint/item-cache.ts); 0 disables. */
 	cacheItems?: number;
 	/**
-	 * Called in each put's transaction, the thread locked, just before its write: what must commit
-	 * with the checkpoint (a branch head following its branch, postgres/app/branch-storage.ts
-	 * advanceBranchHead), as a data-modifying statement that goes into the put's one write
-	 * statement, so it costs no round trip of its own (issue 26). A throw, or a failing rider,
-	 * rolls the put back.
+	 * Called for each put just before its write is sent: what must commit with the checkpoint (a
+	 * branch head following its branch, postgres/app/branch-storage.ts advanceBranchHead), as a
+	 * data-modifying statement that goes into the put's one write statement, so it costs no round
+	 * trip of its own (issue 26). A throw, or a failing rider, rolls the put back.
 	 */
 	onPut?: (put: { threadId: string; ns: string; checkpointId: string; parentId: string | undefined }) => Promise<PutRider | undefined>;
 	/**
@@ -70,9 +70,9 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 	private readonly onPut: DeltaPostgresSaverOptions['onPut'];
 	private readonly fence: DeltaPostgresSaverOptions['fence'];
 	/**
-	 * putWrites calls not yet committed, per thread and namespace. LangGraph does not wait for a
-	 * step's writes before it puts the next checkpoint; that put waits for them, so it can link the
-	 * message writes (and so a step's messages are stored once).
+	 * putWrites calls sent on their own and not yet committed, per thread and namespace. A put
+	 * begun meanwhile waits for them, so it can link the message writes (and so a step's messages
+	 * are stored once).
 	 */
 	private readonly writesInFlight = new Map<string, Set<WritesInFlight>>();
 	/**
@@ -86,6 +86,12 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 	private readonly handed = new HandedOver();
 	/** Each thread's last put by this saver: what its next put plans from while its lock is on the way. */
 	private readonly early: EarlyPlans;
+	/** Writes sent on their own that committed, for the put on their checkpoint to link. */
+	private readonly sent = new SentWrites();
+	/** A step's writes waiting for the put that ends the step, to commit with it. */
+	private readonly held = new HeldWrites((key, call) => {
+		call.rows.then((rows) => this.send(key, { ...call, rows }, false)).then(call.resolve, call.reject);
+	});
 
 	constructor(
 		private readonly pool: pg.Pool,
@@ -141,105 +147,140 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 		metadata: CheckpointMetadata,
 		newVersions: ChannelVersions
 	): Promise<RunnableConfig> {
-		const target = putTarget(config);
-		const { threadId, ns } = target;
+		const { threadId, ns, parentId } = putTarget(config);
 		this.handed.drop(threadId);
-		const parentId = target.parentId || undefined;
-		const copy = copyCheckpoint(checkpoint);
 		const key = threadKeyOf(threadId, ns);
+		const at: PutTarget = { threadId, ns, parentId: parentId || undefined, fence: this.fence?.(config) };
+		const riding = this.held.take(key, at.parentId, at.fence);
+		try {
+			await this.store(key, at, { checkpoint: copyCheckpoint(checkpoint), metadata, newVersions }, await ridingWrites(riding));
+		} catch (error) {
+			for (const call of riding) call.reject(error);
+			throw error;
+		}
+		for (const call of riding) call.resolve();
+		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
+	}
+
+	/** The put's transaction; the step's `riding` writes commit with it. */
+	private async store(
+		key: string,
+		{ threadId, ns, parentId, fence }: PutTarget,
+		{ checkpoint, metadata, newVersions }: { checkpoint: Checkpoint; metadata: CheckpointMetadata; newVersions: ChannelVersions },
+		riding: RidingWrite[]
+	) {
 		// Each has asked the pool for its connection already (it is registered as it sends), so
 		// waiting for one while holding a connection cannot starve it.
 		const inFlight = [...(this.writesInFlight.get(key) ?? [])];
+		const sent = this.sent.take(key, parentId);
 		const overlapped = this.storedThreads.has(key);
 		if (!overlapped) await Promise.allSettled(inFlight.map((w) => w.written));
 
-		const fence = this.fence?.(config);
 		// Only versioned channels, as the stock PostgresSaver (values keyed by version) reads back:
 		// LangGraph's unversioned `__pregel_tasks: []`, or an input checkpoint's empty `messages`.
-		const channels = Object.keys(copy.channel_values).filter((channel) => copy.channel_versions[channel] !== undefined);
-		const input = { checkpoint: copy, metadata, newVersions, channels };
-		const early = this.early.begin(key, parentId, input);
+		const channels = Object.keys(checkpoint.channel_values).filter((channel) => checkpoint.channel_versions[channel] !== undefined);
+		const input = { checkpoint, metadata, newVersions, channels };
+		// With nothing of the thread in flight, a put planned ahead goes whole in one flight.
+		const atOnce = inFlight.length === 0;
+		let early = this.early.begin(key, parentId, input, atOnce);
+		if (early && atOnce) {
+			const stored = await this.storeAtOnce(early, { threadId, ns, parentId: parentId!, fence }, { read: sent, riding });
+			if (stored) return this.stored(key, stored);
+			early = undefined;
+		}
 		const stored = await inTransaction(
 			this.pool,
 			async (client, opened) => {
-			const locked = await putSql.lockThread(client, opened, { threadId, ns, parentId, fence });
-			const plan =
-				(await this.early.usable(early, locked)) ??
-				(await this.planner.plan(
-					{ ...input, parent: locked.parent && (await this.planner.parent(parentId!, locked.parent)) },
-					{
-						logLength: (logId) => locked.logLengths.get(logId),
-						items: (ranges) => checkpointSql.items(client, ranges),
-						threadRows: () => putSql.threadRows(client, locked.threadKey)
-					}
-				));
-			if (plan.type !== 'json') throw new Error(`DeltaPostgresSaver keeps metadata as jsonb and needs a JSON serde, got "${plan.type}"`);
-			const newLogs = await putSql.createLogs(client, locked.threadKey, plan.logs.filter((log) => log.newLog).length);
-			const { placed, map } = this.planner.place(plan, newLogs);
-			const rider = await this.onPut?.({ threadId, ns, checkpointId: plan.id, parentId });
-			// The writes still in flight as the put began must have committed before its write relinks them.
-			const landedWrites = overlapped && locked.parent ? await landed(inFlight, parentId!) : [];
-			const parentWrites = locked.parent ? withLanded(locked.parent.writes, landedWrites) : [];
-			const row = { type: plan.type, ...encodeTogether({ checkpoint: plan.skeleton, channels: Buffer.from(JSON.stringify(map)) }) };
-			const logLengths = placed.flatMap(({ logId, from, objects }) =>
-				logId === undefined || objects.length === 0 ? [] : [{ logId, length: from + objects.length }]
-			);
-			await putSql.writeAndCommit(client, {
-				threadKey: locked.threadKey,
-				checkpointId: plan.id,
-				parentId: parentId ?? null,
-				metadata: Buffer.from(plan.metadata).toString('utf8'),
-				...row,
-				items: placed.flatMap(({ logId, from, items }) =>
-					logId === undefined ? [] : items.map((item, k) => ({ log_id: logId, seq: from + k, ...item, value: asBuffer(item.value) }))
-				),
-				logLengths,
-				relinks: writeLinks(parentWrites, placed).map(({ write, value, encoding }) => ({
-					taskId: write.task_id,
-					idx: write.idx,
-					value,
-					encoding
-				})),
-				rider
-			});
-			const lengths = new Map(locked.logLengths);
-			for (const id of newLogs) lengths.set(id, 0);
-			for (const log of logLengths) lengths.set(log.logId, log.length);
-			return { placed, last: { checkpointId: plan.id, row, logLengths: lengths } };
+				const locked = await putSql.lockThread(client, opened, { threadId, ns, parentId, fence });
+				const plan =
+					(await this.early.usable(early, locked)) ??
+					(await this.planner.plan(
+						{ ...input, parent: locked.parent && (await this.planner.parent(parentId!, locked.parent)) },
+						{
+							logLength: (logId) => locked.logLengths.get(logId),
+							items: (ranges) => checkpointSql.items(client, ranges),
+							threadRows: () => putSql.threadRows(client, locked.threadKey)
+						}
+					));
+				const newLogs = await putSql.createLogs(client, locked.threadKey, plan.logs.filter((log) => log.newLog).length);
+				// The writes still in flight as the put began must have committed before its write relinks them.
+				const landedWrites = overlapped && locked.parent ? await landed(inFlight, parentId!) : [];
+				const stored = await this.written(plan, newLogs, { threadKey: locked.threadKey, threadId, ns, parentId }, {
+					read: locked.parent ? withLanded(locked.parent.writes, landedWrites) : [],
+					riding
+				});
+				await putSql.writeAndCommit(client, stored.write);
+				const lengths = new Map(locked.logLengths);
+				for (const id of newLogs) lengths.set(id, 0);
+				return { ...stored, logLengths: lengths };
 			},
 			{ opening: putSql.lockOpening(threadId, ns, parentId, fence), commitsItself: true }
 		);
+		return this.stored(key, stored);
+	}
+
+	/** A put planned ahead, sent with its lock in one flight; undefined if the thread changed since the plan's last put (nothing was stored). */
+	private async storeAtOnce(early: EarlyPlan, put: PutTarget, parentWrites: ParentWrites) {
+		const guess = await early.guessed;
+		if (!guess || guess.plan.logs.some((log) => log.newLog)) return undefined;
+		const { last } = early;
+		const stored = await this.written(guess.plan, [], { threadKey: last.threadKey, ...put }, parentWrites);
+		const done = await putSql.writeAtOnce(this.pool, stored.write, { ...put, parent: last.row, logLengths: guess.asked });
+		return done ? { ...stored, logLengths: new Map(last.logLengths) } : undefined;
+	}
+
+	/** The put's write for `plan` (put-write.ts), with what onPut has ride on it. */
+	private async written(plan: PutPlan, newLogs: number[], at: PutAt, parentWrites: ParentWrites) {
+		if (plan.type !== 'json') throw new Error(`DeltaPostgresSaver keeps metadata as jsonb and needs a JSON serde, got "${plan.type}"`);
+		const placement = this.planner.place(plan, newLogs);
+		const rider = await this.onPut?.({ threadId: at.threadId, ns: at.ns, checkpointId: plan.id, parentId: at.parentId });
+		return { placed: placement.placed, ...checkpointWrite(plan, placement, at, parentWrites, rider) };
+	}
+
+	/** After a put committed: what the next put of the thread plans from. */
+	private stored(key: string, stored: { placed: PlacedLog[]; last: Omit<LastPut, 'logLengths'>; grown: readonly { logId: number; length: number }[]; logLengths: Map<number, number> }) {
+		for (const log of stored.grown) stored.logLengths.set(log.logId, log.length);
 		this.planner.remember(stored.placed);
-		this.early.remember(key, stored.last);
+		this.early.remember(key, { ...stored.last, logLengths: stored.logLengths });
 		this.storedThreads.add(key);
-		return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
 	}
 
 	async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
 		const { threadId, ns, checkpointId } = writesTarget(config);
 		this.handed.drop(threadId);
-		const rows = await Promise.all(
+		const rows = Promise.all(
 			writes.map(async ([channel, value], idx) => {
 				const [type, bytes] = await this.serde.dumpsTyped(value);
 				const { value: packed, encoding } = pack(bytes);
 				return { idx: WRITES_IDX_MAP[channel] ?? idx, channel, type, value: Buffer.from(packed), encoding };
 			})
 		);
-		const replace = writes.every(([channel]) => channel in WRITES_IDX_MAP);
 		const key = threadKeyOf(threadId, ns);
+		const call = { threadId, ns, checkpointId, taskId, taskPath: taskPath ?? '', fence: this.fence?.(config) };
+		// Special writes (errors, interrupts, resume values) replace earlier ones and need no put to
+		// follow; a thread not known stored may need its row created by the writes.
+		const replace = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+		if (replace || !this.storedThreads.has(key)) return this.send(key, { ...call, rows: await rows }, replace);
+		// Held at once, while the writes are serialised: the put LangGraph calls next takes them.
+		return new Promise((resolve, reject) => this.held.hold(key, { ...call, rows, resolve, reject }));
+	}
+
+	/** putWrites on its own: one statement, registered in flight until it has committed. */
+	private async send(key: string, call: Omit<HeldCall, 'rows' | 'resolve' | 'reject'> & { rows: NewWrite[] }, replace: boolean): Promise<void> {
 		const inFlight = this.writesInFlight.get(key) ?? new Set();
 		this.writesInFlight.set(key, inFlight);
-		const thread = { threadId, ns, checkpointId, taskId, taskPath: taskPath ?? '' };
+		const { threadId, ns, checkpointId, taskId, taskPath, rows } = call;
 		const entry: WritesInFlight = {
 			checkpointId,
-			written: checkpointSql.insertWrites(this.pool, thread, rows, replace, this.fence?.(config)).then((idxs) => {
+			written: checkpointSql.insertWrites(this.pool, { threadId, ns, checkpointId, taskId, taskPath }, rows, replace, call.fence).then((idxs) => {
 				const stored = new Set(idxs);
 				return rows.filter((row) => stored.has(row.idx)).map((row) => ({ ...row, task_id: taskId }));
 			})
 		};
 		inFlight.add(entry);
 		try {
-			await entry.written;
+			const written = await entry.written;
+			if (!replace) this.sent.add(key, checkpointId, written);
 			this.storedThreads.add(key);
 		} finally {
 			inFlight.delete(entry);
@@ -255,27 +296,11 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 		this.handed.drop(threadId);
 		for (const key of this.storedThreads) if (isKeyOfThread(key, threadId)) this.storedThreads.delete(key);
 		this.early.forgetThread(threadId);
+		this.sent.forget((key) => isKeyOfThread(key, threadId));
 		this.cache.forget(await checkpointSql.deleteThread(this.pool, threadId));
 	}
-}
-
-/** A putWrites call sent: the writes it stored (a regular write already there is kept, not stored). */
-type WritesInFlight = { checkpointId: string; written: Promise<ParentWrite[]> };
-
-/** The writes to `parentId` of the calls in flight as a put began, once they have committed. */
-async function landed(inFlight: readonly WritesInFlight[], parentId: string): Promise<ParentWrite[]> {
-	const settled = await Promise.allSettled(inFlight.filter((w) => w.checkpointId === parentId).map((w) => w.written));
-	return settled.flatMap((s) => (s.status === 'fulfilled' ? s.value : []));
-}
-
-/** The parent's writes as the put read them, and those that committed after its read. */
-function withLanded(read: readonly ParentWrite[], landedWrites: readonly ParentWrite[]): ParentWrite[] {
-	const seen = new Set(read.map((w) => `${w.task_id}\u0000${w.idx}`));
-	return [...read, ...landedWrites.filter((w) => !seen.has(`${w.task_id}\u0000${w.idx}`))];
 }
 
 /** Rows of list() decoded per item query. */
 const LIST_PAGE = 100;
 
-/** pg sends a Buffer as bytea; the planner's items are Uint8Arrays (zlib's output, or the serde's). */
-const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -1,0 +1,121 @@
+// A step's pending writes on their way to the database beside the puts (issue 26): held for the
+// put that ends the step, sent on their own, and in flight.
+//
+// Held: LangGraph calls putWrites as a task ends and put as its step ends, within one turn of the
+// event loop, so the put can carry the writes in its own write statement: a step's end costs one
+// round trip where it cost three (the writes; the put's lock and read; the put's write), and a
+// message the writes hold is stored as a link to the item the put appends from the start. Writes
+// no put takes by the end of the turn (a graph run with durability "async" puts later) are sent on
+// their own.
+
+import type { ParentWrite } from '../../checkpoint/write-links.js';
+import type { RidingWrite } from './put-write.js';
+import type { NewWrite, RunFence } from './store.js';
+
+/** A putWrites call held back: its writes, and the promise its caller awaits, to settle. */
+export interface HeldCall {
+	threadId: string;
+	ns: string;
+	checkpointId: string;
+	taskId: string;
+	taskPath: string;
+	/** Serialised as the call was held. */
+	rows: Promise<NewWrite[]>;
+	fence: RunFence | undefined;
+	resolve: () => void;
+	reject: (error: unknown) => void;
+}
+
+/** One saver's held calls, keyed by thread and namespace (early-plans.ts threadKeyOf). */
+export class HeldWrites {
+	private readonly held = new Map<string, HeldCall[]>();
+
+	constructor(private readonly sendAlone: (key: string, call: HeldCall) => void) {}
+
+	/** Holds `call` until a put to `key` takes it, or this turn of the event loop ends. */
+	hold(key: string, call: HeldCall): void {
+		const calls = this.held.get(key);
+		if (calls?.[0]!.checkpointId === call.checkpointId) {
+			calls.push(call);
+			return;
+		}
+		this.release(key);
+		const fresh = [call];
+		this.held.set(key, fresh);
+		setImmediate(() => {
+			if (this.held.get(key) === fresh) this.release(key);
+		});
+	}
+
+	/**
+	 * The calls held for `key`, now the put's to carry, if they write to its parent for the same
+	 * run; any others are sent on their own.
+	 */
+	take(key: string, parentId: string | undefined, fence: RunFence | undefined): HeldCall[] {
+		const calls = this.held.get(key) ?? [];
+		this.held.delete(key);
+		if (calls.every((call) => call.checkpointId === parentId && call.fence?.runId === fence?.runId && call.fence?.owner === fence?.owner)) return calls;
+		for (const call of calls) this.sendAlone(key, call);
+		return [];
+	}
+
+	private release(key: string): void {
+		const calls = this.held.get(key) ?? [];
+		this.held.delete(key);
+		for (const call of calls) this.sendAlone(key, call);
+	}
+}
+
+/** The writes of the calls a put takes, once serialised. */
+export async function ridingWrites(calls: readonly HeldCall[]): Promise<RidingWrite[]> {
+	const rows = await Promise.all(calls.map((call) => call.rows));
+	return calls.flatMap((call, i) => rows[i]!.map((row) => ({ ...row, task_id: call.taskId, taskPath: call.taskPath })));
+}
+
+/** Checkpoints whose sent writes are kept for a put on them: a few per running run are all that is asked of it. */
+const SENT_KEPT = 1_000;
+
+/**
+ * Regular writes (never replaced) this saver sent on their own and saw commit, by thread and
+ * checkpoint: a put on that checkpoint sent in one flight reads nothing, and links these. Writes
+ * another saver stored there stay as they are, stored whole (only the space of a link is lost).
+ */
+export class SentWrites {
+	private readonly sent = new Map<string, ParentWrite[]>();
+
+	add(key: string, checkpointId: string, writes: readonly ParentWrite[]): void {
+		const at = JSON.stringify([key, checkpointId]);
+		const known = this.sent.get(at);
+		if (known) known.push(...writes);
+		else this.sent.set(at, [...writes]);
+		if (this.sent.size > SENT_KEPT) this.sent.delete(this.sent.keys().next().value!);
+	}
+
+	/** The writes sent to `checkpointId`, forgotten here: a put on it is under way. */
+	take(key: string, checkpointId: string | undefined): ParentWrite[] {
+		if (checkpointId === undefined) return [];
+		const at = JSON.stringify([key, checkpointId]);
+		const known = this.sent.get(at) ?? [];
+		this.sent.delete(at);
+		return known;
+	}
+
+	forget(isOfThread: (key: string) => boolean): void {
+		for (const at of this.sent.keys()) if (isOfThread((JSON.parse(at) as [string, string])[0])) this.sent.delete(at);
+	}
+}
+
+/** A putWrites call sent: the writes it stored (a regular write already there is kept, not stored). */
+export type WritesInFlight = { checkpointId: string; written: Promise<ParentWrite[]> };
+
+/** The writes to `parentId` of the calls in flight as a put began, once they have committed. */
+export async function landed(inFlight: readonly WritesInFlight[], parentId: string): Promise<ParentWrite[]> {
+	const settled = await Promise.allSettled(inFlight.filter((w) => w.checkpointId === parentId).map((w) => w.written));
+	return settled.flatMap((s) => (s.status === 'fulfilled' ? s.value : []));
+}
+
+/** The parent's writes as the put read them, and those that committed after its read. */
+export function withLanded(read: readonly ParentWrite[], landedWrites: readonly ParentWrite[]): ParentWrite[] {
+	const seen = new Set(read.map((w) => `${w.task_id}\u0000${w.idx}`));
+	return [...read, ...landedWrites.filter((w) => !seen.has(`${w.task_id}\u0000${w.idx}`))];
+}
