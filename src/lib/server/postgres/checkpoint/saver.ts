@@ -3,7 +3,7 @@
 // they change, and a step's pending message writes become links to the items that hold them, so
 // each message is stored once. Reads back what the stock PostgresSaver does. What a put stores is
 // planned by checkpoint/put-plan.ts, shared with the SQLite saver; this file has the transaction:
-// a put planned ahead goes whole in one flight, the step's writes with it (issue 26).
+// a put planned ahead goes whole in one flight, the step's writes in it (issue 26).
 
 import type pg from 'pg';
 import type { RunnableConfig } from '@langchain/core/runnables';
@@ -21,11 +21,11 @@ import {
 } from '@langchain/langgraph-checkpoint';
 import { pack } from '../../checkpoint/blob.js';
 import { ItemCache } from '../../checkpoint/item-cache.js';
-import { PutPlanner, type PlacedLog, type PutPlan } from '../../checkpoint/put-plan.js';
+import { PutPlanner, type PlacedLog, type PutInput, type PutPlan } from '../../checkpoint/put-plan.js';
 import { DEFAULT_MAX_SEGMENTS } from '../../checkpoint/segments.js';
 import { inTransaction } from '../transaction.js';
 import { TupleReader } from './reader.js';
-import { putSql, type PutRider } from './put-statements.js';
+import { putSql, type LogLength, type PutRider } from './put-statements.js';
 import { checkpointWrite, type ParentWrites, type PutAt, type PutTarget, type RidingWrite } from './put-write.js';
 import { EarlyPlans, isKeyOfThread, threadKeyOf, type EarlyPlan, type LastPut } from './early-plans.js';
 import { HeldWrites, SentWrites, landed, ridingWrites, withLanded, type HeldCall, type WritesInFlight } from './step-writes.js';
@@ -76,22 +76,21 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 	 */
 	private readonly writesInFlight = new Map<string, Set<WritesInFlight>>();
 	/**
-	 * Threads (and namespaces) this saver has seen stored. A put to one of them opens its
-	 * transaction while the step's writes are still in flight and waits for them only before its
-	 * write (issue 26: a round trip off each step's way). Neither side creates the thread row then,
-	 * so neither waits on the other's lock; a put to a thread not known here waits first, as a
-	 * write in flight may be creating the row its put would wait for.
+	 * Threads (and namespaces) this saver has seen stored, whose row exists: a step's writes to one
+	 * are held for its put, and a put to one opens its transaction while writes sent on their own
+	 * are in flight, waiting for them only before its write (issue 26). A put to a thread not known
+	 * here waits for them first, as they may be creating the row its lock would wait for.
 	 */
 	private readonly storedThreads = new Set<string>();
 	private readonly handed = new HandedOver();
-	/** Each thread's last put by this saver: what its next put plans from while its lock is on the way. */
+	/** Each thread's last put by this saver: what its next put plans ahead from. */
 	private readonly early: EarlyPlans;
 	/** Writes sent on their own that committed, for the put on their checkpoint to link. */
 	private readonly sent = new SentWrites();
 	/** A step's writes waiting for the put that ends the step, to commit with it. */
-	private readonly held = new HeldWrites((key, call) => {
-		call.rows.then((rows) => this.send(key, { ...call, rows }, false)).then(call.resolve, call.reject);
-	});
+	private readonly held = new HeldWrites((key, call) =>
+		call.rows.then((rows) => this.send(key, { ...call, rows }, false)).then(call.resolve, call.reject)
+	);
 
 	constructor(
 		private readonly pool: pg.Pool,
@@ -163,28 +162,22 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 	}
 
 	/** The put's transaction; the step's `riding` writes commit with it. */
-	private async store(
-		key: string,
-		{ threadId, ns, parentId, fence }: PutTarget,
-		{ checkpoint, metadata, newVersions }: { checkpoint: Checkpoint; metadata: CheckpointMetadata; newVersions: ChannelVersions },
-		riding: RidingWrite[]
-	) {
+	private async store(key: string, target: PutTarget, { checkpoint, metadata, newVersions }: Omit<PutInput, 'parent' | 'channels'>, riding: RidingWrite[]) {
+		const { threadId, ns, parentId, fence } = target;
 		// Each has asked the pool for its connection already (it is registered as it sends), so
 		// waiting for one while holding a connection cannot starve it.
 		const inFlight = [...(this.writesInFlight.get(key) ?? [])];
 		const sent = this.sent.take(key, parentId);
 		const overlapped = this.storedThreads.has(key);
 		if (!overlapped) await Promise.allSettled(inFlight.map((w) => w.written));
-
 		// Only versioned channels, as the stock PostgresSaver (values keyed by version) reads back:
 		// LangGraph's unversioned `__pregel_tasks: []`, or an input checkpoint's empty `messages`.
 		const channels = Object.keys(checkpoint.channel_values).filter((channel) => checkpoint.channel_versions[channel] !== undefined);
 		const input = { checkpoint, metadata, newVersions, channels };
 		// With nothing of the thread in flight, a put planned ahead goes whole in one flight.
-		const atOnce = inFlight.length === 0;
-		let early = this.early.begin(key, parentId, input, atOnce);
-		if (early && atOnce) {
-			const stored = await this.storeAtOnce(early, { threadId, ns, parentId: parentId!, fence }, { read: sent, riding });
+		let early = this.early.begin(key, parentId, input, inFlight.length === 0);
+		if (early && inFlight.length === 0) {
+			const stored = await this.storeAtOnce(early, target, { read: sent, riding });
 			if (stored) return this.stored(key, stored);
 			early = undefined;
 		}
@@ -203,12 +196,10 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 						}
 					));
 				const newLogs = await putSql.createLogs(client, locked.threadKey, plan.logs.filter((log) => log.newLog).length);
-				// The writes still in flight as the put began must have committed before its write relinks them.
+				// Writes in flight as the put began must have committed before its write relinks them.
 				const landedWrites = overlapped && locked.parent ? await landed(inFlight, parentId!) : [];
-				const stored = await this.written(plan, newLogs, { threadKey: locked.threadKey, threadId, ns, parentId }, {
-					read: locked.parent ? withLanded(locked.parent.writes, landedWrites) : [],
-					riding
-				});
+				const read = locked.parent ? withLanded(locked.parent.writes, landedWrites) : [];
+				const stored = await this.written(plan, newLogs, { threadKey: locked.threadKey, ...target }, { read, riding });
 				await putSql.writeAndCommit(client, stored.write);
 				const lengths = new Map(locked.logLengths);
 				for (const id of newLogs) lengths.set(id, 0);
@@ -238,7 +229,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 	}
 
 	/** After a put committed: what the next put of the thread plans from. */
-	private stored(key: string, stored: { placed: PlacedLog[]; last: Omit<LastPut, 'logLengths'>; grown: readonly { logId: number; length: number }[]; logLengths: Map<number, number> }) {
+	private stored(key: string, stored: { placed: PlacedLog[]; last: Omit<LastPut, 'logLengths'>; grown: readonly LogLength[]; logLengths: Map<number, number> }) {
 		for (const log of stored.grown) stored.logLengths.set(log.logId, log.length);
 		this.planner.remember(stored.placed);
 		this.early.remember(key, { ...stored.last, logLengths: stored.logLengths });
@@ -294,6 +285,8 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 	 */
 	async deleteThread(threadId: string): Promise<void> {
 		this.handed.drop(threadId);
+		// Written first, so no write held back lands after the delete and brings the thread back.
+		await this.held.releaseWhere((key) => isKeyOfThread(key, threadId));
 		for (const key of this.storedThreads) if (isKeyOfThread(key, threadId)) this.storedThreads.delete(key);
 		this.early.forgetThread(threadId);
 		this.sent.forget((key) => isKeyOfThread(key, threadId));

@@ -30,7 +30,8 @@ export interface HeldCall {
 export class HeldWrites {
 	private readonly held = new Map<string, HeldCall[]>();
 
-	constructor(private readonly sendAlone: (key: string, call: HeldCall) => void) {}
+	/** `sendAlone` sends a call on its own and settles it; its promise ends when the call is settled. */
+	constructor(private readonly sendAlone: (key: string, call: HeldCall) => Promise<void>) {}
 
 	/** Holds `call` until a put to `key` takes it, or this turn of the event loop ends. */
 	hold(key: string, call: HeldCall): void {
@@ -39,11 +40,11 @@ export class HeldWrites {
 			calls.push(call);
 			return;
 		}
-		this.release(key);
+		void this.release(key);
 		const fresh = [call];
 		this.held.set(key, fresh);
 		setImmediate(() => {
-			if (this.held.get(key) === fresh) this.release(key);
+			if (this.held.get(key) === fresh) void this.release(key);
 		});
 	}
 
@@ -55,14 +56,19 @@ export class HeldWrites {
 		const calls = this.held.get(key) ?? [];
 		this.held.delete(key);
 		if (calls.every((call) => call.checkpointId === parentId && call.fence?.runId === fence?.runId && call.fence?.owner === fence?.owner)) return calls;
-		for (const call of calls) this.sendAlone(key, call);
+		for (const call of calls) void this.sendAlone(key, call);
 		return [];
 	}
 
-	private release(key: string): void {
+	/** Sends the calls held for the keys `which` picks now, and waits until they are settled (a thread about to be deleted). */
+	async releaseWhere(which: (key: string) => boolean): Promise<void> {
+		await Promise.all([...this.held.keys()].filter(which).map((key) => this.release(key)));
+	}
+
+	private release(key: string): Promise<void[]> {
 		const calls = this.held.get(key) ?? [];
 		this.held.delete(key);
-		for (const call of calls) this.sendAlone(key, call);
+		return Promise.all(calls.map((call) => this.sendAlone(key, call)));
 	}
 }
 
