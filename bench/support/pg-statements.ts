@@ -23,6 +23,8 @@ const KINDS: [RegExp, string][] = [
 	[/INSERT INTO runs/i, 'run claim'],
 	[/INSERT INTO tool_calls/i, 'journal intent'],
 	[/UPDATE tool_calls/i, 'journal outcome'],
+	[/^WITH guard AS/i, 'checkpoint put: guarded write, the step writes in it (one flight)'],
+	[/^WITH added AS/i, 'checkpoint put: write'],
 	[/INSERT INTO lg_writes/i, 'checkpoint pending writes'],
 	[/SELECT t\.thread_key, p\.type/i, 'checkpoint put: read parent and log tips'],
 	[/INSERT INTO lg_log_items/i, 'checkpoint put: write'],
