@@ -4,13 +4,12 @@
 // server is sent is read from the statements themselves, not from timing.
 
 import pg from 'pg';
-import { HumanMessage } from '@langchain/core/messages';
-import type { RunnableConfig } from '@langchain/core/runnables';
-import { emptyCheckpoint, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
+import type { HumanMessage } from '@langchain/core/messages';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { LINK } from '../../src/lib/server/checkpoint/link-encoding.js';
 import { RunFencedError } from '../../src/lib/server/postgres/app/run-fence.js';
 import { DeltaPostgresSaver } from '../../src/lib/server/postgres/index.js';
+import { loopMetadata, messageCheckpoints, threadAt } from '../support/message-checkpoints.js';
 import { migratedTestDatabase, type MigratedDatabase } from '../support/postgres.js';
 
 let opened: MigratedDatabase;
@@ -30,18 +29,9 @@ afterEach(() => {
 	vi.restoreAllMocks();
 });
 
-const messages = new Map<string, HumanMessage>();
-const message = (id: string) => messages.get(id) ?? messages.set(id, new HumanMessage({ id, content: `message ${id}, long enough to be worth a link` })).get(id)!;
-const metadata = { source: 'loop' as const, step: 0, parents: {} };
-const checkpoint = (ids: string[], version: number): Checkpoint => ({
-	...emptyCheckpoint(),
-	id: uuid6(-1),
-	channel_values: { messages: ids.map(message) },
-	channel_versions: { messages: version }
-});
-const at = (thread: string, checkpointId?: string, runId?: string): RunnableConfig => ({
-	configurable: { thread_id: thread, checkpoint_ns: '', ...(checkpointId ? { checkpoint_id: checkpointId } : {}), ...(runId ? { run_id: runId } : {}) }
-});
+const { message, checkpoint } = messageCheckpoints();
+const metadata = loopMetadata;
+const at = threadAt;
 
 /** The statements the saver's connections send while `work` runs: BEGIN, COMMIT, or a named statement's name without its number. */
 async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {

@@ -1,12 +1,13 @@
-// A put planned from the saver's last put while its lock is on the way (issue 26) is used only if
-// the thread, read under the lock, is as that put left it: what another saver (another instance)
-// stored meanwhile sends the put back to planning from its read, and nothing is overwritten.
+// A put planned from the saver's last put of its thread (issue 26) is used only if the thread is
+// still as that put left it (checked by its guarded write in one flight, or by its read under the
+// lock): what another saver (another instance) stored meanwhile sends the put back to planning from
+// its read, and nothing is overwritten.
 
 import pg from 'pg';
-import { HumanMessage } from '@langchain/core/messages';
-import { emptyCheckpoint, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
+import type { HumanMessage } from '@langchain/core/messages';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DeltaPostgresSaver } from '../../src/lib/server/postgres/index.js';
+import { loopMetadata, messageCheckpoints, threadAt } from '../support/message-checkpoints.js';
 import { migratedTestDatabase, type MigratedDatabase } from '../support/postgres.js';
 
 let opened: MigratedDatabase;
@@ -19,18 +20,9 @@ afterAll(async () => {
 	await opened.close();
 });
 
-// One object per message, as LangGraph hands the same messages from step to step: the saver's
-// item cache then confirms the parent's items without reading them, and the put is planned ahead.
-const messages = new Map<string, HumanMessage>();
-const message = (id: string) => messages.get(id) ?? messages.set(id, new HumanMessage({ id, content: `message ${id}` })).get(id)!;
-const metadata = { source: 'loop' as const, step: 0, parents: {} };
-const checkpoint = (ids: string[], version: number): Checkpoint => ({
-	...emptyCheckpoint(),
-	id: uuid6(-1),
-	channel_values: { messages: ids.map(message) },
-	channel_versions: { messages: version }
-});
-const at = (thread: string, checkpointId?: string) => ({ configurable: { thread_id: thread, checkpoint_ns: '', ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } });
+const { checkpoint } = messageCheckpoints();
+const metadata = loopMetadata;
+const at = (thread: string, checkpointId?: string) => threadAt(thread, checkpointId);
 const idsAt = async (saver: DeltaPostgresSaver, thread: string, checkpointId: string) =>
 	((await saver.getTuple(at(thread, checkpointId)))!.checkpoint.channel_values.messages as HumanMessage[]).map((m) => m.id);
 
