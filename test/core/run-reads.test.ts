@@ -86,6 +86,29 @@ describe('what a run reads, in process', () => {
 		expect(await runtime.storage.conversations.get(first.conversation)).toMatchObject({ status: 'completed', messageCount: 8 });
 	});
 
+	it("a tools step reads a call's decision beside its journal entry, not after it, and once", async () => {
+		const ollama = await tests.model(callsScript([{ name: 'test__peek', arguments: {} }]));
+		const { runtime } = await tests.start({ ollamaUrl: ollama.url });
+		const { journal, approvals } = runtime.storage;
+		// The entry answers only once the decision has been asked for: a step that waited for the
+		// entry before asking would wait for ever.
+		let asked!: () => void;
+		const decisionAsked = new Promise<void>((resolve) => (asked = resolve));
+		const decide = approvals.decision.bind(approvals);
+		const decisions = vi.spyOn(approvals, 'decision').mockImplementation((...args) => {
+			asked();
+			return decide(...args);
+		});
+		const get = journal.get.bind(journal);
+		vi.spyOn(journal, 'get').mockImplementation(async (...args) => {
+			await decisionAsked;
+			return get(...args);
+		});
+		const run = await send(runtime, 'look');
+		expect(run.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
+		expect(decisions.mock.calls).toEqual([[run.conversation, expect.any(String), 0]]);
+	});
+
 	it('a run that asks a person reads the waiting calls once, for its approval event; the next message denies them', async () => {
 		const ollama = await tests.model(callsScript([{ name: 'test__effect', arguments: { item: 'a' } }]));
 		const { runtime } = await tests.start({ ollamaUrl: ollama.url });
