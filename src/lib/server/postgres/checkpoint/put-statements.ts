@@ -22,9 +22,6 @@ export interface LockedThread {
 	logLengths: Map<number, number>;
 }
 
-/** The length a log reaches. */
-export type LogLength = { logId: number; length: number };
-
 export interface Relink {
 	taskId: string;
 	idx: number;
@@ -44,7 +41,7 @@ export interface CheckpointWrite {
 	encoding: number;
 	/** New log items, and the length each log they extend reaches. */
 	items: readonly ItemRow[];
-	logLengths: readonly LogLength[];
+	logLengths: readonly { logId: number; length: number }[];
 	/** Pending writes of the parent stored as links from now on (write-links.ts). */
 	relinks: readonly Relink[];
 	/** Pending writes of the parent that commit with the put (step-writes.ts), as stored: a link where the put's items hold one. */

@@ -32,7 +32,7 @@ export interface ParentWrites {
 /**
  * The put's write: the parent's stored writes that the new items hold become links (write-links.ts),
  * and the riding writes are stored so from the start. `last` is the row as stored, what the next
- * put plans ahead from; `grown` the length each log reaches.
+ * put plans ahead from.
  */
 export function checkpointWrite(
 	plan: PutPlan,
@@ -43,7 +43,7 @@ export function checkpointWrite(
 ) {
 	const links = new Map(writeLinks([...parentWrites.read, ...parentWrites.riding], placed).map((link) => [link.write, link]));
 	const row = { type: plan.type, ...encodeTogether({ checkpoint: plan.skeleton, channels: Buffer.from(JSON.stringify(map)) }) };
-	const grown = placed.flatMap(({ logId, from, objects }) => (logId === undefined || objects.length === 0 ? [] : [{ logId, length: from + objects.length }]));
+	const logLengths = placed.flatMap(({ logId, from, objects }) => (logId === undefined || objects.length === 0 ? [] : [{ logId, length: from + objects.length }]));
 	const write: CheckpointWrite = {
 		threadKey: at.threadKey,
 		checkpointId: plan.id,
@@ -53,7 +53,7 @@ export function checkpointWrite(
 		items: placed.flatMap(({ logId, from, items }) =>
 			logId === undefined ? [] : items.map((item, k) => ({ log_id: logId, seq: from + k, ...item, value: asBuffer(item.value) }))
 		),
-		logLengths: grown,
+		logLengths,
 		relinks: parentWrites.read.flatMap((w) => {
 			const link = links.get(w);
 			return link ? [{ taskId: w.task_id, idx: w.idx, value: link.value, encoding: link.encoding }] : [];
@@ -65,7 +65,7 @@ export function checkpointWrite(
 		}),
 		rider
 	};
-	return { write, last: { threadKey: at.threadKey, checkpointId: plan.id, row }, grown };
+	return { write, last: { threadKey: at.threadKey, checkpointId: plan.id, row } };
 }
 
 /** pg sends a Buffer as bytea; the planner's items are Uint8Arrays (zlib's output, or the serde's). */

@@ -25,7 +25,7 @@ import { PutPlanner, type PlacedLog, type PutInput, type PutPlan } from '../../c
 import { DEFAULT_MAX_SEGMENTS } from '../../checkpoint/segments.js';
 import { inTransaction } from '../transaction.js';
 import { TupleReader } from './reader.js';
-import { putSql, type LogLength, type PutRider } from './put-statements.js';
+import { putSql, type CheckpointWrite, type PutRider } from './put-statements.js';
 import { checkpointWrite, type ParentWrites, type PutAt, type PutTarget, type RidingWrite } from './put-write.js';
 import { EarlyPlans, isKeyOfThread, threadKeyOf, type EarlyPlan, type LastPut } from './early-plans.js';
 import { HeldWrites, SentWrites, landed, ridingWrites, withLanded, type HeldCall, type WritesInFlight } from './step-writes.js';
@@ -229,8 +229,8 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 	}
 
 	/** After a put committed: what the next put of the thread plans from. */
-	private stored(key: string, stored: { placed: PlacedLog[]; last: Omit<LastPut, 'logLengths'>; grown: readonly LogLength[]; logLengths: Map<number, number> }) {
-		for (const log of stored.grown) stored.logLengths.set(log.logId, log.length);
+	private stored(key: string, stored: { placed: PlacedLog[]; write: CheckpointWrite; last: Omit<LastPut, 'logLengths'>; logLengths: Map<number, number> }) {
+		for (const log of stored.write.logLengths) stored.logLengths.set(log.logId, log.length);
 		this.planner.remember(stored.placed);
 		this.early.remember(key, { ...stored.last, logLengths: stored.logLengths });
 		this.storedThreads.add(key);
