@@ -110,6 +110,38 @@ describe('DeltaPostgresSaver: a put planned ahead, in one flight', () => {
 		expect(await encodingsOf('task-c')).toEqual([LINK.ITEMS]);
 	});
 
+	it("holds a task's writes to a checkpoint whose put is in flight for the put chained after it", async () => {
+		const saver = new DeltaPostgresSaver(pool);
+		const rootConfig = await saver.put(at('g'), checkpoint(['g0'], 1), metadata, { messages: 1 });
+		const input = checkpoint(['g0', 'g1'], 2);
+		// As LangGraph does for a turn's first step: the input checkpoint's put goes out, the step's
+		// task ends while it is in flight, and the step's put is chained behind it.
+		const sent = await statementsOf(() => {
+			const inputPut = saver.put(rootConfig, input, metadata, { messages: 2 });
+			const writes = saver.putWrites(at('g', input.id), [['messages', [message('g2')]]], 'task-g');
+			const stepPut = inputPut.then((inputConfig) => saver.put(inputConfig, checkpoint(['g0', 'g1', 'g2'], 3), metadata, { messages: 3 }));
+			return Promise.all([writes, stepPut]);
+		});
+		const oneFlight = ['BEGIN', 'sophos_put_lock', 'sophos_put_write_guarded', 'COMMIT'];
+		expect(sent).toEqual([...oneFlight, ...oneFlight]);
+		expect(await encodingsOf('task-g')).toEqual([LINK.ITEMS]);
+		expect(await latestIds(saver, 'g')).toEqual(['g0', 'g1', 'g2']);
+	});
+
+	it('sends writes held for a put in flight on their own once that put has failed, and loses none', async () => {
+		const saver = new DeltaPostgresSaver(pool, {
+			fence: (config) => (typeof config.configurable?.run_id === 'string' ? { runId: config.configurable.run_id, owner: 'me' } : undefined)
+		});
+		const rootConfig = await saver.put(at('h'), checkpoint(['h0'], 1), metadata, { messages: 1 });
+		const input = checkpoint(['h0', 'h1'], 2);
+		const refused = saver.put({ configurable: { ...rootConfig.configurable, run_id: 'run-gone' } }, input, metadata, { messages: 2 });
+		const writes = saver.putWrites(at('h', input.id), [['messages', [message('h2')]]], 'task-h');
+		await expect(refused).rejects.toBeInstanceOf(RunFencedError);
+		// Nothing chained a put after the refused one: the writes go alone, outside any run.
+		await writes;
+		expect(await encodingsOf('task-h')).toHaveLength(1);
+	});
+
 	it('stores nothing where another saver changed the thread since, and plans again from its read', async () => {
 		const ours = new DeltaPostgresSaver(pool);
 		const root = checkpoint(['d0'], 1);

@@ -28,7 +28,7 @@ import { TupleReader } from './reader.js';
 import { putSql, type CheckpointWrite, type PutRider } from './put-statements.js';
 import { checkpointWrite, type ParentWrites, type PutAt, type PutTarget, type RidingWrite } from './put-write.js';
 import { EarlyPlans, isKeyOfThread, threadKeyOf, type EarlyPlan, type LastPut } from './early-plans.js';
-import { HeldWrites, SentWrites, landed, ridingWrites, withLanded, type HeldCall, type WritesInFlight } from './step-writes.js';
+import { HeldWrites, PutsUnderWay, SentWrites, landed, ridingWrites, withLanded, type HeldCall, type WritesInFlight } from './step-writes.js';
 import { checkpointSql, type NewWrite, type RunFence } from './store.js';
 import { putTarget, writesTarget } from '../../checkpoint/saver-config.js';
 import { HandedOver, type HandsOverLatest } from '../../checkpoint/handed-over.js';
@@ -69,11 +69,7 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 	private readonly planner: PutPlanner;
 	private readonly onPut: DeltaPostgresSaverOptions['onPut'];
 	private readonly fence: DeltaPostgresSaverOptions['fence'];
-	/**
-	 * putWrites calls sent on their own and not yet committed, per thread and namespace. A put
-	 * begun meanwhile waits for them, so it can link the message writes (and so a step's messages
-	 * are stored once).
-	 */
+	/** putWrites calls sent on their own, not yet committed: a put begun meanwhile waits for them to link their messages. */
 	private readonly writesInFlight = new Map<string, Set<WritesInFlight>>();
 	/**
 	 * Threads (and namespaces) this saver has seen stored, whose row exists: a step's writes to one
@@ -87,9 +83,11 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 	private readonly early: EarlyPlans;
 	/** Writes sent on their own that committed, for the put on their checkpoint to link. */
 	private readonly sent = new SentWrites();
+	private readonly putting = new PutsUnderWay();
 	/** A step's writes waiting for the put that ends the step, to commit with it. */
-	private readonly held = new HeldWrites((key, call) =>
-		call.rows.then((rows) => this.send(key, { ...call, rows }, false)).then(call.resolve, call.reject)
+	private readonly held = new HeldWrites(
+		(key, call) => call.rows.then((rows) => this.send(key, { ...call, rows }, false)).then(call.resolve, call.reject),
+		this.putting
 	);
 
 	constructor(
@@ -151,8 +149,9 @@ export class DeltaPostgresSaver extends BaseCheckpointSaver implements HandsOver
 		const key = threadKeyOf(threadId, ns);
 		const at: PutTarget = { threadId, ns, parentId: parentId || undefined, fence: this.fence?.(config) };
 		const riding = this.held.take(key, at.parentId, at.fence);
+		const input = { checkpoint: copyCheckpoint(checkpoint), metadata, newVersions };
 		try {
-			await this.store(key, at, { checkpoint: copyCheckpoint(checkpoint), metadata, newVersions }, await ridingWrites(riding));
+			await this.putting.track(key, checkpoint.id, ridingWrites(riding).then((writes) => this.store(key, at, input, writes)));
 		} catch (error) {
 			for (const call of riding) call.reject(error);
 			throw error;

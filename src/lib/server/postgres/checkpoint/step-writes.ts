@@ -5,8 +5,9 @@
 // event loop, so the put can carry the writes in its own write statement: a step's end costs one
 // round trip where it cost three (the writes; the put's lock and read; the put's write), and a
 // message the writes hold is stored as a link to the item the put appends from the start. Writes
-// no put takes by the end of the turn (a graph run with durability "async" puts later) are sent on
-// their own.
+// to a checkpoint whose put is in flight wait for the turn after it (the put chained behind it
+// comes then). Writes no put takes by the end of that turn (a graph run with durability "async"
+// puts later) are sent on their own.
 
 import type { ParentWrite } from '../../checkpoint/write-links.js';
 import type { RidingWrite } from './put-write.js';
@@ -30,10 +31,22 @@ export interface HeldCall {
 export class HeldWrites {
 	private readonly held = new Map<string, HeldCall[]>();
 
-	/** `sendAlone` sends a call on its own and settles it; its promise ends when the call is settled. */
-	constructor(private readonly sendAlone: (key: string, call: HeldCall) => Promise<void>) {}
+	/**
+	 * `sendAlone` sends a call on its own and settles it; its promise ends when the call is settled.
+	 * `putting`: the saver's puts under way.
+	 */
+	constructor(
+		private readonly sendAlone: (key: string, call: HeldCall) => Promise<void>,
+		private readonly putting: PutsUnderWay
+	) {}
 
-	/** Holds `call` until a put to `key` takes it, or this turn of the event loop ends. */
+	/**
+	 * Holds `call` until a put to `key` takes it, or this turn of the event loop ends. Writes to a
+	 * checkpoint whose own put is still under way are held until the turn after that put settles:
+	 * LangGraph chains a step's put behind the put before it, so a task of the step after the input
+	 * checkpoint ends while that checkpoint's put is in flight, and its step's put comes only once
+	 * that put is done.
+	 */
 	hold(key: string, call: HeldCall): void {
 		const calls = this.held.get(key);
 		if (calls?.[0]!.checkpointId === call.checkpointId) {
@@ -43,9 +56,13 @@ export class HeldWrites {
 		void this.release(key);
 		const fresh = [call];
 		this.held.set(key, fresh);
-		setImmediate(() => {
+		const releaseIfHeld = () => {
 			if (this.held.get(key) === fresh) void this.release(key);
-		});
+		};
+		const parentPut = this.putting.of(key, call.checkpointId);
+		const afterThisTurn = () => setImmediate(releaseIfHeld);
+		if (parentPut) void parentPut.then(afterThisTurn, afterThisTurn);
+		else afterThisTurn();
 	}
 
 	/**
@@ -69,6 +86,26 @@ export class HeldWrites {
 		const calls = this.held.get(key) ?? [];
 		this.held.delete(key);
 		return Promise.all(calls.map((call) => this.sendAlone(key, call)));
+	}
+}
+
+/** One saver's put under way per thread and namespace, if any: writes to its checkpoint are held until it settles. */
+export class PutsUnderWay {
+	private readonly puts = new Map<string, { checkpointId: string; done: Promise<unknown> }>();
+
+	/** `done`, the put of `checkpointId` to `key`, known under way until it settles. */
+	track<T>(key: string, checkpointId: string, done: Promise<T>): Promise<T> {
+		const put = { checkpointId, done };
+		this.puts.set(key, put);
+		return done.finally(() => {
+			if (this.puts.get(key) === put) this.puts.delete(key);
+		});
+	}
+
+	/** The put of `checkpointId` to `key` under way, settling when it has. */
+	of(key: string, checkpointId: string): Promise<unknown> | undefined {
+		const put = this.puts.get(key);
+		return put?.checkpointId === checkpointId ? put.done : undefined;
 	}
 }
 
