@@ -88,9 +88,13 @@ export function postgresApprovalStorage(pool: pg.Pool, rules: ClaimRules): Appro
 		pending: (threadId) => pendingOf(pool, threadId),
 
 		async decision(threadId, toolCallId, attempt) {
+			// Named: read for every tool call a run makes.
 			const { rows } = await pool.query<ApprovalRow>(
-				`SELECT ${APPROVAL_COLUMNS} FROM tool_approvals WHERE thread_id = $1 AND tool_call_id = $2 AND attempt = $3`,
-				[threadId, toolCallId, attempt]
+				named('sophos_approval_decision', `SELECT ${APPROVAL_COLUMNS} FROM tool_approvals WHERE thread_id = $1 AND tool_call_id = $2 AND attempt = $3`, [
+					threadId,
+					toolCallId,
+					attempt
+				])
 			);
 			return rows[0] && toDecision(rows[0]);
 		},
