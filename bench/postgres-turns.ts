@@ -23,7 +23,8 @@ import { alternate, bareSide, median, sophosSide, type Turn } from './support/tu
  * kind of statement, waits for a pooled connection and on locks (support/pg-statements.ts), and
  * the same statements by the server's own clock (pg_stat_statements: executing and planning).
  * Then the same turn through the built service (POST /api/chat, its SSE stream to the end), a
- * service process on PostgreSQL beside one on its SQLite file, alternating thread by thread.
+ * service process on PostgreSQL (over loopback TCP, and over the server's unix socket) beside one
+ * on its SQLite file, alternating thread by thread.
  * Run: npx tsx bench/postgres-turns.ts [threads] [turnsPerThread] [serviceThreads] (needs `npm run build`)
  */
 const THREADS = Number(process.argv[2] ?? 20);
@@ -74,12 +75,20 @@ try {
 		console.log(serverTable(atWarm, atEnd, db.name, THREADS * TURNS));
 	}
 
-	const serviceDb = await createTestDatabase(server.url(), 'service');
+	const [serviceDb, socketDb] = [await createTestDatabase(server.url(), 'service'), await createTestDatabase(server.url(), 'socket')];
 	const services = {
 		'service on PostgreSQL': await serviceSide({ ollamaUrl: ollama.url, log, dir: tempDir('sophos-bench-svc-'), turns: TURNS, env: { DATABASE_URL: serviceDb.url, SOPHOS_INSTANCE_ID: 'bench' } }),
+		// Through the server's unix socket: what a service on its database's machine can use instead of loopback TCP.
+		'service on PostgreSQL, unix socket': await serviceSide({
+			ollamaUrl: ollama.url,
+			log,
+			dir: tempDir('sophos-bench-svc-'),
+			turns: TURNS,
+			env: { DATABASE_URL: server.socketUrl(socketDb.name), SOPHOS_INSTANCE_ID: 'bench' }
+		}),
 		'service on SQLite': await serviceSide({ ollamaUrl: ollama.url, log, dir: tempDir('sophos-bench-svc-'), turns: TURNS })
 	};
-	const through: Record<keyof typeof services, number[]> = { 'service on PostgreSQL': [], 'service on SQLite': [] };
+	const through: Record<keyof typeof services, number[]> = { 'service on PostgreSQL': [], 'service on PostgreSQL, unix socket': [], 'service on SQLite': [] };
 	for (let n = 0; n < SERVICE_THREADS + 1; n++) {
 		for (const name of Object.keys(services) as (keyof typeof services)[]) {
 			const times = await services[name].thread();
@@ -87,12 +96,13 @@ try {
 		}
 	}
 	for (const side of Object.values(services)) await side.close();
-	const [svcPg, svcLite] = [median(through['service on PostgreSQL']), median(through['service on SQLite'])];
+	const [svcPg, svcSocket, svcLite] = [median(through['service on PostgreSQL']), median(through['service on PostgreSQL, unix socket']), median(through['service on SQLite'])];
 	console.log(`\nThe same turn through the built service (POST /api/chat, then its SSE stream to the end), ${SERVICE_THREADS} threads × ${TURNS} turns each, alternating, median\n`);
 	console.log('| path | ms per turn | ÷ service on SQLite |\n| --- | --- | --- |');
 	console.log(`| service on PostgreSQL | ${svcPg.toFixed(1)} | ${(svcPg / svcLite).toFixed(2)} |`);
+	console.log(`| service on PostgreSQL, unix socket | ${svcSocket.toFixed(1)} | ${(svcSocket / svcLite).toFixed(2)} |`);
 	console.log(`| service on SQLite | ${svcLite.toFixed(1)} | 1.00 |`);
-	await serviceDb.drop();
+	await Promise.all([serviceDb.drop(), socketDb.drop()]);
 
 	reportSummary('postgres-turns', [
 		{
@@ -108,6 +118,12 @@ try {
 			baseline: `${svcLite.toFixed(1)} on SQLite`,
 			goal: '≤ 1.3×',
 			met: svcPg / svcLite <= 1.3
+		},
+		{
+			figure: 'the same through the unix socket, PostgreSQL ÷ SQLite',
+			ours: `${svcSocket.toFixed(1)} (${(svcSocket / svcLite).toFixed(2)}×)`,
+			baseline: `${svcLite.toFixed(1)} on SQLite`,
+			goal: ''
 		},
 		{ figure: 'ms per turn on SQLite, in-process', ours: f['Sophos on SQLite'].wall.toFixed(1), baseline: f['bare + stock SqliteSaver'].wall.toFixed(1), goal: '' }
 	]);

@@ -32,6 +32,8 @@ export interface PostgresServer {
 	readonly dataDir: string;
 	/** A connection string for `database` (default `postgres`) as the superuser `postgres`. */
 	url(database?: string): string;
+	/** The same, through the server's unix socket instead of loopback TCP. */
+	socketUrl(database?: string): string;
 	/** Stops the server (fast shutdown: every connection ends) and starts it again on the same port and data. */
 	restart(): Promise<void>;
 	/** Stops the server (fast shutdown), keeping its data and port for `up()`: an outage a test controls. */
@@ -100,6 +102,8 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
 		port,
 		dataDir,
 		url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
+		// A host that is a directory (encoded, it starts with %2F) is where pg finds the socket.
+		socketUrl: (database = 'postgres') => `postgres://postgres@${encodeURIComponent(root)}:${port}/${database}`,
 		async restart() {
 			// With its log file, or the server would hold pg_ctl's output open and the call never end.
 			await pgCtl('-m', 'fast', '-l', path.join(root, 'server.log'), '-w', '-t', '60', 'restart');
