@@ -160,7 +160,8 @@ export async function startRuntime(settings: Settings, env: Record<string, strin
 				crash,
 				now,
 				telemetry: observed,
-				elicitations
+				elicitations,
+				unconfirmed: (runId) => registry.getById(runId)?.unconfirmed
 			}),
 		turn: () => loop.turn(),
 		systemPrompt: () => readSystemPrompt(path.join(settings.paths.configDir, 'system.md')),

@@ -1,5 +1,6 @@
 import { RunControl } from '@langchain/langgraph';
 import { EventLog } from '../stream/event-log';
+import { UnconfirmedWrites } from '../tools/unconfirmed-writes';
 
 /**
  * A message run's user message carries an id (the id of the run it was first sent with), so whether
@@ -38,6 +39,8 @@ export class ActiveRun {
 	readonly control = new RunControl();
 	private readonly controller = new AbortController();
 	private reason: StopReason | null = null;
+	/** What the run's steps sent without waiting for its commit; its end waits for them. */
+	readonly unconfirmed = new UnconfirmedWrites();
 	/** Settles once the outcome is recorded, retention has run and the next queued message (if any) has started. */
 	done: Promise<void> = Promise.resolve();
 

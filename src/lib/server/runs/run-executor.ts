@@ -220,6 +220,11 @@ async function attemptRun(run: ActiveRun, input: RunInput, opening: Opening, par
 		failure = e ?? new Error('unknown failure');
 		if (!run.stopReason) parts.log(`Run ${run.id} failed`, e);
 	}
+	const unrecorded = await run.unconfirmed.settled();
+	if (unrecorded && failure === undefined) {
+		failure = unrecorded.error ?? new Error('unknown failure');
+		if (!run.stopReason) parts.log(`Run ${run.id}: a write its steps sent failed`, unrecorded.error);
+	}
 	let approvals: PendingApproval[] = [];
 	let recorded = false;
 	let fenced = isFenced(failure);

@@ -17,6 +17,7 @@ import { mayRepeat, uncertainCallMessage, type UnfinishedCallPolicy } from './re
 import type { JournalEntry } from '../storage/journal-records';
 import type { Telemetry } from '../telemetry/telemetry';
 import type { ToolOutcomeLabel } from '../telemetry/metrics-registry';
+import type { UnconfirmedWrites } from './unconfirmed-writes';
 
 export type ToolStepParts = {
 	toolbox: Toolbox;
@@ -35,6 +36,8 @@ export type ToolStepParts = {
 	telemetry?: Telemetry;
 	/** Where a server's questions during a call go to the person (MCP elicitation). */
 	elicitations?: Elicitations;
+	/** Where the run `runId` holds the writes it does not wait for: a call's outcome goes there, if the run is one this process executes. */
+	unconfirmed?: (runId: string) => UnconfirmedWrites | undefined;
 };
 
 /** `key`: the call's id in the journal and in approvals, its own id unless another call took it (journal-key.ts). */
@@ -200,7 +203,13 @@ async function runCall(call: ToolCall, plan: ReadyPlan, at: At, parts: ToolStepP
 		return { status: plan.recorded.outcome === 'success' ? 'success' : 'error', text: plan.recorded.result };
 	}
 	const record = async (outcome: ToolOutcome) => {
-		await journal.recordOutcome(at.threadId, call.key, at.runId, { outcome: outcome.status, result: outcome.text }, now());
+		const written = journal.recordOutcome(at.threadId, call.key, at.runId, { outcome: outcome.status, result: outcome.text }, now());
+		// The step ends without waiting for the outcome's commit, the run's end waits for it (issue
+		// 26): the step's checkpoint follows it, and holds the result too. A crash before it commits
+		// leaves the call's outcome unknown, as a crash before it was sent always did.
+		const unconfirmed = parts.unconfirmed?.(at.runId);
+		if (unconfirmed) unconfirmed.add(written);
+		else await written;
 		return outcome;
 	};
 	const target = toolbox.resolve(call.name);
