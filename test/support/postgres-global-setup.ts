@@ -8,11 +8,14 @@ declare module 'vitest' {
 	export interface ProvidedContext {
 		/** Superuser connection string of the run's PostgreSQL server. */
 		postgresUrl: string;
+		/** The same through the server's unix socket. */
+		postgresSocketUrl: string;
 	}
 }
 
 export default async function setup(project: TestProject) {
 	const server = await startPostgres();
 	project.provide('postgresUrl', server.url());
+	project.provide('postgresSocketUrl', server.socketUrl());
 	return () => server.stop();
 }
