@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { CheckpointStore } from '../../src/lib/server/sqlite/checkpoint/store';
 import { inProcessTests } from '../support/in-process';
-import { eventsOfRun, startedRun } from '../support/run-events';
+import { sentMessage } from '../support/run-events';
 import { callsScript } from '../support/scripts';
 
 /**
@@ -36,13 +36,6 @@ function countReads(runtime: Runtime) {
 	};
 }
 
-async function send(runtime: Runtime, message: string, conversation: string | null = null) {
-	const started = startedRun(await runtime.runService.start({ kind: 'message', conversation, message }));
-	const events = await eventsOfRun(runtime, started.run);
-	await runtime.runService.registry.get(started.conversation)?.done;
-	return { ...started, events };
-}
-
 describe('what a run reads, in process', () => {
 	const tests = inProcessTests();
 
@@ -50,13 +43,13 @@ describe('what a run reads, in process', () => {
 		const ollama = await tests.model(callsScript([{ name: 'test__peek', arguments: {} }]));
 		const { runtime } = await tests.start({ ollamaUrl: ollama.url });
 		const reads = countReads(runtime);
-		const first = await send(runtime, 'look');
+		const first = await sentMessage(runtime, 'look');
 		expect(first.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
 		expect(first.events.some((e) => e.event === 'trace' && (e.data as { event?: string }).event === 'result')).toBe(true);
 		expect(reads.counts()).toEqual({ opening: 1, head: 0, model: 0, pending: 0, denyPending: 0, allowed: 0, runList: 0, exists: 0, latest: 1, messages: 0, latestRows: 1 });
 
 		reads.reset();
-		const second = await send(runtime, 'look again', first.conversation);
+		const second = await sentMessage(runtime, 'look again', first.conversation);
 		expect(second.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
 		expect(reads.counts()).toEqual({ opening: 1, head: 0, model: 0, pending: 0, denyPending: 0, allowed: 0, runList: 0, exists: 0, latest: 1, messages: 0, latestRows: 1 });
 		expect(await runtime.storage.conversations.get(first.conversation)).toMatchObject({ status: 'completed', messageCount: 8 });
@@ -65,7 +58,7 @@ describe('what a run reads, in process', () => {
 	it("a message's run reads the thread's latest messages beside its opening, not after it", async () => {
 		const ollama = await tests.model(callsScript([{ name: 'test__peek', arguments: {} }]));
 		const { runtime } = await tests.start({ ollamaUrl: ollama.url });
-		const first = await send(runtime, 'look');
+		const first = await sentMessage(runtime, 'look');
 		const { storage, threads } = runtime;
 		// The opening answers only once the messages have been asked for: a run that waited for its
 		// opening before reading them would wait for ever.
@@ -81,7 +74,7 @@ describe('what a run reads, in process', () => {
 			await messagesAsked;
 			return open(conversationId);
 		});
-		const second = await send(runtime, 'look again', first.conversation);
+		const second = await sentMessage(runtime, 'look again', first.conversation);
 		expect(second.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
 		expect(await runtime.storage.conversations.get(first.conversation)).toMatchObject({ status: 'completed', messageCount: 8 });
 	});
@@ -104,7 +97,7 @@ describe('what a run reads, in process', () => {
 			await decisionAsked;
 			return get(...args);
 		});
-		const run = await send(runtime, 'look');
+		const run = await sentMessage(runtime, 'look');
 		expect(run.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
 		expect(decisions.mock.calls).toEqual([[run.conversation, expect.any(String), 0]]);
 	});
@@ -113,7 +106,7 @@ describe('what a run reads, in process', () => {
 		const ollama = await tests.model(callsScript([{ name: 'test__effect', arguments: { item: 'a' } }]));
 		const { runtime } = await tests.start({ ollamaUrl: ollama.url });
 		const reads = countReads(runtime);
-		const asked = await send(runtime, 'save a');
+		const asked = await sentMessage(runtime, 'save a');
 		expect(asked.events.find((e) => e.event === 'approval')).toMatchObject({
 			data: { conversation: asked.conversation, run: asked.run, approvals: [{ tool: 'test__effect', args: { item: 'a' } }] }
 		});
@@ -122,7 +115,7 @@ describe('what a run reads, in process', () => {
 
 		const [first] = await runtime.storage.approvals.pending(asked.conversation);
 		reads.reset();
-		const moved = await send(runtime, 'never mind', asked.conversation);
+		const moved = await sentMessage(runtime, 'never mind', asked.conversation);
 		expect(moved.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'waiting' } });
 		// Closing the calls left open wrote a checkpoint, which moved the head: read once more, then.
 		expect(reads.counts()).toMatchObject({ opening: 1, head: 1, model: 0, pending: 1, denyPending: 1, exists: 0 });

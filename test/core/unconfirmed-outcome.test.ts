@@ -1,20 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { Runtime } from '../../src/lib/server/runtime';
 import { inProcessTests } from '../support/in-process';
-import { eventsOfRun, startedRun } from '../support/run-events';
+import { sentMessage } from '../support/run-events';
 import { callsScript } from '../support/scripts';
 
 /**
  * A tool call's journal outcome is sent without the tools step waiting for its commit (issue 26: a
  * round trip in sequence on PostgreSQL); the run's end waits for it, and a failed one fails the run.
  */
-async function send(runtime: Runtime, message: string) {
-	const started = startedRun(await runtime.runService.start({ kind: 'message', conversation: null, message }));
-	const events = await eventsOfRun(runtime, started.run);
-	await runtime.runService.registry.get(started.conversation)?.done;
-	return { ...started, events };
-}
-
 describe("a call's outcome, not waited for by its step", () => {
 	const tests = inProcessTests();
 
@@ -31,7 +23,7 @@ describe("a call's outcome, not waited for by its step", () => {
 			statusAtRelease = (await runs.get(runId))?.status;
 			return record(threadId, toolCallId, runId, outcome, now);
 		});
-		const run = await send(runtime, 'look');
+		const run = await sentMessage(runtime, 'look');
 		expect(statusAtRelease).toBe('running');
 		expect(run.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
 		const calls = (await runtime.threads.messages(run.conversation)).flatMap((m) => ('tool_calls' in m ? ((m.tool_calls as { id: string }[] | undefined) ?? []) : []));
@@ -43,7 +35,7 @@ describe("a call's outcome, not waited for by its step", () => {
 		const ollama = await tests.model(callsScript([{ name: 'test__peek', arguments: {} }]));
 		const { runtime } = await tests.start({ ollamaUrl: ollama.url });
 		vi.spyOn(runtime.storage.journal, 'recordOutcome').mockRejectedValue(new Error('the journal is gone'));
-		const run = await send(runtime, 'look');
+		const run = await sentMessage(runtime, 'look');
 		// As when the step waited for it: the run's failure, told to its readers.
 		expect(run.events.at(-1)).toMatchObject({ event: 'chat-error', data: { code: 'AGENT_FAILURE', run: run.run } });
 		expect(await runtime.storage.runs.get(run.run)).toMatchObject({ status: 'failed' });

@@ -44,3 +44,10 @@ export const startedRun = (result: StartOutcome) => {
 	return result;
 };
 
+/** A message sent in process: its run and conversation, the run's events to its end, once the run is done here (outcome recorded). */
+export async function sentMessage(runtime: Runtime, message: string, conversation: string | null = null) {
+	const started = startedRun(await runtime.runService.start({ kind: 'message', conversation, message }));
+	const events = await eventsOfRun(runtime, started.run);
+	await runtime.runService.registry.get(started.conversation)?.done;
+	return { ...started, events };
+}
