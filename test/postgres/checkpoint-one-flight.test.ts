@@ -18,13 +18,9 @@ let admin: pg.Client;
 beforeAll(async () => {
 	opened = await migratedTestDatabase(inject('postgresUrl'), 'oneflight', { application_name: 'saver' });
 	pool = opened.pool;
-	admin = new pg.Client({ connectionString: opened.database.url });
-	await admin.connect();
+	admin = await opened.client();
 });
-afterAll(async () => {
-	await admin.end();
-	await opened.close();
-});
+afterAll(() => opened.close());
 afterEach(() => {
 	vi.restoreAllMocks();
 });
@@ -135,9 +131,12 @@ describe('DeltaPostgresSaver: a put planned ahead, in one flight', () => {
 		const rootConfig = await saver.put(at('h'), checkpoint(['h0'], 1), metadata, { messages: 1 });
 		const input = checkpoint(['h0', 'h1'], 2);
 		const refused = saver.put({ configurable: { ...rootConfig.configurable, run_id: 'run-gone' } }, input, metadata, { messages: 2 });
-		const writes = saver.putWrites(at('h', input.id), [['messages', [message('h2')]]], 'task-h');
+		let written = false;
+		const writes = saver.putWrites(at('h', input.id), [['messages', [message('h2')]]], 'task-h').then(() => (written = true));
 		await expect(refused).rejects.toBeInstanceOf(RunFencedError);
-		// Nothing chained a put after the refused one: the writes go alone, outside any run.
+		// Held until the put they wait for has failed, then, with no put chained after it, sent alone
+		// (outside any run) in a later turn of the event loop.
+		expect(written).toBe(false);
 		await writes;
 		expect(await encodingsOf('task-h')).toHaveLength(1);
 	});

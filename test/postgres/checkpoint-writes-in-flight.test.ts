@@ -18,16 +18,10 @@ let watcher: pg.Client;
 beforeAll(async () => {
 	opened = await migratedTestDatabase(inject('postgresUrl'), 'inflight', { application_name: 'saver' });
 	pool = opened.pool;
-	admin = new pg.Client({ connectionString: opened.database.url });
-	await admin.connect();
-	watcher = new pg.Client({ connectionString: opened.database.url });
-	await watcher.connect();
+	admin = await opened.client();
+	watcher = await opened.client();
 });
-afterAll(async () => {
-	await admin.end();
-	await watcher.end();
-	await opened.close();
-});
+afterAll(() => opened.close());
 
 const message = (id: string) => new HumanMessage({ id, content: `message ${id}, long enough to be worth a link` });
 const metadata = { source: 'loop' as const, step: 0, parents: {} };

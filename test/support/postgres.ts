@@ -160,7 +160,9 @@ export async function createTestDatabase(adminUrl: string, prefix = 'test'): Pro
 export interface MigratedDatabase {
 	database: TestDatabase;
 	pool: pg.Pool;
-	/** Ends the pool and drops the database. */
+	/** A connection of its own, outside the pool (a test's own view of the tables, its own transactions); close() ends it. */
+	client(): Promise<pg.Client>;
+	/** Ends the clients, the pool and drops the database. */
 	close(): Promise<void>;
 }
 
@@ -172,11 +174,18 @@ export async function migratedTestDatabase(adminUrl: string, prefix: string, poo
 	const database = await createTestDatabase(adminUrl, prefix);
 	const opened = new pg.Pool({ connectionString: database.url, max: 4, pipeline: true, ...pool });
 	await migratePostgres(opened);
+	const clients: pg.Client[] = [];
 	return {
 		database,
 		pool: opened,
+		async client() {
+			const client = new pg.Client({ connectionString: database.url });
+			await client.connect();
+			clients.push(client);
+			return client;
+		},
 		async close() {
-			await opened.end();
+			await Promise.all([...clients.map((client) => client.end()), opened.end()]);
 			await database.drop();
 		}
 	};

@@ -221,9 +221,9 @@ async function attemptRun(run: ActiveRun, input: RunInput, opening: Opening, par
 		if (!run.stopReason) parts.log(`Run ${run.id} failed`, e);
 	}
 	const unrecorded = await run.unconfirmed.settled();
-	if (unrecorded && failure === undefined) {
-		failure = unrecorded.error ?? new Error('unknown failure');
+	if (unrecorded) {
 		if (!run.stopReason) parts.log(`Run ${run.id}: a write its steps sent failed`, unrecorded.error);
+		failure ??= unrecorded.error ?? new Error('unknown failure');
 	}
 	let approvals: PendingApproval[] = [];
 	let recorded = false;
