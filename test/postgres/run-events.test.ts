@@ -62,6 +62,19 @@ describe('RunEventWriter', () => {
 		]);
 	});
 
+	it('keeps a run that ends within the interval in one row: its first event does not go alone', async () => {
+		const { conversationId, runId } = await claimedRun(a.storage);
+		const log = new EventLog(1000);
+		const writer = RunEventWriter.attach(a.pool, log, { runId, log: (m) => a.logs.post(m), flushIntervalMs: 60_000 });
+		log.publish({ event: 'token', data: 'first ' });
+		// Past the turn of the event loop after it: a flush set for at once would be under way by now.
+		await new Promise((resolve) => setTimeout(resolve, 0));
+		log.publish({ event: 'token', data: 'second' });
+		log.publish(end(conversationId, runId));
+		await writer.done;
+		expect((await rowsOf(a, runId)).map(({ first, last, terminal }) => ({ first, last, terminal }))).toEqual([{ first: 1, last: 3, terminal: true }]);
+	});
+
 	it('refuses to attach to a log that has published, since its first events would be missing', async () => {
 		const { runId } = await claimedRun(a.storage);
 		const log = new EventLog(10);

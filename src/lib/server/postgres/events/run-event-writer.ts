@@ -9,11 +9,12 @@ export interface RunEventWriterOptions {
 	runId: string;
 	log: (message: string) => void;
 	/**
-	 * Least time between two flushes while the run goes on (default 50 ms): at most 20 INSERTs a
-	 * second per run however fast the model streams, where a write per token would be 20 to 100 a
-	 * second from a real model and thousands from a fast local one; a remote reader sees each event
-	 * at most this much later than a local one (about half of it on average). The terminal event is
-	 * flushed at once.
+	 * Least time between two flushes while the run goes on, and from the writer's start to its
+	 * first (default 50 ms): at most 20 INSERTs a second per run however fast the model streams,
+	 * where a write per token would be 20 to 100 a second from a real model and thousands from a
+	 * fast local one; a remote reader sees each event at most this much later than a local one
+	 * (about half of it on average). The terminal event is flushed at once, so a run that ends within
+	 * the interval, as a short turn does, is kept in one row (issue 26: its first event went alone).
 	 */
 	flushIntervalMs?: number;
 	/**
@@ -41,7 +42,8 @@ export class RunEventWriter {
 	private readonly pending: Batch[] = [];
 	private inFlight: Batch | null = null;
 	private timer: NodeJS.Timeout | undefined;
-	private lastFlushAt = 0;
+	/** The writer's start counts as a flush: its first waits the interval too. */
+	private lastFlushAt = Date.now();
 	private keptBytes = 0;
 	private capped = false;
 	private retryMs: number;
@@ -93,8 +95,11 @@ export class RunEventWriter {
 	/** A flush once none is under way: at once for a terminal event, else after the interval. */
 	private schedule(): void {
 		if (this.inFlight || this.pending.length === 0) return;
+		const terminal = this.pending.at(-1)!.terminal;
+		// A flush already set for the interval's end stays so: every token would set it again.
+		if (this.timer && !terminal) return;
 		const now = Date.now();
-		const wait = this.pending.at(-1)!.terminal ? 0 : Math.max(0, this.lastFlushAt + (this.options.flushIntervalMs ?? 50) - now);
+		const wait = terminal ? 0 : Math.max(0, this.lastFlushAt + (this.options.flushIntervalMs ?? 50) - now);
 		clearTimeout(this.timer);
 		this.timer = setTimeout(() => void this.flush(), wait);
 		this.timer.unref();
