@@ -76,32 +76,28 @@ try {
 	}
 
 	const [serviceDb, socketDb] = [await createTestDatabase(server.url(), 'service'), await createTestDatabase(server.url(), 'socket')];
+	const service = (env?: Record<string, string>) => serviceSide({ ollamaUrl: ollama.url, log, dir: tempDir('sophos-bench-svc-'), turns: TURNS, env });
 	const services = {
-		'service on PostgreSQL': await serviceSide({ ollamaUrl: ollama.url, log, dir: tempDir('sophos-bench-svc-'), turns: TURNS, env: { DATABASE_URL: serviceDb.url, SOPHOS_INSTANCE_ID: 'bench' } }),
+		'service on PostgreSQL': await service({ DATABASE_URL: serviceDb.url, SOPHOS_INSTANCE_ID: 'bench' }),
 		// Through the server's unix socket: what a service on its database's machine can use instead of loopback TCP.
-		'service on PostgreSQL, unix socket': await serviceSide({
-			ollamaUrl: ollama.url,
-			log,
-			dir: tempDir('sophos-bench-svc-'),
-			turns: TURNS,
-			env: { DATABASE_URL: server.socketUrl(socketDb.name), SOPHOS_INSTANCE_ID: 'bench' }
-		}),
-		'service on SQLite': await serviceSide({ ollamaUrl: ollama.url, log, dir: tempDir('sophos-bench-svc-'), turns: TURNS })
+		'service on PostgreSQL, unix socket': await service({ DATABASE_URL: server.socketUrl(socketDb.name), SOPHOS_INSTANCE_ID: 'bench' }),
+		'service on SQLite': await service()
 	};
-	const through: Record<keyof typeof services, number[]> = { 'service on PostgreSQL': [], 'service on PostgreSQL, unix socket': [], 'service on SQLite': [] };
+	type Side = keyof typeof services;
+	const names = Object.keys(services) as Side[];
+	const through = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<Side, number[]>;
 	for (let n = 0; n < SERVICE_THREADS + 1; n++) {
-		for (const name of Object.keys(services) as (keyof typeof services)[]) {
+		for (const name of names) {
 			const times = await services[name].thread();
 			if (n > 0) through[name].push(...times);
 		}
 	}
 	for (const side of Object.values(services)) await side.close();
-	const [svcPg, svcSocket, svcLite] = [median(through['service on PostgreSQL']), median(through['service on PostgreSQL, unix socket']), median(through['service on SQLite'])];
+	const svc = Object.fromEntries(names.map((name) => [name, median(through[name])])) as Record<Side, number>;
+	const [svcPg, svcSocket, svcLite] = [svc['service on PostgreSQL'], svc['service on PostgreSQL, unix socket'], svc['service on SQLite']];
 	console.log(`\nThe same turn through the built service (POST /api/chat, then its SSE stream to the end), ${SERVICE_THREADS} threads × ${TURNS} turns each, alternating, median\n`);
 	console.log('| path | ms per turn | ÷ service on SQLite |\n| --- | --- | --- |');
-	console.log(`| service on PostgreSQL | ${svcPg.toFixed(1)} | ${(svcPg / svcLite).toFixed(2)} |`);
-	console.log(`| service on PostgreSQL, unix socket | ${svcSocket.toFixed(1)} | ${(svcSocket / svcLite).toFixed(2)} |`);
-	console.log(`| service on SQLite | ${svcLite.toFixed(1)} | 1.00 |`);
+	for (const name of names) console.log(`| ${name} | ${svc[name].toFixed(1)} | ${(svc[name] / svcLite).toFixed(2)} |`);
 	await Promise.all([serviceDb.drop(), socketDb.drop()]);
 
 	reportSummary('postgres-turns', [
