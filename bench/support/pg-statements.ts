@@ -4,13 +4,17 @@
 // on locks (pg_stat_activity sampled from a connection of its own). Statements a pipelining
 // connection sends while others are unanswered ride in their round trip: a round trip is counted,
 // and timed from its first send to its last answer, under the kind of the statement that began it.
+// Stretches with any statement of a database unanswered, on whatever connection, are what a turn
+// waits on that database: the round trips in sequence on its way, which SQLite spends in-process.
 
 import pg from 'pg';
 
 type Tally = { count: number; ms: number };
 /** `count`: round trips begun by a statement of the kind; `sent`: statements of the kind sent. */
 type StatementTally = Tally & { sent: number };
-export type Breakdown = { statements: Map<string, StatementTally>; poolWait: Tally; lockSamples: number; sampleMs: number };
+/** `count`: stretches begun; `open`: statements unanswered now, `since` when the stretch began. */
+type Unanswered = Tally & { open: number; since: number };
+export type Breakdown = { statements: Map<string, StatementTally>; poolWait: Tally; unanswered: Unanswered; lockSamples: number; sampleMs: number };
 
 // Names for the statements the runtime sends, first match wins; anything else is named by its first words.
 const KINDS: [RegExp, string][] = [
@@ -56,7 +60,7 @@ export function kindOf(sql: string): string {
 const tallies = new Map<string, Breakdown>();
 const breakdownOf = (database: string) => {
 	let b = tallies.get(database);
-	if (!b) tallies.set(database, (b = { statements: new Map(), poolWait: { count: 0, ms: 0 }, lockSamples: 0, sampleMs: 0 }));
+	if (!b) tallies.set(database, (b = { statements: new Map(), poolWait: { count: 0, ms: 0 }, unanswered: { count: 0, ms: 0, open: 0, since: 0 }, lockSamples: 0, sampleMs: 0 }));
 	return b;
 };
 const add = (t: Tally, ms: number) => {
@@ -78,7 +82,8 @@ export function instrumentPg(): void {
 		const first = args[0];
 		const sql = typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text;
 		if (sql === undefined || sampling.has(this)) return query.apply(this, args);
-		const statements = breakdownOf(this.database ?? '').statements;
+		const breakdown = breakdownOf(this.database ?? '');
+		const { statements, unanswered } = breakdown;
 		const kind = kindOf(sql);
 		const t = statements.get(kind) ?? { count: 0, ms: 0, sent: 0 };
 		statements.set(kind, t);
@@ -86,7 +91,10 @@ export function instrumentPg(): void {
 		let flight = flights.get(this);
 		if (!flight) flights.set(this, (flight = { started: performance.now(), kind, unanswered: 0 }));
 		flight.unanswered += 1;
+		if (unanswered.open++ === 0) unanswered.since = performance.now();
 		const tally = () => {
+			// A reset meanwhile (after warm-up) left this statement's stretch uncounted.
+			if (breakdown === tallies.get(this.database ?? '') && --unanswered.open === 0) add(unanswered, performance.now() - unanswered.since);
 			if (--flight.unanswered > 0) return;
 			flights.delete(this);
 			add(statements.get(flight.kind)!, performance.now() - flight.started);
@@ -190,6 +198,7 @@ export function breakdownTable(database: string, turns: number): string {
 		turns,
 		[
 			`| waiting for a pooled connection | – | ${(b.poolWait.count / turns).toFixed(2)} | ${(b.poolWait.ms / turns).toFixed(2)} |`,
+			`| some statement unanswered (stretches in sequence, any connection) | – | ${(b.unanswered.count / turns).toFixed(2)} | ${(b.unanswered.ms / turns).toFixed(2)} |`,
 			`| waiting on locks (backends sampled every ${b.sampleMs || 5} ms) | – | – | ${((b.lockSamples * (b.sampleMs || 5)) / turns).toFixed(2)} |`
 		]
 	);
